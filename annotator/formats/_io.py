@@ -1,0 +1,154 @@
+"""Reading records from JSON, JSONL, CSV and Parquet files, each with its location for error messages.
+
+JSONL, CSV and Parquet are streamed, so memory does not grow with the file. JSON arrays are parsed whole
+(the ReliableMath files are a few MB).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from annotator.formats._records import InputError, Location
+
+Row = tuple[Location, dict[str, Any]]
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def read_text(path: Path) -> str:
+    data = path.read_bytes()
+    if not data.strip():
+        raise InputError(str(path), "the file is empty")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(str(path), f"is not valid UTF-8 (byte {exc.start}, line {line})") from None
+
+
+def load_json(path: Path) -> Any:
+    text = read_text(path)
+    try:
+        return _loads(text)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise InputError(str(path), f"invalid JSON: {exc}") from None
+
+
+def json_array_rows(path: Path, data: Any | None = None) -> Iterator[Row]:
+    """Rows of a JSON file holding an array of objects."""
+    data = load_json(path) if data is None else data
+    if not isinstance(data, list):
+        raise InputError(str(path), f"expected a JSON array of records, got {type(data).__name__}")
+    if not data:
+        raise InputError(str(path), "the file holds no records")
+    for index, obj in enumerate(data):
+        loc = Location(str(path), f"record {index}")
+        if not isinstance(obj, dict):
+            raise loc.error(f"expected an object, got {type(obj).__name__}")
+        yield loc, obj
+
+
+def jsonl_rows(path: Path) -> Iterator[Row]:
+    seen_any = False
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            loc = Location(str(path), f"line {number}")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise loc.error(f"is not valid UTF-8 (byte {exc.start} of the line)") from None
+            if not line.strip():
+                continue
+            try:
+                obj = _loads(line)
+            except (json.JSONDecodeError, ValueError) as exc:
+                raise loc.error(f"invalid JSON: {exc}") from None
+            if not isinstance(obj, dict):
+                raise loc.error(f"expected a JSON object, got {type(obj).__name__}")
+            seen_any = True
+            yield loc, obj
+    if not seen_any:
+        raise InputError(str(path), "the file is empty")
+
+
+def csv_rows(path: Path) -> Iterator[Row]:
+    seen_any = False
+    with path.open(newline="", encoding="utf-8") as handle:
+        try:
+            reader = csv.DictReader(handle)
+            for row in reader:
+                # Line numbers count the header, as a spreadsheet shows them.
+                loc = Location(str(path), f"line {reader.line_num}")
+                if None in row:
+                    raise loc.error("has more cells than the header has columns")
+                seen_any = True
+                yield loc, {key: value for key, value in row.items()}
+        except UnicodeDecodeError as exc:
+            raise InputError(str(path), f"is not valid UTF-8 ({exc.reason} at byte {exc.start} of a block)") from None
+        except csv.Error as exc:
+            raise InputError(str(path), f"invalid CSV: {exc}") from None
+    if not seen_any:
+        raise InputError(str(path), "the file is empty")
+
+
+def parquet_rows(path: Path) -> Iterator[Row]:
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises several types for a broken file
+        raise InputError(str(path), f"invalid Parquet file: {exc}") from None
+    index = 0
+    for batch in parquet.iter_batches(batch_size=2048):
+        for obj in batch.to_pylist():
+            yield Location(str(path), f"row {index}"), obj
+            index += 1
+    if index == 0:
+        raise InputError(str(path), "the file is empty")
+
+
+def rows(path: Path) -> Iterator[Row]:
+    """Rows of any supported table file, chosen by its extension."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return json_array_rows(path)
+    if suffix == ".jsonl":
+        return jsonl_rows(path)
+    if suffix == ".csv":
+        return csv_rows(path)
+    if suffix == ".parquet":
+        return parquet_rows(path)
+    raise InputError(str(path), f"unsupported file type {suffix!r} (expected .json, .jsonl, .csv or .parquet)")
+
+
+def first_row(path: Path) -> dict[str, Any] | None:
+    """The first record of a file, for format detection; None if it cannot be read (the reader says why)."""
+    try:
+        for _loc, obj in rows(path):
+            return obj
+    except InputError:
+        return None
+    return None
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,196 @@
+"""What every reader yields, and the checks every reader applies to its input."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# A text field larger than this is rejected: no real problem is that long, and it keeps a broken or
+# hostile file from filling the database.
+MAX_TEXT_CHARS = 1_000_000
+
+DATA_ID_RE = re.compile(r"^(?P<source>[A-Za-z0-9][A-Za-z0-9\-.]*(?:_[A-Za-z][A-Za-z0-9\-.]*)*)_(?P<idx>\d+)_(?P<type>[A-Za-z]+)_(?P<k>\d+)$")
+
+
+class InputError(ValueError):
+    """Bad input: names the file, the record and the field, so the user can find and fix it."""
+
+    def __init__(self, path: str, message: str, *, record: str | None = None, field: str | None = None) -> None:
+        self.path = path
+        self.record = record
+        self.field = field
+        self.message = message
+        where = [str(path)]
+        if record is not None:
+            where.append(record)
+        if field is not None:
+            where.append(f"field '{field}'")
+        super().__init__(f"{': '.join(where)}: {message}")
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a record came from: a file and a record index (JSON) or line number (JSONL, CSV)."""
+
+    path: str
+    record: str  # e.g. "record 12" or "line 13"
+
+    def error(self, message: str, field: str | None = None) -> InputError:
+        return InputError(self.path, message, record=self.record, field=field)
+
+
+@dataclass
+class ProblemRecord:
+    data_source: str
+    position: int
+    question: str
+    ground_truth: Any
+    source_id: Any = None
+    solution: str | None = None
+    extra: dict[str, Any] | None = None
+    location: Location | None = None
+
+
+@dataclass
+class LabelRecord:
+    human_check: int
+    difficulty_eval: int | None
+    annotator: str  # an annotator's name; system annotators are created on demand
+    comment: str | None = None
+
+
+@dataclass
+class CandidateRecord:
+    data_id: str
+    data_source: str
+    problem_position: int
+    rewrite_type: str
+    condition_index: int | None
+    rewritten_question: str
+    rewritten_condition: str | None = None
+    unsolvable_reason: str | None = None
+    extracted_condition: str | None = None
+    question: str | None = None
+    ground_truth: Any = None
+    llm_outputs: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = None
+    extra: dict[str, Any] | None = None
+    position: int | None = None
+    label: LabelRecord | None = None
+    # A problem to create when the candidate's source carries its original (annotation sheets do).
+    problem: ProblemRecord | None = None
+    require_problem: bool = True
+    location: Location | None = None
+    fields_set: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class DataId:
+    data_source: str
+    problem_position: int
+    rewrite_type: str
+    condition_index: int
+
+    def __str__(self) -> str:
+        return f"{self.data_source}_{self.problem_position}_{self.rewrite_type}_{self.condition_index}"
+
+
+def parse_data_id(value: Any, loc: Location, field_name: str = "data_id") -> DataId:
+    """Parse `{source}_{idx}_{type}_{k}`, where idx is the problem's position in its source file."""
+    text = require_str(value, loc, field_name)
+    match = DATA_ID_RE.match(text)
+    if not match:
+        raise loc.error(f"{text!r} is not of the form {{source}}_{{index}}_{{remove|contradict}}_{{k}}", field_name)
+    k = int(match["k"])
+    if k < 1:
+        raise loc.error(f"{text!r}: the condition number k counts from 1", field_name)
+    return DataId(match["source"], int(match["idx"]), match["type"], k)
+
+
+def require(obj: dict[str, Any], key: str, loc: Location) -> Any:
+    if key not in obj:
+        raise loc.error("missing required field", key)
+    return obj[key]
+
+
+def require_str(value: Any, loc: Location, field_name: str, *, allow_empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise loc.error(f"expected text, got {type(value).__name__} {_preview(value)}", field_name)
+    if not allow_empty and not value.strip():
+        raise loc.error("is empty", field_name)
+    check_size(value, loc, field_name)
+    return value
+
+
+def optional_str(value: Any, loc: Location, field_name: str) -> str | None:
+    if value is None or value == "":
+        return None
+    return require_str(value, loc, field_name)
+
+
+def check_size(value: str, loc: Location, field_name: str) -> None:
+    if len(value) > MAX_TEXT_CHARS:
+        raise loc.error(f"is {len(value):,} characters long; the limit is {MAX_TEXT_CHARS:,}", field_name)
+
+
+def check_json_value(value: Any, loc: Location, field_name: str) -> Any:
+    """A value kept with its JSON type (e.g. `ground_truth`): str, number, bool or list of those."""
+    if isinstance(value, str):
+        check_size(value, loc, field_name)
+    elif isinstance(value, list):
+        for item in value:
+            check_json_value(item, loc, field_name)
+    elif isinstance(value, dict):
+        for item in value.values():
+            check_json_value(item, loc, field_name)
+    elif value is not None and not isinstance(value, (int, float, bool)):
+        raise loc.error(f"unsupported value of type {type(value).__name__}", field_name)
+    if isinstance(value, float) and value != value:
+        raise loc.error("is NaN", field_name)
+    return value
+
+
+def parse_human_check(value: Any, loc: Location, field_name: str = "human_check") -> int:
+    return _parse_binary(value, loc, field_name, "1 (acceptable) or 0 (not acceptable)")
+
+
+def parse_difficulty_eval(value: Any, loc: Location, field_name: str = "difficulty_eval") -> int:
+    return _parse_binary(value, loc, field_name, "0 (simple) or 1 (hard)")
+
+
+def _parse_binary(value: Any, loc: Location, field_name: str, meaning: str) -> int:
+    # Spreadsheets give 1.0 or "1"; accept those, nothing else.
+    if isinstance(value, bool):
+        raise loc.error(f"expected {meaning}, got {value!r}", field_name)
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return int(value)
+    if isinstance(value, str) and value.strip() in ("0", "1", "0.0", "1.0"):
+        return int(float(value))
+    raise loc.error(f"expected {meaning}, got {_preview(value)}", field_name)
+
+
+def parse_label(
+    human_check: Any, difficulty_eval: Any, loc: Location, *, annotator: str, comment: str | None = None
+) -> LabelRecord | None:
+    """A label from optional `human_check` / `difficulty_eval` fields; None when neither is filled in."""
+    empty = (None, "")
+    if human_check in empty:
+        if difficulty_eval not in empty:
+            raise loc.error("difficulty_eval is given but human_check is empty", "human_check")
+        return None
+    check = parse_human_check(human_check, loc)
+    if check == 1:
+        if difficulty_eval in empty:
+            raise loc.error("is required when human_check is 1", "difficulty_eval")
+        difficulty: int | None = parse_difficulty_eval(difficulty_eval, loc)
+    else:
+        if difficulty_eval not in empty:
+            raise loc.error("must be empty when human_check is 0", "difficulty_eval")
+        difficulty = None
+    return LabelRecord(human_check=check, difficulty_eval=difficulty, annotator=annotator, comment=comment)
+
+
+def _preview(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,314 @@
+"""ReliableMath: the released dataset, the authors' nested `{source}_check.json`, and the annotation sheet.
+
+Release layout (JSON arrays, `indent=4`):
+  solve.json, solve/{source}.json  {"data_source", "id", "question", "ground_truth"[, "solution"]}
+  unsol.json, unsol/{source}.json  {"data_id", "question", "rewritten_question", "ground_truth", "difficulty_eval"}
+`data_id` is `{source}_{idx}_{remove|contradict}_{k}` with idx the problem's position in solve/{source}.json.
+Released candidates were all human-checked (human_check = 1), so importing them records that label.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from annotator.formats import _io
+from annotator.formats._records import (
+    CandidateRecord,
+    DataId,
+    InputError,
+    LabelRecord,
+    Location,
+    ProblemRecord,
+    check_json_value,
+    optional_str,
+    parse_data_id,
+    parse_difficulty_eval,
+    parse_label,
+    require,
+    require_str,
+)
+from annotator.formats._source import ImportPart, SourceFileInfo
+
+FORMAT = "reliablemath"
+RELEASE_ANNOTATOR = "import:reliablemath"
+SOLVE_KEYS = ("data_source", "id", "question", "ground_truth", "solution")
+UNSOL_KEYS = ("data_id", "question", "rewritten_question", "ground_truth", "difficulty_eval")
+# The paper's annotation sheet (Fig. 10); the authors' Excel sheets said `data_id` and `rewritten_condition:`.
+SHEET_KEYS = (
+    "unsol_id",
+    "data_source",
+    "question",
+    "ground_truth",
+    "rewritten_condition",
+    "rewritten_question",
+    "unsolvable_reason",
+    "human_check",
+    "difficulty_eval",
+)
+CHECK_KEY_RE = re.compile(r"^(?P<type>[a-z]+)_question_(?P<k>\d+)$")
+# Marks a release candidate whose difficulty_eval was written as a float (1.0), so exports write it back so.
+FLOAT_DIFFICULTY = "difficulty_eval_is_float"
+
+
+def dumps(records: list[dict[str, Any]], *, ensure_ascii: bool = False) -> str:
+    return json.dumps(records, indent=4, ensure_ascii=ensure_ascii)
+
+
+def _style(text: str, data: Any) -> dict[str, Any]:
+    """How a release file was serialised (some files escape non-ASCII, others do not)."""
+    for ensure_ascii in (False, True):
+        if dumps(data, ensure_ascii=ensure_ascii) == text:
+            return {"ensure_ascii": ensure_ascii}
+    return {"ensure_ascii": False, "exact": False}
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def is_release_dir(path: Path) -> bool:
+    return path.is_dir() and any(
+        (path / name).exists() for name in ("solve.json", "unsol.json", "solve", "unsol")
+    )
+
+
+def release_files(path: Path) -> list[tuple[Path, str]]:
+    """The release's files in import order, problems before candidates, with the name to remember."""
+    files: list[Path] = []
+    for kind in ("solve", "unsol"):
+        if (path / f"{kind}.json").is_file():
+            files.append(path / f"{kind}.json")
+        if (path / kind).is_dir():
+            files.extend(sorted((path / kind).glob("*.json")))
+    if not files:
+        raise InputError(str(path), "no ReliableMath release files (solve.json, unsol.json, solve/, unsol/) found")
+    return [(file, file.relative_to(path).as_posix()) for file in files]
+
+
+def kind_of(sample: dict[str, Any]) -> str | None:
+    """Which ReliableMath record shape a record has, if any: solve, unsol, check or sheet."""
+    keys = set(sample)
+    if any(CHECK_KEY_RE.match(key) and isinstance(sample[key], dict) for key in keys):
+        return "check"
+    if "unsol_id" in keys or keys & {"rewritten_condition", "rewritten_condition:", "unsolvable_reason", "human_check"}:
+        return "sheet"
+    if {"data_id", "rewritten_question"} <= keys and keys <= set(UNSOL_KEYS):
+        return "unsol"
+    if {"data_source", "question", "ground_truth"} <= keys and "rewritten_question" not in keys:
+        return "solve"
+    if "rewritten_question" in keys:
+        return "sheet"
+    return None
+
+
+def read_release(path: Path) -> list[ImportPart]:
+    """A release directory, or one release file (solve or unsol records)."""
+    if path.is_dir():
+        return [_read_release_file(file, name) for file, name in release_files(path)]
+    return [_read_release_file(path, path.name)]
+
+
+def _read_release_file(path: Path, name: str) -> ImportPart:
+    text = _io.read_text(path)
+    data = _io.load_json(path)
+    rows = list(_io.json_array_rows(path, data))
+    kind = kind_of(rows[0][1])
+    if kind not in ("solve", "unsol"):
+        raise rows[0][0].error("is neither a ReliableMath solve record nor an unsol record")
+    info = SourceFileInfo(FORMAT, name, kind, _io.sha256_bytes(text.encode("utf-8")), _style(text, data))
+    records = _solve_records(rows) if kind == "solve" else _unsol_records(rows)
+    return ImportPart(str(path), records, info)
+
+
+def _solve_records(rows: list[_io.Row]) -> Iterator[ProblemRecord]:
+    positions: dict[str, int] = defaultdict(int)
+    for loc, obj in rows:
+        problem = problem_from(obj, loc, position=None)
+        # solve.json concatenates the per-source files, so a problem's position counts within its source.
+        problem.position = positions[problem.data_source]
+        positions[problem.data_source] += 1
+        yield problem
+
+
+def problem_from(obj: dict[str, Any], loc: Location, *, position: int | None) -> ProblemRecord:
+    data_source = require_str(require(obj, "data_source", loc), loc, "data_source")
+    source_id = check_json_value(obj.get("id"), loc, "id")
+    question = require_str(require(obj, "question", loc), loc, "question")
+    ground_truth = check_json_value(require(obj, "ground_truth", loc), loc, "ground_truth")
+    solution = optional_str(obj.get("solution"), loc, "solution")
+    extra = {k: v for k, v in obj.items() if k not in SOLVE_KEYS and not CHECK_KEY_RE.match(k)}
+    return ProblemRecord(
+        data_source=data_source,
+        position=-1 if position is None else position,
+        source_id=source_id,
+        question=question,
+        ground_truth=ground_truth,
+        solution=solution,
+        extra=extra or None,
+        location=loc,
+    )
+
+
+def _unsol_records(rows: list[_io.Row]) -> Iterator[CandidateRecord]:
+    positions: dict[str, int] = defaultdict(int)
+    for loc, obj in rows:
+        data_id = parse_data_id(require(obj, "data_id", loc), loc)
+        difficulty_raw = require(obj, "difficulty_eval", loc)
+        difficulty = parse_difficulty_eval(difficulty_raw, loc)
+        if isinstance(difficulty_raw, str):
+            raise loc.error(f"expected 0 or 1, got {difficulty_raw!r}", "difficulty_eval")
+        record = _candidate(
+            data_id,
+            loc,
+            rewritten_question=require_str(require(obj, "rewritten_question", loc), loc, "rewritten_question"),
+            question=require_str(require(obj, "question", loc), loc, "question"),
+            ground_truth=check_json_value(require(obj, "ground_truth", loc), loc, "ground_truth"),
+            label=LabelRecord(human_check=1, difficulty_eval=difficulty, annotator=RELEASE_ANNOTATOR),
+            extra={FLOAT_DIFFICULTY: True} if isinstance(difficulty_raw, float) else None,
+            position=positions[data_id.data_source],
+        )
+        positions[data_id.data_source] += 1
+        yield record
+
+
+def _candidate(data_id: DataId, loc: Location, **fields: Any) -> CandidateRecord:
+    return CandidateRecord(
+        data_id=str(data_id),
+        data_source=data_id.data_source,
+        problem_position=data_id.problem_position,
+        rewrite_type=data_id.rewrite_type,
+        condition_index=data_id.condition_index,
+        location=loc,
+        **fields,
+    )
+
+
+def read_check(path: Path, *, annotator: str) -> ImportPart:
+    """The authors' `{source}_check.json`: problems with nested `remove_question_k` / `contradict_question_k`."""
+    rows = list(_io.json_array_rows(path))
+    text = path.read_bytes()
+    info = SourceFileInfo(FORMAT, path.name, "check", _io.sha256_bytes(text))
+
+    def records() -> Iterator[ProblemRecord | CandidateRecord]:
+        positions: dict[str, int] = defaultdict(int)
+        for loc, obj in rows:
+            problem = problem_from(obj, loc, position=None)
+            problem.position = int(obj["position"]) if isinstance(obj.get("position"), int) else positions[problem.data_source]
+            positions[problem.data_source] += 1
+            yield problem
+            for key, nested in obj.items():
+                match = CHECK_KEY_RE.match(key)
+                if not match or not isinstance(nested, dict):
+                    continue
+                rewrite_type, k = match["type"], int(match["k"])
+                field_loc = Location(loc.path, f"{loc.record}, {key}")
+                data_id = DataId(problem.data_source, problem.position, rewrite_type, k)
+                question_key = f"{rewrite_type}_question"
+                known = {question_key, "rewritten_condition", "unsolvable_reason", "human_check", "difficulty_eval", "comment"}
+                yield _candidate(
+                    data_id,
+                    field_loc,
+                    rewritten_question=require_str(require(nested, question_key, field_loc), field_loc, question_key),
+                    rewritten_condition=optional_str(nested.get("rewritten_condition"), field_loc, "rewritten_condition"),
+                    unsolvable_reason=optional_str(nested.get("unsolvable_reason"), field_loc, "unsolvable_reason"),
+                    question=problem.question,
+                    ground_truth=problem.ground_truth,
+                    label=parse_label(
+                        nested.get("human_check"), nested.get("difficulty_eval"), field_loc, annotator=annotator,
+                        comment=optional_str(nested.get("comment"), field_loc, "comment"),
+                    ),
+                    llm_outputs={k2: v for k2, v in nested.items() if k2 not in known} or None,
+                )
+
+    return ImportPart(str(path), records(), info)
+
+
+def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, position: int | None) -> CandidateRecord:
+    """One row of an annotation sheet (Fig. 10 fields, `unsol_id` or `data_id`), labelled or not."""
+    id_field = "unsol_id" if "unsol_id" in obj else "data_id"
+    data_id = parse_data_id(require(obj, id_field, loc), loc, id_field)
+    data_source = obj.get("data_source") or data_id.data_source
+    if data_source != data_id.data_source:
+        raise loc.error(f"{data_source!r} does not match the data source in {id_field} {str(data_id)!r}", "data_source")
+    question = require_str(require(obj, "question", loc), loc, "question")
+    ground_truth = check_json_value(obj.get("ground_truth"), loc, "ground_truth")
+    condition_field = "rewritten_condition" if "rewritten_condition" in obj else "rewritten_condition:"
+    solution = optional_str(obj.get("solution"), loc, "solution")
+    record = _candidate(
+        data_id,
+        loc,
+        rewritten_question=require_str(require(obj, "rewritten_question", loc), loc, "rewritten_question"),
+        rewritten_condition=optional_str(obj.get(condition_field), loc, condition_field),
+        unsolvable_reason=optional_str(obj.get("unsolvable_reason"), loc, "unsolvable_reason"),
+        extracted_condition=optional_str(obj.get("extracted_condition"), loc, "extracted_condition"),
+        question=question,
+        ground_truth=ground_truth,
+        label=parse_label(
+            obj.get("human_check"), obj.get("difficulty_eval"), loc, annotator=annotator,
+            comment=optional_str(obj.get("comment"), loc, "comment"),
+        ),
+        position=position,
+        require_problem=False,
+        problem=ProblemRecord(
+            data_source=data_id.data_source,
+            position=data_id.problem_position,
+            question=question,
+            ground_truth=ground_truth,
+            solution=solution,
+            location=loc,
+        ),
+    )
+    if obj.get("rewrite_type") not in (None, "", data_id.rewrite_type):
+        raise loc.error(f"{obj['rewrite_type']!r} does not match {id_field} {str(data_id)!r}", "rewrite_type")
+    return record
+
+
+# ---------------------------------------------------------------------------------------------- writing
+
+
+def solve_record(problem: dict[str, Any]) -> dict[str, Any]:
+    record = {
+        "data_source": problem["data_source"],
+        "id": problem["source_id"],
+        "question": problem["question"],
+        "ground_truth": problem["ground_truth"],
+    }
+    if problem.get("solution") is not None:
+        record["solution"] = problem["solution"]
+    return record
+
+
+def unsol_record(candidate: dict[str, Any]) -> dict[str, Any]:
+    difficulty = candidate["difficulty_eval"]
+    if (candidate.get("extra") or {}).get(FLOAT_DIFFICULTY):
+        difficulty = float(difficulty)
+    return {
+        "data_id": candidate["data_id"],
+        "question": candidate["question"] if candidate["question"] is not None else candidate["problem_question"],
+        "rewritten_question": candidate["rewritten_question"],
+        "ground_truth": (
+            candidate["ground_truth"] if candidate["ground_truth"] is not None else candidate["problem_ground_truth"]
+        ),
+        "difficulty_eval": difficulty,
+    }
+
+
+def sheet_record(candidate: dict[str, Any]) -> dict[str, Any]:
+    """A Fig. 10 annotation-sheet row with every field, labels as resolved so far (empty when unlabelled)."""
+    return {
+        "unsol_id": candidate["data_id"],
+        "data_source": candidate["data_source"],
+        "question": candidate["question"] if candidate["question"] is not None else candidate["problem_question"],
+        "ground_truth": (
+            candidate["ground_truth"] if candidate["ground_truth"] is not None else candidate["problem_ground_truth"]
+        ),
+        "rewritten_condition": candidate["rewritten_condition"],
+        "rewritten_question": candidate["rewritten_question"],
+        "unsolvable_reason": candidate["unsolvable_reason"],
+        "human_check": candidate["human_check"],
+        "difficulty_eval": candidate["difficulty_eval"],
+    }

@@ -1,0 +1,122 @@
+"""Flat tables (JSONL, CSV, Parquet): annotation-sheet rows, or solvable problems, with a column mapping.
+
+`--map question=problem_text,ground_truth=answer` renames the file's columns to ours. A row with a
+`rewritten_question` is a candidate (annotation-sheet fields); a row without one is a solvable problem.
+CSV and Parquet cannot keep a JSON type in a cell, so flat exports write `ground_truth_json` (the value as
+JSON text) there; importing such a file decodes it again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from annotator.formats import _io
+from annotator.formats._records import CandidateRecord, Location, ProblemRecord
+from annotator.formats._source import ImportPart, SourceFileInfo
+from annotator.formats.reliablemath import kind_of, problem_from, sheet_candidate
+
+FLAT_COLUMNS = (
+    "data_id",
+    "data_source",
+    "problem_position",
+    "source_id",
+    "question",
+    "ground_truth",
+    "solution",
+    "rewrite_type",
+    "condition_index",
+    "extracted_condition",
+    "rewritten_question",
+    "rewritten_condition",
+    "unsolvable_reason",
+    "status",
+    "label_count",
+    "human_check",
+    "difficulty_eval",
+)
+JSON_ENCODED = {"ground_truth", "source_id"}
+
+
+def parse_mapping(text: str | None) -> dict[str, str]:
+    """`ours=theirs,...` into {ours: theirs}."""
+    mapping: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        ours, sep, theirs = part.partition("=")
+        if not sep or not ours.strip() or not theirs.strip():
+            raise ValueError(f"--map entry {part!r} is not of the form field=column")
+        mapping[ours.strip()] = theirs.strip()
+    return mapping
+
+
+def _mapped(obj: dict[str, Any], mapping: dict[str, str], loc: Location) -> dict[str, Any]:
+    if not mapping:
+        row = dict(obj)
+    else:
+        row = {key: value for key, value in obj.items() if key not in mapping.values()}
+        for ours, theirs in mapping.items():
+            if theirs not in obj:
+                raise loc.error(f"the column {theirs!r} named by --map {ours}={theirs} is not in this record", theirs)
+            row[ours] = obj[theirs]
+    for key in JSON_ENCODED:
+        encoded = row.pop(f"{key}_json", None)
+        if encoded not in (None, ""):
+            try:
+                row[key] = json.loads(encoded)
+            except (TypeError, json.JSONDecodeError) as exc:
+                raise loc.error(f"invalid JSON: {exc}", f"{key}_json") from None
+    # Empty cells in CSV mean "no value".
+    return {key: (None if value == "" else value) for key, value in row.items()}
+
+
+def read_table(path: Path, *, mapping: dict[str, str], annotator: str, data_source: str | None = None) -> ImportPart:
+    info = SourceFileInfo("table", path.name, "table", _io.sha256_file(path), {"mapping": mapping} if mapping else {})
+
+    def records() -> Iterator[ProblemRecord | CandidateRecord]:
+        positions: dict[str, int] = defaultdict(int)
+        for index, (loc, obj) in enumerate(_io.rows(path)):
+            row = _mapped(obj, mapping, loc)
+            if data_source and not row.get("data_source"):
+                row["data_source"] = data_source
+            if row.get("rewritten_question") is not None:
+                yield sheet_candidate(row, loc, annotator=annotator, position=index)
+                continue
+            if kind_of({k: v for k, v in row.items() if v is not None}) != "solve":
+                raise loc.error(
+                    "is neither a candidate (no rewritten_question) nor a problem (needs data_source, question and "
+                    "ground_truth); name the columns with --map, e.g. --map question=problem,ground_truth=answer"
+                )
+            problem = problem_from(row, loc, position=None)
+            given = row.get("problem_position", row.get("position"))
+            problem.position = _int(given, loc, "problem_position") if given is not None else positions[problem.data_source]
+            positions[problem.data_source] += 1
+            yield problem
+
+    return ImportPart(str(path), records(), info)
+
+
+def _int(value: Any, loc: Location, field: str) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise loc.error(f"expected a whole number, got {value!r}", field) from None
+    if number < 0 or (isinstance(value, float) and value != number):
+        raise loc.error(f"expected a whole number >= 0, got {value!r}", field)
+    return number
+
+
+def flat_row(candidate: dict[str, Any], *, json_encode: bool) -> dict[str, Any]:
+    """A candidate as a flat row; with `json_encode`, JSON-typed values become `{name}_json` text cells."""
+    row: dict[str, Any] = {}
+    for column in FLAT_COLUMNS:
+        value = candidate.get(column)
+        if json_encode and column in JSON_ENCODED:
+            row[f"{column}_json"] = json.dumps(value, ensure_ascii=False)
+        else:
+            row[column] = value
+    return row

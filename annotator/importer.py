@@ -1,0 +1,321 @@
+"""Writing what the readers yield into the database: one transaction per import, streamed in batches.
+
+Re-importing identical data changes nothing. A record whose id exists with different content is an error
+that names both, unless `update=True`. Any error rolls the whole import back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, insert, select, update
+from sqlmodel import Session
+
+from annotator import labels
+from annotator.db import write_session
+from annotator.formats._records import CandidateRecord, InputError, Location, ProblemRecord
+from annotator.formats._source import ImportPart, SourceFileInfo
+from annotator.models import Annotation, AnnotationEvent, Candidate, Problem, SourceFile, utcnow
+
+BATCH_SIZE = 2000
+PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
+CANDIDATE_FIELDS = (
+    "rewrite_type",
+    "condition_index",
+    "rewritten_question",
+    "rewritten_condition",
+    "unsolvable_reason",
+    "extracted_condition",
+    "question",
+    "ground_truth",
+    "llm_outputs",
+    "provenance",
+    "extra",
+)
+
+
+@dataclass
+class ImportSummary:
+    files: list[str] = field(default_factory=list)
+    problems_added: int = 0
+    problems_updated: int = 0
+    candidates_added: int = 0
+    candidates_updated: int = 0
+    labels_added: int = 0
+    labels_updated: int = 0
+    unchanged: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _same(a: Any, b: Any) -> bool:
+    # Type-aware: "204", 204 and 204.0 are different ground truths.
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _where(loc: Location | None) -> str:
+    return f"{loc.path} {loc.record}" if loc else "this import"
+
+
+@dataclass
+class _KnownProblem:
+    id: int
+    values: dict[str, Any]
+    location: Location | None = None  # set when this import added or saw it
+
+
+class _Importer:
+    def __init__(self, session: Session, *, update: bool) -> None:
+        self.session = session
+        self.update = update
+        self.summary = ImportSummary()
+        self.problems: dict[tuple[str, int], _KnownProblem] = {}
+        self.loaded_sources: set[str] = set()
+        self.pending: list[CandidateRecord] = []
+        self.batch_ids: dict[str, Location | None] = {}
+        self.part_path = ""
+        self.part_first_candidate_id: int | None = None
+        self.max_candidate_id_before = session.execute(select(Candidate.id).order_by(Candidate.id.desc()).limit(1)).scalar() or 0
+        self.annotator_ids: dict[str, int] = {}
+
+    # -- problems ----------------------------------------------------------------------------------
+
+    def _load_source(self, data_source: str) -> None:
+        if data_source in self.loaded_sources:
+            return
+        self.loaded_sources.add(data_source)
+        columns = [Problem.id, Problem.position, *(getattr(Problem, name) for name in PROBLEM_FIELDS)]
+        for row in self.session.execute(select(*columns).where(Problem.data_source == data_source)):
+            values = {name: getattr(row, name) for name in PROBLEM_FIELDS}
+            self.problems[(data_source, row.position)] = _KnownProblem(row.id, values)
+
+    def add_problem(self, record: ProblemRecord) -> int:
+        self._load_source(record.data_source)
+        key = (record.data_source, record.position)
+        values = {name: getattr(record, name) for name in PROBLEM_FIELDS}
+        known = self.problems.get(key)
+        if known is None:
+            row = {"data_source": record.data_source, "position": record.position, "created_at": utcnow(), **values}
+            problem_id = self.session.execute(insert(Problem).returning(Problem.id), row).scalar_one()
+            self.problems[key] = _KnownProblem(problem_id, values, record.location)
+            self.summary.problems_added += 1
+            return problem_id
+        if known.location is not None and record.location is not None and known.location.path == record.location.path:
+            raise record.location.error(
+                f"duplicate problem: {record.data_source} position {record.position} already appears at {known.location.record}",
+                "id",
+            )
+        differing = [name for name in PROBLEM_FIELDS if not _same(known.values[name], values[name])]
+        if differing and not self.update:
+            loc = record.location
+            raise (loc or Location(self.part_path, "?")).error(
+                f"conflicts with problem {record.data_source} position {record.position} already in the database "
+                f"(problem id {known.id}{', from ' + _where(known.location) if known.location else ''}); "
+                f"{', '.join(differing)} differ. Use --update to replace it",
+                differing[0],
+            )
+        if differing:
+            self.session.execute(update(Problem).where(Problem.id == known.id).values(**values))
+            known.values = values
+            self.summary.problems_updated += 1
+        else:
+            self.summary.unchanged += 1
+        known.location = known.location or record.location
+        return known.id
+
+    def problem_id_for(self, record: CandidateRecord) -> int:
+        self._load_source(record.data_source)
+        known = self.problems.get((record.data_source, record.problem_position))
+        if known is not None:
+            return known.id
+        if record.problem is not None and not record.require_problem:
+            return self.add_problem(record.problem)
+        raise (record.location or Location(self.part_path, "?")).error(
+            f"{record.data_id!r} names problem {record.problem_position} of data source {record.data_source!r}, "
+            "which is neither in the database nor in this import (import its solve file first)",
+            "data_id",
+        )
+
+    # -- candidates --------------------------------------------------------------------------------
+
+    def add_candidate(self, record: CandidateRecord) -> None:
+        if record.data_id in self.batch_ids:
+            raise (record.location or Location(self.part_path, "?")).error(
+                f"duplicate data_id {record.data_id!r}: it already appears at {_where(self.batch_ids[record.data_id])}",
+                "data_id",
+            )
+        self.batch_ids[record.data_id] = record.location
+        self.pending.append(record)
+        if len(self.pending) >= BATCH_SIZE:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        records, self.pending = self.pending, []
+        self.batch_ids = {}
+        columns = [Candidate.id, Candidate.data_id, *(getattr(Candidate, name) for name in CANDIDATE_FIELDS)]
+        existing = {
+            row.data_id: row
+            for row in self.session.execute(select(*columns).where(Candidate.data_id.in_([r.data_id for r in records])))
+        }
+        new: list[CandidateRecord] = []
+        for record in records:
+            row = existing.get(record.data_id)
+            if row is None:
+                new.append(record)
+            else:
+                self._merge_candidate(record, row)
+        if new:
+            self._insert_candidates(new)
+
+    def _merge_candidate(self, record: CandidateRecord, row: Any) -> None:
+        loc = record.location or Location(self.part_path, "?")
+        if row.id > self.max_candidate_id_before and self.part_first_candidate_id is not None and row.id >= self.part_first_candidate_id:
+            raise loc.error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this file", "data_id")
+        differing = [
+            name for name in CANDIDATE_FIELDS if getattr(record, name) is not None and not _same(getattr(row, name), getattr(record, name))
+        ]
+        if differing and not self.update:
+            raise loc.error(
+                f"conflicts with candidate {record.data_id!r} already in the database (candidate id {row.id}); "
+                f"{', '.join(differing)} differ. Use --update to replace it",
+                differing[0],
+            )
+        if differing:
+            values = {name: getattr(record, name) for name in differing}
+            self.session.execute(update(Candidate).where(Candidate.id == row.id).values(**values, updated_at=utcnow()))
+            self.summary.candidates_updated += 1
+        else:
+            self.summary.unchanged += 1
+        if record.label is not None:
+            self._merge_label(record, row.id, loc)
+
+    def _merge_label(self, record: CandidateRecord, candidate_id: int, loc: Location) -> None:
+        label = record.label
+        assert label is not None
+        annotator_id = self._annotator_id(label.annotator)
+        current = self.session.execute(
+            select(Annotation).where(Annotation.candidate_id == candidate_id, Annotation.annotator_id == annotator_id)
+        ).scalar_one_or_none()
+        if current is not None and (current.human_check, current.difficulty_eval) == (label.human_check, label.difficulty_eval):
+            return
+        if current is not None and not self.update:
+            raise loc.error(
+                f"conflicts with {label.annotator}'s label on {record.data_id!r} already in the database "
+                f"(human_check {current.human_check}, difficulty_eval {current.difficulty_eval}). Use --update to replace it",
+                "human_check",
+            )
+        labels.record_label(
+            self.session,
+            candidate_id=candidate_id,
+            annotator_id=annotator_id,
+            human_check=label.human_check,
+            difficulty_eval=label.difficulty_eval,
+            comment=label.comment,
+        )
+        if current is None:
+            self.summary.labels_added += 1
+        else:
+            self.summary.labels_updated += 1
+
+    def _annotator_id(self, name: str) -> int:
+        if name not in self.annotator_ids:
+            self.annotator_ids[name] = labels.annotator_id_by_name(self.session, name=name)
+        return self.annotator_ids[name]
+
+    def _insert_candidates(self, records: list[CandidateRecord]) -> None:
+        now = utcnow()
+        rows = []
+        for record in records:
+            label = record.label
+            rows.append(
+                {
+                    "problem_id": self.problem_id_for(record),
+                    "data_id": record.data_id,
+                    "data_source": record.data_source,
+                    "position": record.position,
+                    "status": "pending",
+                    "label_count": 1 if label else 0,
+                    "human_check": label.human_check if label else None,
+                    "difficulty_eval": label.difficulty_eval if label else None,
+                    "created_at": now,
+                    "updated_at": now,
+                    **{name: getattr(record, name) for name in CANDIDATE_FIELDS},
+                }
+            )
+        ids = self.session.execute(
+            insert(Candidate).returning(Candidate.id, sort_by_parameter_order=True), rows
+        ).scalars().all()
+        if self.part_first_candidate_id is None:
+            self.part_first_candidate_id = ids[0]
+        self.summary.candidates_added += len(ids)
+        labelled = [(candidate_id, record.label) for candidate_id, record in zip(ids, records) if record.label]
+        if not labelled:
+            return
+        annotations, events = [], []
+        for candidate_id, label in labelled:
+            annotator_id = self._annotator_id(label.annotator)
+            value = {"human_check": label.human_check, "difficulty_eval": label.difficulty_eval, "comment": label.comment}
+            annotations.append(
+                {"candidate_id": candidate_id, "annotator_id": annotator_id, "created_at": now, "updated_at": now, **value}
+            )
+            events.append(
+                {"candidate_id": candidate_id, "annotator_id": annotator_id, "action": "create", "old": None, "new": value, "at": now}
+            )
+        self.session.execute(insert(Annotation), annotations)
+        self.session.execute(insert(AnnotationEvent), events)
+        self.summary.labels_added += len(labelled)
+
+    # -- files ------------------------------------------------------------------------------------
+
+    def start_part(self, part: ImportPart) -> None:
+        self.flush()
+        self.part_path = part.path
+        self.part_first_candidate_id = None
+        self.summary.files.append(part.path)
+
+    def finish_part(self, part: ImportPart, count: int) -> None:
+        self.flush()
+        if part.source_file is None:
+            return
+        self._remember_file(part.source_file, count)
+
+    def _remember_file(self, info: SourceFileInfo, count: int) -> None:
+        current = self.session.execute(
+            select(SourceFile).where(SourceFile.format == info.format, SourceFile.name == info.name)
+        ).scalar_one_or_none()
+        if current is None:
+            self.session.add(
+                SourceFile(
+                    format=info.format, name=info.name, kind=info.kind, options=info.options, record_count=count, sha256=info.sha256
+                )
+            )
+        elif current.sha256 != info.sha256:
+            current.kind, current.options, current.record_count, current.sha256 = info.kind, info.options, count, info.sha256
+            current.imported_at = utcnow()
+        self.session.flush()
+
+
+def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, update: bool = False) -> ImportSummary:
+    """Import everything in one transaction; on any error nothing is written and the error is raised."""
+    with write_session(engine) as session:
+        importer = _Importer(session, update=update)
+        for part in parts:
+            importer.start_part(part)
+            count = 0
+            for record in part.records:
+                count += 1
+                if isinstance(record, ProblemRecord):
+                    importer.add_problem(record)
+                else:
+                    importer.add_candidate(record)
+            importer.finish_part(part, count)
+    return importer.summary
+
+
+__all__ = ["ImportSummary", "InputError", "import_parts"]

@@ -1,0 +1,139 @@
+"""Recording `human_check` / `difficulty_eval` labels and resolving a candidate's label from them.
+
+A candidate's resolved label is kept on the candidate row (`label_count`, `human_check`,
+`difficulty_eval`) and updated in the same transaction as every label change, so queues, statistics and
+exports read one indexed table.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from sqlalchemy import select, update
+from sqlmodel import Session
+
+from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Role, utcnow
+
+
+class LabelError(ValueError):
+    """A label that breaks the rules (e.g. difficulty_eval missing when human_check is 1)."""
+
+
+def validate(human_check: int, difficulty_eval: int | None) -> None:
+    if human_check not in (0, 1):
+        raise LabelError(f"human_check must be 0 or 1, got {human_check!r}")
+    if human_check == 1 and difficulty_eval not in (0, 1):
+        raise LabelError(f"difficulty_eval must be 0 or 1 when human_check is 1, got {difficulty_eval!r}")
+    if human_check == 0 and difficulty_eval is not None:
+        raise LabelError("difficulty_eval must be empty when human_check is 0")
+
+
+def resolve(values: Sequence[tuple[int, int | None]]) -> tuple[int | None, int | None]:
+    """The resolved (human_check, difficulty_eval) of a candidate from its labels.
+
+    Majority vote on human_check; a tie leaves it unresolved (None), to be adjudicated. Among the labels
+    that accept the candidate, majority vote on difficulty_eval; a tie counts as hard (1), since at least
+    half of those annotators found it hard to see that the problem is unsolvable.
+    """
+    if not values:
+        return None, None
+    accepted = [difficulty for check, difficulty in values if check == 1]
+    rejected = len(values) - len(accepted)
+    if len(accepted) == rejected:
+        return None, None
+    if rejected > len(accepted):
+        return 0, None
+    counts = Counter(accepted)
+    return 1, 1 if counts[1] >= counts[0] else 0
+
+
+def _snapshot(annotation: Annotation) -> dict[str, object]:
+    return {
+        "human_check": annotation.human_check,
+        "difficulty_eval": annotation.difficulty_eval,
+        "comment": annotation.comment,
+    }
+
+
+def refresh_candidate(session: Session, *, candidate_id: int) -> None:
+    rows = session.execute(
+        select(Annotation.human_check, Annotation.difficulty_eval).where(Annotation.candidate_id == candidate_id)
+    ).all()
+    human_check, difficulty_eval = resolve([(row[0], row[1]) for row in rows])
+    session.execute(
+        update(Candidate)
+        .where(Candidate.id == candidate_id)
+        .values(label_count=len(rows), human_check=human_check, difficulty_eval=difficulty_eval, updated_at=utcnow())
+    )
+
+
+def record_label(
+    session: Session,
+    *,
+    candidate_id: int,
+    annotator_id: int,
+    human_check: int,
+    difficulty_eval: int | None,
+    comment: str | None = None,
+    seconds_spent: float | None = None,
+) -> Annotation:
+    """Create or change one annotator's label on one candidate, append the event, refresh the candidate.
+
+    Call inside `db.write_session()` so that the read and the writes are one transaction.
+    """
+    validate(human_check, difficulty_eval)
+    annotation = session.execute(
+        select(Annotation).where(Annotation.candidate_id == candidate_id, Annotation.annotator_id == annotator_id)
+    ).scalar_one_or_none()
+    now = utcnow()
+    if annotation is None:
+        old = None
+        annotation = Annotation(
+            candidate_id=candidate_id,
+            annotator_id=annotator_id,
+            human_check=human_check,
+            difficulty_eval=difficulty_eval,
+            comment=comment,
+            seconds_spent=seconds_spent,
+            created_at=now,
+            updated_at=now,
+        )
+        session.add(annotation)
+    else:
+        old = _snapshot(annotation)
+        annotation.human_check = human_check
+        annotation.difficulty_eval = difficulty_eval
+        annotation.comment = comment
+        if seconds_spent is not None:
+            annotation.seconds_spent = (annotation.seconds_spent or 0) + seconds_spent
+        annotation.updated_at = now
+    new = _snapshot(annotation)
+    if old == new:
+        return annotation
+    session.add(
+        AnnotationEvent(
+            candidate_id=candidate_id,
+            annotator_id=annotator_id,
+            action="create" if old is None else "update",
+            old=old,
+            new=new,
+            at=now,
+        )
+    )
+    session.flush()
+    refresh_candidate(session, candidate_id=candidate_id)
+    return annotation
+
+
+def annotator_id_by_name(session: Session, *, name: str) -> int:
+    """The id of the annotator called `name`; an unknown name becomes a system annotator (an import or a
+    pipeline, e.g. "import:reliablemath"), which cannot sign in."""
+    found = session.execute(select(Annotator.id).where(Annotator.name == name)).scalar_one_or_none()
+    if found is not None:
+        return found
+    annotator = Annotator(name=name, role=Role.annotator, is_system=True)
+    session.add(annotator)
+    session.flush()
+    assert annotator.id is not None
+    return annotator.id

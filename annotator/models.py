@@ -1,0 +1,178 @@
+"""Database tables.
+
+Names follow the users' words: a *problem* is a solvable source problem, a *candidate* is a rewritten
+version of it that is meant to be unsolvable, an *annotation* is one annotator's `human_check` /
+`difficulty_eval` label on one candidate. Every label change is also appended to `annotationevent`.
+
+Values whose JSON type matters for exports (`ground_truth`, ids from source files) live in JSON columns so
+that a str stays a str, a float a float and a list a list.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Any
+
+import json
+
+from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class JSONText(TypeDecorator[Any]):
+    """JSON kept as text, byte for byte.
+
+    SQLite gives a JSON column numeric affinity, which turns the stored text `142.0` into the integer 142;
+    a TEXT column keeps it, so a float ground truth stays a float on every backend.
+    """
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Any) -> str | None:
+        return None if value is None else json.dumps(value, ensure_ascii=False)
+
+    def process_result_value(self, value: str | None, dialect: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+
+def _json(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(JSONText, nullable=nullable))
+
+
+def _text(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(Text, nullable=nullable))
+
+
+class Role(StrEnum):
+    annotator = "annotator"
+    reviewer = "reviewer"
+    admin = "admin"
+
+
+class CandidateStatus(StrEnum):
+    """Where a candidate stands in the workflow.
+
+    `pending` candidates are in the annotation queue; `filtered` ones failed an automatic step
+    (e.g. LLM verification) and are hidden from the queue by default but kept.
+    """
+
+    pending = "pending"
+    filtered = "filtered"
+
+
+class Annotator(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True, max_length=200)
+    role: str = Field(default=Role.annotator, max_length=20)
+    password_hash: str | None = Field(default=None, max_length=500)
+    # System annotators stand for an import or a pipeline (e.g. "import:reliablemath"); they cannot sign in.
+    is_system: bool = False
+    is_active: bool = True
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class SourceFile(SQLModel, table=True):
+    """A file that was imported, so exports can write it back under its own name and in its own style."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    format: str = Field(max_length=50)
+    name: str = Field(max_length=500)  # path relative to the imported directory, e.g. "solve/aime.json"
+    kind: str = Field(max_length=50)  # what the file holds, e.g. "solve" or "unsol"
+    options: dict[str, Any] | None = _json()  # serialisation details, e.g. {"ensure_ascii": true}
+    record_count: int = 0
+    sha256: str = Field(max_length=64)
+    imported_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("format", "name"),)
+
+
+class Problem(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    data_source: str = Field(max_length=100)
+    # Index of the problem in its source file (`solve/{data_source}.json`); candidates' data_ids use it.
+    position: int
+    source_id: Any = _json()  # the problem's id in its source file, with its JSON type
+    question: str = _text(nullable=False)
+    ground_truth: Any = _json()
+    solution: str | None = _text()
+    extra: dict[str, Any] | None = _json()
+    created_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("data_source", "position"),)
+
+
+class Candidate(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    problem_id: int = Field(foreign_key="problem.id", index=True)
+    data_id: str = Field(max_length=300, unique=True, index=True)
+    data_source: str = Field(max_length=100)  # copied from the problem: the queue filters on it
+    rewrite_type: str = Field(max_length=50)  # remove / contradict / distractor / ...
+    condition_index: int | None = None  # k in `{source}_{idx}_{type}_{k}`, counted from 1
+    extracted_condition: str | None = _text()
+    rewritten_question: str = _text(nullable=False)
+    rewritten_condition: str | None = _text()
+    unsolvable_reason: str | None = _text()
+    # The original question and answer as the candidate's source gave them. Usually equal to the problem's;
+    # the ReliableMath release has candidates where they differ, and exports must reproduce them.
+    question: str | None = _text()
+    ground_truth: Any = _json()
+    # Model analyses, verdicts and raw responses from the construction pipeline.
+    llm_outputs: dict[str, Any] | None = _json()
+    # Models, prompt version, run id, generator parameters.
+    provenance: dict[str, Any] | None = _json()
+    extra: dict[str, Any] | None = _json()
+    status: str = Field(default=CandidateStatus.pending, max_length=20)
+    # Index in the source file it was imported from; exports keep that order.
+    position: int | None = None
+    # The resolved label over all annotations, kept in step with them in the same transaction so that
+    # queues, statistics and exports never aggregate the annotation table.
+    label_count: int = 0
+    human_check: int | None = None
+    difficulty_eval: int | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (
+        Index("ix_candidate_queue", "status", "label_count", "id"),
+        Index("ix_candidate_source_type", "data_source", "rewrite_type"),
+    )
+
+
+class Annotation(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    candidate_id: int = Field(foreign_key="candidate.id", index=True)
+    annotator_id: int = Field(foreign_key="annotator.id", index=True)
+    human_check: int  # 1 = acceptable unsolvable problem, 0 = not acceptable
+    difficulty_eval: int | None = None  # 0 simple / 1 hard; required when human_check is 1, else empty
+    comment: str | None = _text()
+    seconds_spent: float | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("candidate_id", "annotator_id"),)
+
+
+class AnnotationEvent(SQLModel, table=True):
+    """Append-only history of every label change: who, when, old value, new value."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    candidate_id: int = Field(foreign_key="candidate.id", index=True)
+    annotator_id: int = Field(foreign_key="annotator.id")
+    action: str = Field(max_length=20)  # create / update / delete
+    old: dict[str, Any] | None = _json()
+    new: dict[str, Any] | None = _json()
+    at: datetime = Field(default_factory=utcnow)
+
+
+class Setting(SQLModel, table=True):
+    """Project settings, e.g. `labels_per_candidate`."""
+
+    key: str = Field(primary_key=True, max_length=100)
+    value: Any = _json()

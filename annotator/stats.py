@@ -1,0 +1,94 @@
+"""The paper's Table 2 / 10 / 11 view: per data source, candidates by rewrite type and difficulty,
+checked versus kept. Deterministic (no timestamps, stable key order) so tools can compare two outputs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import func, literal_column, select
+from sqlmodel import Session
+
+from annotator.models import Candidate, Problem
+from annotator.store import data_sources
+
+COUNT_KEYS = ("candidates", "checked", "kept", "rejected", "disputed", "simple", "hard", "filtered")
+
+
+def _empty() -> dict[str, int]:
+    return dict.fromkeys(COUNT_KEYS, 0)
+
+
+def compute(session: Session) -> dict[str, Any]:
+    """Counts per data source and rewrite type, with per-source and overall totals.
+
+    `checked` candidates have at least one label; of those `kept` resolved to human_check 1 (split into
+    `simple` / `hard` by difficulty_eval), `rejected` to 0, and `disputed` ones are tied.
+    """
+    problems = dict(session.execute(select(Problem.data_source, func.count()).group_by(Problem.data_source)).all())
+    checked = (Candidate.label_count > literal_column("0")).label("checked")
+    query = select(
+        Candidate.data_source,
+        Candidate.rewrite_type,
+        Candidate.status,
+        checked,
+        Candidate.human_check,
+        Candidate.difficulty_eval,
+        func.count(),
+    ).group_by(
+        Candidate.data_source, Candidate.rewrite_type, Candidate.status, checked, Candidate.human_check,
+        Candidate.difficulty_eval,
+    )
+    sources: dict[str, dict[str, Any]] = {}
+    total = _empty()
+    for source, rewrite_type, status, checked, human_check, difficulty, count in session.execute(query):
+        entry = sources.setdefault(source, {"by_rewrite_type": {}, "total": _empty()})
+        by_type = entry["by_rewrite_type"].setdefault(rewrite_type, _empty())
+        for counts in (by_type, entry["total"], total):
+            counts["candidates"] += count
+            if status == "filtered":
+                counts["filtered"] += count
+            if checked:
+                counts["checked"] += count
+                if human_check == 1:
+                    counts["kept"] += count
+                    counts["hard" if difficulty == 1 else "simple"] += count
+                elif human_check == 0:
+                    counts["rejected"] += count
+                else:
+                    counts["disputed"] += count
+    ordered = data_sources(session) + sorted(set(sources) - set(problems))
+    result_sources = {}
+    for source in ordered:
+        entry = sources.get(source, {"by_rewrite_type": {}, "total": _empty()})
+        result_sources[source] = {
+            "problems": problems.get(source, 0),
+            "by_rewrite_type": dict(sorted(entry["by_rewrite_type"].items())),
+            "total": entry["total"],
+        }
+    return {"problems": sum(problems.values()), "sources": result_sources, "total": total}
+
+
+def to_json(stats: dict[str, Any]) -> str:
+    return json.dumps(stats, indent=2, ensure_ascii=False)
+
+
+def rows(stats: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per data source and rewrite type, plus per-source and overall totals, for tables."""
+    table = []
+    for source, entry in stats["sources"].items():
+        for rewrite_type, counts in entry["by_rewrite_type"].items():
+            table.append({"data_source": source, "rewrite_type": rewrite_type, "problems": None, **counts})
+        table.append({"data_source": source, "rewrite_type": "all", "problems": entry["problems"], **entry["total"]})
+    table.append({"data_source": "all", "rewrite_type": "all", "problems": stats["problems"], **stats["total"]})
+    return table
+
+
+def to_text(stats: dict[str, Any]) -> str:
+    header = ["data_source", "rewrite_type", "problems", *COUNT_KEYS]
+    body = [[("" if row[key] is None else str(row[key])) for key in header] for row in rows(stats)]
+    widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines.extend("  ".join(cell.ljust(w) for cell, w in zip(r, widths)) for r in body)
+    return "\n".join(lines)

@@ -1,0 +1,98 @@
+"""Queries over problems and candidates as plain functions (keyword-only arguments), for pages, CLI and exports.
+
+Exports stream rows as dicts through Core selects, never ORM objects or whole-table DataFrames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from sqlalchemy import case, func, nulls_last, select
+from sqlmodel import Session
+
+from annotator.models import Candidate, Problem, Setting, SourceFile
+
+STREAM_BATCH = 5000
+
+CANDIDATE_COLUMNS = (
+    Candidate.id,
+    Candidate.data_id,
+    Candidate.data_source,
+    Candidate.rewrite_type,
+    Candidate.condition_index,
+    Candidate.extracted_condition,
+    Candidate.rewritten_question,
+    Candidate.rewritten_condition,
+    Candidate.unsolvable_reason,
+    Candidate.question,
+    Candidate.ground_truth,
+    Candidate.extra,
+    Candidate.status,
+    Candidate.position,
+    Candidate.label_count,
+    Candidate.human_check,
+    Candidate.difficulty_eval,
+    Problem.position.label("problem_position"),
+    Problem.source_id,
+    Problem.solution,
+    Problem.question.label("problem_question"),
+    Problem.ground_truth.label("problem_ground_truth"),
+)
+PROBLEM_COLUMNS = (
+    Problem.id,
+    Problem.data_source,
+    Problem.position,
+    Problem.source_id,
+    Problem.question,
+    Problem.ground_truth,
+    Problem.solution,
+    Problem.extra,
+)
+_REWRITE_ORDER = case((Candidate.rewrite_type == "remove", 0), (Candidate.rewrite_type == "contradict", 1), else_=2)
+
+
+def data_sources(session: Session) -> list[str]:
+    """Data sources in the order they were first added (the release's order: aime, amc, math, minerva)."""
+    problem_first = select(Problem.data_source, func.min(Problem.id).label("first")).group_by(Problem.data_source)
+    return [row.data_source for row in session.execute(problem_first.order_by("first"))]
+
+
+def iter_problems(session: Session, *, data_source: str) -> Iterator[dict[str, Any]]:
+    query = select(*PROBLEM_COLUMNS).where(Problem.data_source == data_source).order_by(Problem.position)
+    for row in session.execute(query.execution_options(yield_per=STREAM_BATCH)):
+        yield row._asdict()
+
+
+def iter_candidates(session: Session, *, data_source: str | None = None, kept_only: bool = False) -> Iterator[dict[str, Any]]:
+    """Candidates with their problem's fields, in export order: file position, problem, rewrite type, k."""
+    query = select(*CANDIDATE_COLUMNS).join(Problem, Problem.id == Candidate.problem_id)
+    if data_source is not None:
+        query = query.where(Candidate.data_source == data_source)
+    if kept_only:
+        query = query.where(Candidate.human_check == 1)
+    query = query.order_by(
+        nulls_last(Candidate.position.asc()), Problem.position, _REWRITE_ORDER, Candidate.rewrite_type,
+        Candidate.condition_index, Candidate.id,
+    )
+    for row in session.execute(query.execution_options(yield_per=STREAM_BATCH)):
+        yield row._asdict()
+
+
+def source_file_options(session: Session, *, format: str) -> dict[str, dict[str, Any]]:
+    rows = session.execute(select(SourceFile.name, SourceFile.options).where(SourceFile.format == format))
+    return {row.name: row.options or {} for row in rows}
+
+
+def get_setting(session: Session, *, key: str, default: Any = None) -> Any:
+    setting = session.get(Setting, key)
+    return default if setting is None else setting.value
+
+
+def set_setting(session: Session, *, key: str, value: Any) -> None:
+    setting = session.get(Setting, key)
+    if setting is None:
+        session.add(Setting(key=key, value=value))
+    else:
+        setting.value = value
+    session.flush()

@@ -1,0 +1,29 @@
+"""Alembic environment: migrations run on the engine the application passes in, or on
+`ANNOTATOR_DATABASE_URL` when run through the `alembic` command."""
+
+from alembic import context
+from sqlalchemy import create_engine
+from sqlmodel import SQLModel
+
+import annotator.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from annotator.db import database_url
+
+target_metadata = SQLModel.metadata
+
+
+def run_migrations_online() -> None:
+    engine = context.config.attributes.get("engine") or create_engine(database_url())
+    with engine.connect() as connection:
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=connection.dialect.name == "sqlite",
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+        connection.commit()
+
+
+if context.is_offline_mode():
+    raise SystemExit("offline migrations are not supported; run them against a database")
+run_migrations_online()

@@ -1,0 +1,74 @@
+"""The ReliableMath release in and out, byte for byte, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import Engine, func, select
+
+from annotator.db import read_session
+from annotator.exports import export
+from annotator.formats import read
+from annotator.importer import import_parts
+from annotator.models import Annotation, Annotator, Candidate, Problem
+from annotator.stats import compute
+
+RELEASE_FILES = (
+    "solve.json",
+    "unsol.json",
+    *(f"{kind}/{source}.json" for kind in ("solve", "unsol") for source in ("aime", "amc", "math", "minerva")),
+)
+
+
+def import_release(engine: Engine, release: Path) -> None:
+    import_parts(read(release), engine=engine)
+
+
+def test_release_round_trip_is_byte_for_byte(engine: Engine, shared_data: Path, tmp_path: Path) -> None:
+    release = shared_data / "reliablemath"
+    import_release(engine, release)
+    manifest = export("reliablemath", tmp_path / "out", engine=engine)
+    for name in RELEASE_FILES:
+        assert (tmp_path / "out" / name).read_bytes() == (release / name).read_bytes(), name
+    assert manifest["files"]["unsol.json"]["records"] == 1102
+    assert manifest["files"]["solve.json"]["records"] == 313
+    on_disk = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert set(on_disk["files"]) == set(RELEASE_FILES)
+    assert on_disk["version"] and on_disk["exported_at"]
+
+
+def test_release_labels_are_recorded_by_an_import_annotator(engine: Engine, shared_data: Path) -> None:
+    import_release(engine, shared_data / "reliablemath")
+    with read_session(engine) as session:
+        annotator = session.execute(select(Annotator).where(Annotator.name == "import:reliablemath")).scalar_one()
+        assert annotator.is_system and annotator.password_hash is None
+        assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 1102
+        kept = session.execute(select(func.count()).where(Candidate.human_check == 1)).scalar()
+        assert kept == 1102
+        stats = compute(session)
+    assert stats["problems"] == 313
+    assert stats["total"]["hard"] + stats["total"]["simple"] == 1102
+    assert list(stats["sources"]) == ["aime", "amc", "math", "minerva"]
+
+
+def test_release_quirks_are_kept(engine: Engine, shared_data: Path) -> None:
+    import_release(engine, shared_data / "reliablemath")
+    with read_session(engine) as session:
+        amc = session.execute(select(Problem.ground_truth).where(Problem.data_source == "amc", Problem.position == 0))
+        assert isinstance(amc.scalar_one(), float)
+        minerva = session.execute(select(Candidate).where(Candidate.data_id == "minerva_7_remove_1")).scalar_one()
+        problem = session.get(Problem, minerva.problem_id)
+        assert minerva.ground_truth == "['50\\n']" and isinstance(problem.ground_truth, list)
+        assert minerva.question != problem.question
+
+
+def test_reimport_is_a_no_op(engine: Engine, shared_data: Path) -> None:
+    import_release(engine, shared_data / "reliablemath")
+    with read_session(engine) as session:
+        before = compute(session)
+    summary = import_parts(read(shared_data / "reliablemath"), engine=engine)
+    assert (summary.problems_added, summary.candidates_added, summary.labels_added) == (0, 0, 0)
+    assert summary.problems_updated == summary.candidates_updated == summary.labels_updated == 0
+    with read_session(engine) as session:
+        assert compute(session) == before

@@ -1,0 +1,73 @@
+"""A throwaway PostgreSQL server from the local binaries (design.md section 6), for tests and benchmarks."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin", "/usr/local/bin", "/usr/bin")
+
+
+def find_binary(name: str) -> str | None:
+    for directory in PG_BIN_DIRS:
+        candidate = Path(directory) / name
+        if candidate.exists():
+            return str(candidate)
+    return shutil.which(name)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _as_postgres(args: list[str]) -> list[str]:
+    # initdb refuses to run as root; run the server as the postgres user when we are root.
+    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """Start PostgreSQL on 127.0.0.1 and a free port with fsync off; yield a SQLAlchemy URL; stop it after."""
+    initdb, pg_ctl = find_binary("initdb"), find_binary("pg_ctl")
+    if not initdb or not pg_ctl:
+        raise FileNotFoundError("PostgreSQL binaries initdb/pg_ctl not found (apt-get install postgresql)")
+    root = Path(tempfile.mkdtemp(prefix="annotator-pg-"))
+    data, socket_dir = root / "data", root / "sock"
+    socket_dir.mkdir()
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres", "postgres")
+        shutil.chown(socket_dir, "postgres", "postgres")
+    port = free_port()
+    subprocess.run(
+        _as_postgres([initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]),
+        check=True, capture_output=True, cwd=root,
+    )
+    options = f"-c listen_addresses=127.0.0.1 -c port={port} -c fsync=off -c unix_socket_directories={socket_dir}"
+    subprocess.run(
+        _as_postgres([pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "-t", "60", "start"]),
+        check=True, capture_output=True, cwd=root,
+    )
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]), capture_output=True, cwd=root)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def create_database(server_url: str, name: str) -> str:
+    """A fresh database on the server; returns its URL."""
+    import psycopg
+
+    plain = server_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return server_url.rsplit("/", 1)[0] + f"/{name}"
