@@ -1,0 +1,198 @@
+"""Bad input: each case exits non-zero with one message naming the file, the record and the field, and
+leaves the database exactly as it was (the whole import is one transaction)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT
+
+SOLVE = [
+    {"data_source": "aime", "id": 0, "question": "Find $x$ if $x + 1 = 3$.", "ground_truth": "2", "solution": "$x=2$"},
+    {"data_source": "aime", "id": 7, "question": "Find $y$ if $2y = 8$.", "ground_truth": "4"},
+    {"data_source": "amc", "id": 3, "question": "What is $3 \\cdot 4$?", "ground_truth": 12.0},
+]
+UNSOL = [
+    {
+        "data_id": "aime_0_remove_1",
+        "question": SOLVE[0]["question"],
+        "rewritten_question": "Find $x$.",
+        "ground_truth": "2",
+        "difficulty_eval": 0,
+    },
+    {
+        "data_id": "aime_1_contradict_1",
+        "question": SOLVE[1]["question"],
+        "rewritten_question": "Find $y$ if $2y = 8$ and $y = 5$.",
+        "ground_truth": "4",
+        "difficulty_eval": 1.0,
+    },
+]
+
+
+def run_cli(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ANNOTATOR_DATABASE_URL": db_url}
+    return subprocess.run(
+        [sys.executable, "-m", "annotator", *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def write_json(path: Path, data: object) -> Path:
+    path.write_text(json.dumps(data, indent=4, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def dump(db: Path) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        return list(conn.iterdump())
+
+
+@pytest.fixture
+def loaded(tmp_path: Path) -> tuple[str, Path]:
+    """A database that already holds a small release, so 'unchanged' is not trivially 'empty'."""
+    db = tmp_path / "loaded.sqlite"
+    url = f"sqlite:///{db}"
+    release = tmp_path / "release"
+    (release / "solve").mkdir(parents=True)
+    write_json(release / "solve.json", SOLVE)
+    write_json(release / "unsol.json", UNSOL)
+    result = run_cli(url, "import", str(release))
+    assert result.returncode == 0, result.stderr
+    return url, db
+
+
+def unsol_with(**changes: object) -> list[dict[str, object]]:
+    rows = [dict(row) for row in UNSOL]
+    rows.append({**UNSOL[0], "data_id": "aime_0_contradict_1", **changes})
+    return rows
+
+
+def sheet_row(**changes: object) -> dict[str, object]:
+    row = {
+        "unsol_id": "amc_0_remove_1",
+        "data_source": "amc",
+        "question": SOLVE[2]["question"],
+        "ground_truth": 12.0,
+        "rewritten_condition": "the factor 4",
+        "rewritten_question": "What is $3 \\cdot y$?",
+        "unsolvable_reason": "y is unknown",
+        "human_check": 1,
+        "difficulty_eval": 0,
+    }
+    row.update(changes)
+    return row
+
+
+def _big_field_file(path: Path) -> Path:
+    return write_json(path, unsol_with(rewritten_question="x" * 50_000_000))
+
+
+BAD_INPUTS = {
+    # name: (file name, writer, fragments the one error line must contain)
+    "truncated json": ("unsol.json", lambda p: p.write_text(json.dumps(UNSOL)[:-40]), ["invalid JSON", "line 1"]),
+    "invalid jsonl line": (
+        "sheet.jsonl",
+        lambda p: p.write_text(json.dumps(sheet_row()) + "\n" + json.dumps(sheet_row(unsol_id="amc_0_remove_2"))[:-5] + "\n"),
+        ["line 2", "invalid JSON"],
+    ),
+    "non-utf8 bytes": (
+        "sheet.jsonl",
+        lambda p: p.write_bytes(json.dumps(sheet_row()).encode() + b"\n" + json.dumps(sheet_row()).encode()[:30] + b"\xff\xfe}\n"),
+        ["line 2", "UTF-8"],
+    ),
+    "missing field": (
+        "unsol.json",
+        lambda p: write_json(p, [UNSOL[0], {k: v for k, v in UNSOL[1].items() if k != "rewritten_question"}]),
+        ["record 1", "field 'rewritten_question'", "missing"],
+    ),
+    "difficulty_eval hard": ("unsol.json", lambda p: write_json(p, unsol_with(difficulty_eval="hard")), ["record 2", "field 'difficulty_eval'", "'hard'"]),
+    "human_check 2": ("sheet.json", lambda p: write_json(p, [sheet_row(human_check=2)]), ["record 0", "field 'human_check'", "2"]),
+    "data_id does not parse": ("unsol.json", lambda p: write_json(p, unsol_with(data_id="aime-zero-remove")), ["record 2", "field 'data_id'", "aime-zero-remove"]),
+    "data_id names a missing problem": (
+        "unsol.json",
+        lambda p: write_json(p, unsol_with(data_id="aime_9_remove_1")),
+        ["record 2", "field 'data_id'", "aime_9_remove_1", "problem 9"],
+    ),
+    "duplicate ids in one file": (
+        "unsol.json",
+        lambda p: write_json(p, [*UNSOL, {**UNSOL[0], "data_id": "aime_0_remove_2"}, {**UNSOL[0], "data_id": "aime_0_remove_2"}]),
+        ["record 3", "field 'data_id'", "duplicate", "aime_0_remove_2"],
+    ),
+    "empty file": ("unsol.json", lambda p: p.write_text(""), ["empty"]),
+    "50 MB string field": ("unsol.json", _big_field_file, ["record 2", "field 'rewritten_question'", "50,000,000 characters"]),
+    "question is not text": ("unsol.json", lambda p: write_json(p, unsol_with(question=5)), ["record 2", "field 'question'", "expected text"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input_is_rejected_and_changes_nothing(case: str, loaded: tuple[str, Path], tmp_path: Path) -> None:
+    url, db = loaded
+    name, write, fragments = BAD_INPUTS[case]
+    path = tmp_path / name
+    write(path)
+    before = dump(db)
+    result = run_cli(url, "import", str(path))
+    assert result.returncode != 0
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1, message
+    assert str(path) in message
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+    assert "Traceback" not in result.stderr
+    assert dump(db) == before
+
+
+def test_error_in_second_file_rolls_back_the_first(loaded: tuple[str, Path], tmp_path: Path) -> None:
+    url, db = loaded
+    good = write_json(tmp_path / "good.json", [sheet_row()])
+    bad = write_json(tmp_path / "bad.json", [sheet_row(unsol_id="amc_0_remove_2", human_check="yes")])
+    before = dump(db)
+    result = run_cli(url, "import", str(good), str(bad))
+    assert result.returncode != 0 and str(bad) in result.stderr and "field 'human_check'" in result.stderr
+    assert dump(db) == before
+    assert run_cli(url, "import", str(good)).returncode == 0
+    assert dump(db) != before
+
+
+def test_conflicting_record_names_both_and_update_replaces_it(loaded: tuple[str, Path], tmp_path: Path) -> None:
+    url, db = loaded
+    changed = [dict(row) for row in UNSOL]
+    changed[1]["rewritten_question"] = "Find $y$ if $2y = 8$ and $y = 6$."
+    path = write_json(tmp_path / "unsol.json", changed)
+    before = dump(db)
+    result = run_cli(url, "import", str(path))
+    assert result.returncode != 0
+    assert "aime_1_contradict_1" in result.stderr and "record 1" in result.stderr and "--update" in result.stderr
+    assert "candidate id" in result.stderr
+    assert dump(db) == before
+    result = run_cli(url, "import", "--update", str(path))
+    assert result.returncode == 0, result.stderr
+    with sqlite3.connect(db) as conn:
+        (question,) = conn.execute("SELECT rewritten_question FROM candidate WHERE data_id='aime_1_contradict_1'").fetchone()
+    assert question.endswith("$y = 6$.")
+
+
+def test_changed_label_is_a_conflict_and_update_records_an_event(loaded: tuple[str, Path], tmp_path: Path) -> None:
+    url, db = loaded
+    changed = [dict(row) for row in UNSOL]
+    changed[0]["difficulty_eval"] = 1
+    path = write_json(tmp_path / "unsol.json", changed)
+    result = run_cli(url, "import", str(path))
+    assert result.returncode != 0 and "field 'human_check'" in result.stderr and "import:reliablemath" in result.stderr
+    assert run_cli(url, "import", "--update", str(path)).returncode == 0
+    with sqlite3.connect(db) as conn:
+        events = conn.execute(
+            "SELECT e.action, e.old, e.new FROM annotationevent e JOIN candidate c ON c.id = e.candidate_id "
+            "WHERE c.data_id = 'aime_0_remove_1' ORDER BY e.id"
+        ).fetchall()
+        resolved = conn.execute("SELECT difficulty_eval FROM candidate WHERE data_id = 'aime_0_remove_1'").fetchone()
+    assert [e[0] for e in events] == ["create", "update"]
+    assert json.loads(events[1][1])["difficulty_eval"] == 0 and json.loads(events[1][2])["difficulty_eval"] == 1
+    assert resolved == (1,)
