@@ -18,7 +18,7 @@ from tests.support.postgres import create_database, postgres_server
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data")
 
 
 def missing(reason: str) -> None:

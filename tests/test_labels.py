@@ -1,0 +1,126 @@
+"""Recording labels: events, the resolved label on the candidate, and concurrent writers on SQLite."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, insert, select
+
+from annotator import labels
+from annotator.db import get_engine, read_session, write_session
+from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem
+
+
+def seed(engine: Engine, candidates: int = 3, annotators: int = 3) -> tuple[list[int], list[int]]:
+    with write_session(engine) as session:
+        problem = Problem(data_source="t", position=0, question="What is $1+1$?", ground_truth="2")
+        session.add(problem)
+        session.flush()
+        cids = []
+        for k in range(candidates):
+            candidate = Candidate(
+                problem_id=problem.id, data_id=f"t_0_remove_{k + 1}", data_source="t", rewrite_type="remove",
+                condition_index=k + 1, rewritten_question="What is $1+x$?", question=problem.question, ground_truth="2",
+            )
+            session.add(candidate)
+            session.flush()
+            cids.append(candidate.id)
+        aids = []
+        for i in range(annotators):
+            annotator = Annotator(name=f"a{i}")
+            session.add(annotator)
+            session.flush()
+            aids.append(annotator.id)
+    return cids, aids
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([], (None, None)),
+        ([(1, 0)], (1, 0)),
+        ([(0, None)], (0, None)),
+        ([(1, 0), (0, None)], (None, None)),
+        ([(1, 0), (1, 1), (0, None)], (1, 1)),
+        ([(1, 0), (1, 0), (1, 1)], (1, 0)),
+        ([(0, None), (0, None), (1, 1)], (0, None)),
+    ],
+)
+def test_resolve(values: list[tuple[int, int | None]], expected: tuple[int | None, int | None]) -> None:
+    assert labels.resolve(values) == expected
+
+
+@pytest.mark.parametrize(("human_check", "difficulty_eval"), [(2, None), (1, None), (0, 1), (1, 2)])
+def test_invalid_labels_are_refused(engine: Engine, human_check: int, difficulty_eval: int | None) -> None:
+    (cid, *_), (aid, *_) = seed(engine)
+    with pytest.raises(labels.LabelError), write_session(engine) as session:
+        labels.record_label(session, candidate_id=cid, annotator_id=aid, human_check=human_check, difficulty_eval=difficulty_eval)
+    with read_session(engine) as session:
+        assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 0
+
+
+def test_changes_are_events_and_the_candidate_follows(engine: Engine) -> None:
+    (cid, *_), (a0, a1, a2) = seed(engine)
+    with write_session(engine) as session:
+        labels.record_label(session, candidate_id=cid, annotator_id=a0, human_check=1, difficulty_eval=0)
+        labels.record_label(session, candidate_id=cid, annotator_id=a1, human_check=0, difficulty_eval=None)
+    with read_session(engine) as session:
+        candidate = session.get(Candidate, cid)
+        assert (candidate.label_count, candidate.human_check) == (2, None)  # tied: disputed
+    with write_session(engine) as session:
+        labels.record_label(session, candidate_id=cid, annotator_id=a1, human_check=1, difficulty_eval=1, comment="on reflection")
+        labels.record_label(session, candidate_id=cid, annotator_id=a1, human_check=1, difficulty_eval=1, comment="on reflection")
+    with read_session(engine) as session:
+        candidate = session.get(Candidate, cid)
+        assert (candidate.label_count, candidate.human_check, candidate.difficulty_eval) == (2, 1, 1)
+        events = session.execute(select(AnnotationEvent).order_by(AnnotationEvent.id)).scalars().all()
+    assert [(e.annotator_id, e.action) for e in events] == [(a0, "create"), (a1, "create"), (a1, "update")]
+    assert events[2].old == {"human_check": 0, "difficulty_eval": None, "comment": None}
+    assert events[2].new == {"human_check": 1, "difficulty_eval": 1, "comment": "on reflection"}
+
+
+def _writer(url: str, candidate_ids: list[int], annotator_id: int, rounds: int) -> None:
+    engine = get_engine(url)
+    for r in range(rounds):
+        for cid in candidate_ids:
+            with write_session(engine) as session:
+                labels.record_label(
+                    session, candidate_id=cid, annotator_id=annotator_id, human_check=1, difficulty_eval=(r + cid) % 2
+                )
+
+
+def test_concurrent_writers_never_hit_database_is_locked(tmp_path: Path) -> None:
+    """Several processes doing read-modify-write at once: BEGIN IMMEDIATE serialises them instead of failing."""
+    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    engine = get_engine(url)
+    cids, aids = seed(engine, candidates=10, annotators=4)
+    context = multiprocessing.get_context("spawn")
+    processes = [context.Process(target=_writer, args=(url, cids, aid, 5)) for aid in aids]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=120)
+    assert [p.exitcode for p in processes] == [0] * len(processes)
+    with read_session(engine) as session:
+        assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 40
+        counts = session.execute(select(Candidate.label_count)).scalars().all()
+        assert counts == [4] * 10
+        # 4 creates per candidate and an update each time the value changed (every later round flips it).
+        assert session.execute(select(func.count()).select_from(AnnotationEvent)).scalar() == 40 * 5
+
+
+def test_annotator_id_by_name_creates_system_annotators_once(engine: Engine) -> None:
+    with write_session(engine) as session:
+        first = labels.annotator_id_by_name(session, name="import:x.json")
+        assert labels.annotator_id_by_name(session, name="import:x.json") == first
+    with read_session(engine) as session:
+        annotator = session.get(Annotator, first)
+        assert annotator.is_system and annotator.password_hash is None
+    with write_session(engine) as session:
+        session.execute(insert(Annotator), [{"name": "bob", "role": "annotator", "is_system": False, "is_active": True}])
+    with write_session(engine) as session:
+        bob = labels.annotator_id_by_name(session, name="bob")
+    with read_session(engine) as session:
+        assert not session.get(Annotator, bob).is_system
