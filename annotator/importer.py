@@ -106,7 +106,8 @@ class _Importer:
             return
         if known.location is not None and record.location is not None and known.location.path == record.location.path:
             raise record.location.error(
-                f"duplicate problem: {record.data_source} position {record.position} already appears at {known.location.record}",
+                f"duplicate problem: {record.data_source} position {record.position} "
+                f"already appears at {known.location.record}",
                 "id",
             )
         differing = [name for name in PROBLEM_FIELDS if not _same(known.values[name], values[name])]
@@ -207,7 +208,9 @@ class _Importer:
         if row.id >= self.part_first_candidate_id:
             raise loc.error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this file", "data_id")
         differing = [
-            name for name in CANDIDATE_FIELDS if getattr(record, name) is not None and not _same(getattr(row, name), getattr(record, name))
+            name
+            for name in CANDIDATE_FIELDS
+            if getattr(record, name) is not None and not _same(getattr(row, name), getattr(record, name))
         ]
         if differing and not self.update:
             raise loc.error(
@@ -231,12 +234,16 @@ class _Importer:
         current = self.session.execute(
             select(Annotation).where(Annotation.candidate_id == candidate_id, Annotation.annotator_id == annotator_id)
         ).scalar_one_or_none()
-        if current is not None and (current.human_check, current.difficulty_eval) == (label.human_check, label.difficulty_eval):
+        if current is not None and (current.human_check, current.difficulty_eval) == (
+            label.human_check,
+            label.difficulty_eval,
+        ):
             return
         if current is not None and not self.update:
             raise loc.error(
                 f"conflicts with {label.annotator}'s label on {record.data_id!r} already in the database "
-                f"(human_check {current.human_check}, difficulty_eval {current.difficulty_eval}). Use --update to replace it",
+                f"(human_check {current.human_check}, difficulty_eval {current.difficulty_eval}). "
+                "Use --update to replace it",
                 "human_check",
             )
         labels.record_label(
@@ -288,17 +295,36 @@ class _Importer:
         if not labelled:
             return
         ids = dict(
-            connection.execute(select(Candidate.data_id, Candidate.id).where(Candidate.data_id.in_(list(labelled)))).all()
+            connection.execute(
+                select(Candidate.data_id, Candidate.id).where(Candidate.data_id.in_(list(labelled)))
+            ).all()
         )
         annotations, events = [], []
         for data_id, label in labelled.items():
             candidate_id, annotator_id = ids[data_id], self._annotator_id(label.annotator)
-            value = {"human_check": label.human_check, "difficulty_eval": label.difficulty_eval, "comment": label.comment}
+            value = {
+                "human_check": label.human_check,
+                "difficulty_eval": label.difficulty_eval,
+                "comment": label.comment,
+            }
             annotations.append(
-                {"candidate_id": candidate_id, "annotator_id": annotator_id, "created_at": now, "updated_at": now, **value}
+                {
+                    "candidate_id": candidate_id,
+                    "annotator_id": annotator_id,
+                    "created_at": now,
+                    "updated_at": now,
+                    **value,
+                }
             )
             events.append(
-                {"candidate_id": candidate_id, "annotator_id": annotator_id, "action": "create", "old": None, "new": value, "at": now}
+                {
+                    "candidate_id": candidate_id,
+                    "annotator_id": annotator_id,
+                    "action": "create",
+                    "old": None,
+                    "new": value,
+                    "at": now,
+                }
             )
         connection.execute(insert(Annotation.__table__), annotations)
         connection.execute(insert(AnnotationEvent.__table__), events)
@@ -326,11 +352,21 @@ class _Importer:
         if current is None:
             self.session.add(
                 SourceFile(
-                    format=info.format, name=info.name, kind=info.kind, options=info.options, record_count=count, sha256=info.sha256
+                    format=info.format,
+                    name=info.name,
+                    kind=info.kind,
+                    options=info.options,
+                    record_count=count,
+                    sha256=info.sha256,
                 )
             )
         elif current.sha256 != info.sha256:
-            current.kind, current.options, current.record_count, current.sha256 = info.kind, info.options, count, info.sha256
+            current.kind, current.options, current.record_count, current.sha256 = (
+                info.kind,
+                info.options,
+                count,
+                info.sha256,
+            )
             current.imported_at = utcnow()
         self.session.flush()
 

@@ -36,7 +36,11 @@ def compute(session: Session) -> dict[str, Any]:
         Candidate.difficulty_eval,
         func.count(),
     ).group_by(
-        Candidate.data_source, Candidate.rewrite_type, Candidate.status, checked, Candidate.human_check,
+        Candidate.data_source,
+        Candidate.rewrite_type,
+        Candidate.status,
+        checked,
+        Candidate.human_check,
         Candidate.difficulty_eval,
     )
     sources: dict[str, dict[str, Any]] = {}

@@ -83,8 +83,12 @@ def candidates_query(
         query = query.where(Candidate.human_check == 1)
     if order == "release":
         return query.order_by(
-            nulls_last(Candidate.position.asc()), Problem.position, _REWRITE_ORDER, Candidate.rewrite_type,
-            Candidate.condition_index, Candidate.id,
+            nulls_last(Candidate.position.asc()),
+            Problem.position,
+            _REWRITE_ORDER,
+            Candidate.rewrite_type,
+            Candidate.condition_index,
+            Candidate.id,
         )
     return query.order_by(Candidate.id)
 

@@ -3,8 +3,10 @@
     python bench/bench_import_export.py [--candidates 100000] [--repeat 3]
 
 Baselines: import = parse the file with `json` and insert the rows with one raw `executemany` into SQLite;
-export = `json.dumps` of the same records (the exported rows, held in memory), written to a file. Each measurement runs in a fresh subprocess so its peak RSS is
-its own, and times only the operation (not interpreter start-up, imports or schema creation); peak memory at N/2 and N shows whether memory grows with the file.
+export = `json.dumps` of the same records (the exported rows, held in memory), written to a file.
+Each measurement runs in a fresh subprocess, so its peak RSS is its own, and times only the operation
+(not interpreter start-up, imports or schema creation). Peak memory at N/2 and at N shows whether memory
+grows with the file.
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PER_PROBLEM = 10
-FIELDS = ("data_id", "data_source", "question", "ground_truth", "rewritten_question", "rewritten_condition", "unsolvable_reason")
+FIELDS = (
+    "data_id",
+    "data_source",
+    "question",
+    "ground_truth",
+    "rewritten_question",
+    "rewritten_condition",
+    "unsolvable_reason",
+)
 
 
 def make_file(path: Path, n: int) -> None:
@@ -36,10 +46,11 @@ def make_file(path: Path, n: int) -> None:
             row = {
                 "data_id": f"bench_{problem}_{kind}_{k // 2 + 1}",
                 "data_source": "bench",
-                "question": f"Problem {problem}: a train leaves at $t_0 = {problem}$ and travels at $v = {k + 3}$ km/h. "
-                "How far has it gone after $3$ hours?" * 2,
+                "question": f"Problem {problem}: a train leaves at $t_0 = {problem}$ and travels at "
+                f"$v = {k + 3}$ km/h. How far has it gone after $3$ hours?" * 2,
                 "ground_truth": str(problem * 3),
-                "rewritten_question": f"Candidate {i}: a train leaves and travels for $3$ hours. How far has it gone?" * 2,
+                "rewritten_question": f"Candidate {i}: a train leaves and travels for $3$ hours. How far has it gone?"
+                * 2,
                 "rewritten_condition": f"The speed $v = {k + 3}$ km/h was removed.",
                 "unsolvable_reason": "Without the speed the distance cannot be determined." * 2,
             }
@@ -102,7 +113,11 @@ def child(task: str, args: list[str]) -> None:
 
 def run(task: str, *args: Path) -> dict[str, float]:
     result = subprocess.run(
-        [sys.executable, __file__, "--child", task, *map(str, args)], check=True, capture_output=True, text=True, cwd=ROOT
+        [sys.executable, __file__, "--child", task, *map(str, args)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     merged: dict[str, float] = {}
     for line in result.stdout.strip().splitlines():
@@ -115,7 +130,12 @@ def run(task: str, *args: Path) -> dict[str, float]:
 def measure(n: int, repeat: int, work: Path) -> dict[str, dict[str, float]]:
     data = work / f"candidates_{n}.jsonl"
     make_file(data, n)
-    samples: dict[str, list[dict[str, float]]] = {"baseline_import": [], "our_import": [], "baseline_export": [], "our_export": []}
+    samples: dict[str, list[dict[str, float]]] = {
+        "baseline_import": [],
+        "our_import": [],
+        "baseline_export": [],
+        "our_export": [],
+    }
     for r in range(repeat):
         # Interleave ours and the baseline so machine noise hits both alike.
         for name in ("baseline_import", "our_import"):
@@ -157,8 +177,10 @@ def main() -> None:
         print(f"  import ratio {imp:.2f}x (goal <= 3x)   export ratio {exp:.2f}x (goal <= 2x)")
     half, full = results.values()
     growth = full["our_import"]["peak_mb"] / half["our_import"]["peak_mb"]
-    print(f"\npeak RSS of our import at {args.candidates:,} vs {args.candidates // 2:,}: {growth:.2f}x "
-          f"(export {full['our_export']['peak_mb'] / half['our_export']['peak_mb']:.2f}x); 1.00x = no growth")
+    print(
+        f"\npeak RSS of our import at {args.candidates:,} vs {args.candidates // 2:,}: {growth:.2f}x "
+        f"(export {full['our_export']['peak_mb'] / half['our_export']['peak_mb']:.2f}x); 1.00x = no growth"
+    )
 
 
 if __name__ == "__main__":

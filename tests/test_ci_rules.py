@@ -11,8 +11,14 @@ import pytest
 from tests.conftest import PROJECT_ROOT
 
 CASES = {
-    "postgres": ({"ANNOTATOR_PG_BINDIR": "/nonexistent"}, "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[postgres]"),
-    "shared data": ({"ANNOTATOR_SHARED_DATA": "/nonexistent"}, "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[sqlite]"),
+    "postgres": (
+        {"ANNOTATOR_PG_BINDIR": "/nonexistent"},
+        "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[postgres]",
+    ),
+    "shared data": (
+        {"ANNOTATOR_SHARED_DATA": "/nonexistent"},
+        "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[sqlite]",
+    ),
 }
 
 
@@ -23,7 +29,11 @@ def test_missing_component(component: str, ci: str) -> None:
     env = {**os.environ, **env_changes, "CI": ci}
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_id],
-        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300,
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     if ci:
         assert result.returncode == 1, result.stdout

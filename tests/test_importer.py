@@ -40,7 +40,12 @@ UNSOL = [
 def run_cli(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ANNOTATOR_DATABASE_URL": db_url}
     return subprocess.run(
-        [sys.executable, "-m", "annotator", *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "annotator", *args],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -99,12 +104,16 @@ BAD_INPUTS = {
     "truncated json": ("unsol.json", lambda p: p.write_text(json.dumps(UNSOL)[:-40]), ["invalid JSON", "line 1"]),
     "invalid jsonl line": (
         "sheet.jsonl",
-        lambda p: p.write_text(json.dumps(sheet_row()) + "\n" + json.dumps(sheet_row(unsol_id="amc_0_remove_2"))[:-5] + "\n"),
+        lambda p: p.write_text(
+            json.dumps(sheet_row()) + "\n" + json.dumps(sheet_row(unsol_id="amc_0_remove_2"))[:-5] + "\n"
+        ),
         ["line 2", "invalid JSON"],
     ),
     "non-utf8 bytes": (
         "sheet.jsonl",
-        lambda p: p.write_bytes(json.dumps(sheet_row()).encode() + b"\n" + json.dumps(sheet_row()).encode()[:30] + b"\xff\xfe}\n"),
+        lambda p: p.write_bytes(
+            json.dumps(sheet_row()).encode() + b"\n" + json.dumps(sheet_row()).encode()[:30] + b"\xff\xfe}\n"
+        ),
         ["line 2", "UTF-8"],
     ),
     "missing field": (
@@ -112,9 +121,21 @@ BAD_INPUTS = {
         lambda p: write_json(p, [UNSOL[0], {k: v for k, v in UNSOL[1].items() if k != "rewritten_question"}]),
         ["record 1", "field 'rewritten_question'", "missing"],
     ),
-    "difficulty_eval hard": ("unsol.json", lambda p: write_json(p, unsol_with(difficulty_eval="hard")), ["record 2", "field 'difficulty_eval'", "'hard'"]),
-    "human_check 2": ("sheet.json", lambda p: write_json(p, [sheet_row(human_check=2)]), ["record 0", "field 'human_check'", "2"]),
-    "data_id does not parse": ("unsol.json", lambda p: write_json(p, unsol_with(data_id="aime-zero-remove")), ["record 2", "field 'data_id'", "aime-zero-remove"]),
+    "difficulty_eval hard": (
+        "unsol.json",
+        lambda p: write_json(p, unsol_with(difficulty_eval="hard")),
+        ["record 2", "field 'difficulty_eval'", "'hard'"],
+    ),
+    "human_check 2": (
+        "sheet.json",
+        lambda p: write_json(p, [sheet_row(human_check=2)]),
+        ["record 0", "field 'human_check'", "2"],
+    ),
+    "data_id does not parse": (
+        "unsol.json",
+        lambda p: write_json(p, unsol_with(data_id="aime-zero-remove")),
+        ["record 2", "field 'data_id'", "aime-zero-remove"],
+    ),
     "data_id names a missing problem": (
         "unsol.json",
         lambda p: write_json(p, unsol_with(data_id="aime_9_remove_1")),
@@ -122,12 +143,22 @@ BAD_INPUTS = {
     ),
     "duplicate ids in one file": (
         "unsol.json",
-        lambda p: write_json(p, [*UNSOL, {**UNSOL[0], "data_id": "aime_0_remove_2"}, {**UNSOL[0], "data_id": "aime_0_remove_2"}]),
+        lambda p: write_json(
+            p, [*UNSOL, {**UNSOL[0], "data_id": "aime_0_remove_2"}, {**UNSOL[0], "data_id": "aime_0_remove_2"}]
+        ),
         ["record 3", "field 'data_id'", "duplicate", "aime_0_remove_2"],
     ),
     "empty file": ("unsol.json", lambda p: p.write_text(""), ["empty"]),
-    "50 MB string field": ("unsol.json", _big_field_file, ["record 2", "field 'rewritten_question'", "50,000,000 characters"]),
-    "question is not text": ("unsol.json", lambda p: write_json(p, unsol_with(question=5)), ["record 2", "field 'question'", "expected text"]),
+    "50 MB string field": (
+        "unsol.json",
+        _big_field_file,
+        ["record 2", "field 'rewritten_question'", "50,000,000 characters"],
+    ),
+    "question is not text": (
+        "unsol.json",
+        lambda p: write_json(p, unsol_with(question=5)),
+        ["record 2", "field 'question'", "expected text"],
+    ),
 }
 
 
@@ -175,7 +206,9 @@ def test_conflicting_record_names_both_and_update_replaces_it(loaded: tuple[str,
     result = run_cli(url, "import", "--update", str(path))
     assert result.returncode == 0, result.stderr
     with sqlite3.connect(db) as conn:
-        (question,) = conn.execute("SELECT rewritten_question FROM candidate WHERE data_id='aime_1_contradict_1'").fetchone()
+        (question,) = conn.execute(
+            "SELECT rewritten_question FROM candidate WHERE data_id='aime_1_contradict_1'"
+        ).fetchone()
     assert question.endswith("$y = 6$.")
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import multiprocessing
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from sqlalchemy import Engine, func, insert, select
 from annotator import labels
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem
+from tests.conftest import PROJECT_ROOT
 
 
 def seed(engine: Engine, candidates: int = 3, annotators: int = 3) -> tuple[list[int], list[int]]:
@@ -21,8 +24,14 @@ def seed(engine: Engine, candidates: int = 3, annotators: int = 3) -> tuple[list
         cids = []
         for k in range(candidates):
             candidate = Candidate(
-                problem_id=problem.id, data_id=f"t_0_remove_{k + 1}", data_source="t", rewrite_type="remove",
-                condition_index=k + 1, rewritten_question="What is $1+x$?", question=problem.question, ground_truth="2",
+                problem_id=problem.id,
+                data_id=f"t_0_remove_{k + 1}",
+                data_source="t",
+                rewrite_type="remove",
+                condition_index=k + 1,
+                rewritten_question="What is $1+x$?",
+                question=problem.question,
+                ground_truth="2",
             )
             session.add(candidate)
             session.flush()
@@ -56,7 +65,9 @@ def test_resolve(values: list[tuple[int, int | None]], expected: tuple[int | Non
 def test_invalid_labels_are_refused(engine: Engine, human_check: int, difficulty_eval: int | None) -> None:
     (cid, *_), (aid, *_) = seed(engine)
     with pytest.raises(labels.LabelError), write_session(engine) as session:
-        labels.record_label(session, candidate_id=cid, annotator_id=aid, human_check=human_check, difficulty_eval=difficulty_eval)
+        labels.record_label(
+            session, candidate_id=cid, annotator_id=aid, human_check=human_check, difficulty_eval=difficulty_eval
+        )
     with read_session(engine) as session:
         assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 0
 
@@ -70,8 +81,12 @@ def test_changes_are_events_and_the_candidate_follows(engine: Engine) -> None:
         candidate = session.get(Candidate, cid)
         assert (candidate.label_count, candidate.human_check) == (2, None)  # tied: disputed
     with write_session(engine) as session:
-        labels.record_label(session, candidate_id=cid, annotator_id=a1, human_check=1, difficulty_eval=1, comment="on reflection")
-        labels.record_label(session, candidate_id=cid, annotator_id=a1, human_check=1, difficulty_eval=1, comment="on reflection")
+        labels.record_label(
+            session, candidate_id=cid, annotator_id=a1, human_check=1, difficulty_eval=1, comment="on reflection"
+        )
+        labels.record_label(
+            session, candidate_id=cid, annotator_id=a1, human_check=1, difficulty_eval=1, comment="on reflection"
+        )
     with read_session(engine) as session:
         candidate = session.get(Candidate, cid)
         assert (candidate.label_count, candidate.human_check, candidate.difficulty_eval) == (2, 1, 1)
@@ -96,13 +111,21 @@ def test_concurrent_writers_never_hit_database_is_locked(tmp_path: Path) -> None
     url = f"sqlite:///{tmp_path / 'c.sqlite'}"
     engine = get_engine(url)
     cids, aids = seed(engine, candidates=10, annotators=4)
-    context = multiprocessing.get_context("spawn")
-    processes = [context.Process(target=_writer, args=(url, cids, aid, 5)) for aid in aids]
-    for process in processes:
-        process.start()
-    for process in processes:
-        process.join(timeout=120)
-    assert [p.exitcode for p in processes] == [0] * len(processes)
+    code = (
+        "import sys, json; from tests.test_labels import _writer; "
+        "_writer(sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), 5)"
+    )
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, url, json.dumps(cids), str(aid)],
+            cwd=PROJECT_ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for aid in aids
+    ]
+    errors = [process.communicate(timeout=300)[1] for process in processes]
+    assert [p.returncode for p in processes] == [0] * len(processes), errors
     with read_session(engine) as session:
         assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 40
         counts = session.execute(select(Candidate.label_count)).scalars().all()
@@ -119,7 +142,9 @@ def test_annotator_id_by_name_creates_system_annotators_once(engine: Engine) -> 
         annotator = session.get(Annotator, first)
         assert annotator.is_system and annotator.password_hash is None
     with write_session(engine) as session:
-        session.execute(insert(Annotator), [{"name": "bob", "role": "annotator", "is_system": False, "is_active": True}])
+        session.execute(
+            insert(Annotator), [{"name": "bob", "role": "annotator", "is_system": False, "is_active": True}]
+        )
     with write_session(engine) as session:
         bob = labels.annotator_id_by_name(session, name="bob")
     with read_session(engine) as session:

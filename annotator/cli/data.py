@@ -34,16 +34,21 @@ def import_command(
     paths: Annotated[list[Path], typer.Argument(help="Files or a ReliableMath release directory.")],
     format: Annotated[
         str | None,
-        typer.Option("--format", "-f", help="reliablemath, check, annotation, table (jsonl/csv/parquet); detected if omitted."),
+        typer.Option(
+            "--format", "-f", help="reliablemath, check, annotation, table (jsonl/csv/parquet); detected if omitted."
+        ),
     ] = None,
     mapping: Annotated[
-        str | None, typer.Option("--map", help="Column mapping for flat tables: field=column,... e.g. question=problem.")
+        str | None,
+        typer.Option("--map", help="Column mapping for flat tables: field=column,... e.g. question=problem."),
     ] = None,
     annotator: Annotated[
         str | None, typer.Option(help="Whose labels a labelled sheet holds (default: a pseudo-annotator per file).")
     ] = None,
     data_source: Annotated[str | None, typer.Option(help="Data source for rows that do not name one.")] = None,
-    update: Annotated[bool, typer.Option("--update", help="Replace records whose id exists with different content.")] = False,
+    update: Annotated[
+        bool, typer.Option("--update", help="Replace records whose id exists with different content.")
+    ] = False,
 ) -> None:
     """Import problems, candidates and labels in one transaction: on any error nothing is imported."""
     try:

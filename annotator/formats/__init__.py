@@ -6,6 +6,9 @@
 | check        | the authors' nested `{source}_check.json`                               |
 | annotation   | the paper's annotation sheet (Fig. 10), .json / .jsonl / .csv / .parquet |
 | table        | any flat .jsonl / .csv / .parquet, columns named with `--map`            |
+| treecut      | TreeCut JSONL (`problem`, `answer`, `proof`), parameters in the file name  |
+| umwp         | UMWP JSONL / JSON (`id`, `question`, `answer`, `answerable`, ...)          |
+| gsm_ic       | GSM-IC JSON / JSONL (`original_question`, `new_question`, ...)             |
 """
 
 from __future__ import annotations
@@ -13,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotator.formats import _io, reliablemath, table
+from annotator.formats import _io, gsm_ic, reliablemath, table, treecut, umwp
 from annotator.formats._records import InputError
 from annotator.formats._source import ImportPart
 
-IMPORT_FORMATS = ("reliablemath", "check", "annotation", "table")
+IMPORT_FORMATS = ("reliablemath", "check", "annotation", "table", "treecut", "umwp", "gsm_ic")
 # The flat export formats read back as tables.
-FORMAT_ALIASES = {"jsonl": "table", "csv": "table", "parquet": "table", "sheet": "annotation"}
+FORMAT_ALIASES = {"jsonl": "table", "csv": "table", "parquet": "table", "sheet": "annotation", "gsm-ic": "gsm_ic"}
 
 
 @dataclass
@@ -37,12 +40,23 @@ def detect(path: Path) -> str:
     if path.is_dir():
         if reliablemath.is_release_dir(path):
             return "reliablemath"
-        raise InputError(str(path), "is a directory but not a ReliableMath release (solve.json, unsol.json, solve/, unsol/)")
+        if treecut.is_treecut_dir(path):
+            return "treecut"
+        raise InputError(
+            str(path), "is a directory but neither a ReliableMath release (solve.json, unsol.json, solve/, unsol/) "
+            "nor TreeCut files"
+        )
     sample = _io.first_row(path)
     if sample is None:
         # Let the reader raise its own precise error (empty file, bad JSON, bad UTF-8...).
         list(_io.rows(path))
         raise InputError(str(path), "holds no records")
+    if treecut.is_treecut_record(sample):
+        return "treecut"
+    if umwp.is_umwp_record(sample):
+        return "umwp"
+    if gsm_ic.is_gsm_ic_record(sample):
+        return "gsm_ic"
     kind = reliablemath.kind_of(sample)
     if kind in ("solve", "unsol") and path.suffix.lower() == ".json":
         return "reliablemath"
@@ -70,6 +84,12 @@ def read(path: Path, *, format: str | None = None, options: ReadOptions | None =
         return reliablemath.read_release(path)
     if fmt == "check":
         return [reliablemath.read_check(path, annotator=annotator)]
+    if fmt == "treecut":
+        return treecut.read_path(path)
+    if fmt == "umwp":
+        return [umwp.read_file(path)]
+    if fmt == "gsm_ic":
+        return [gsm_ic.read_file(path)]
     if fmt in ("annotation", "table"):
         return [table.read_table(path, mapping=options.mapping, annotator=annotator, data_source=options.data_source)]
     raise InputError(str(path), f"unknown format {format!r}; choose one of {', '.join(IMPORT_FORMATS)}")

@@ -10,7 +10,9 @@ from typing import Any
 # hostile file from filling the database.
 MAX_TEXT_CHARS = 1_000_000
 
-DATA_ID_RE = re.compile(r"^(?P<source>[A-Za-z0-9][A-Za-z0-9\-.]*(?:_[A-Za-z][A-Za-z0-9\-.]*)*)_(?P<idx>\d+)_(?P<type>[A-Za-z]+)_(?P<k>\d+)$")
+DATA_ID_RE = re.compile(
+    r"^(?P<source>[A-Za-z0-9][A-Za-z0-9\-.]*(?:_[A-Za-z][A-Za-z0-9\-.]*)*)_(?P<idx>\d+)_(?P<type>[A-Za-z]+)_(?P<k>\d+)$"
+)
 
 
 class InputError(ValueError):

@@ -71,9 +71,7 @@ def _style(text: str, data: Any) -> dict[str, Any]:
 
 
 def is_release_dir(path: Path) -> bool:
-    return path.is_dir() and any(
-        (path / name).exists() for name in ("solve.json", "unsol.json", "solve", "unsol")
-    )
+    return path.is_dir() and any((path / name).exists() for name in ("solve.json", "unsol.json", "solve", "unsol"))
 
 
 def release_files(path: Path) -> list[tuple[Path, str]]:
@@ -197,7 +195,9 @@ def read_check(path: Path, *, annotator: str) -> ImportPart:
         positions: dict[str, int] = defaultdict(int)
         for loc, obj in rows:
             problem = problem_from(obj, loc, position=None)
-            problem.position = int(obj["position"]) if isinstance(obj.get("position"), int) else positions[problem.data_source]
+            problem.position = (
+                int(obj["position"]) if isinstance(obj.get("position"), int) else positions[problem.data_source]
+            )
             positions[problem.data_source] += 1
             yield problem
             for key, nested in obj.items():
@@ -208,17 +208,29 @@ def read_check(path: Path, *, annotator: str) -> ImportPart:
                 field_loc = Location(loc.path, f"{loc.record}, {key}")
                 data_id = DataId(problem.data_source, problem.position, rewrite_type, k)
                 question_key = f"{rewrite_type}_question"
-                known = {question_key, "rewritten_condition", "unsolvable_reason", "human_check", "difficulty_eval", "comment"}
+                known = {
+                    question_key,
+                    "rewritten_condition",
+                    "unsolvable_reason",
+                    "human_check",
+                    "difficulty_eval",
+                    "comment",
+                }
                 yield _candidate(
                     data_id,
                     field_loc,
                     rewritten_question=require_str(require(nested, question_key, field_loc), field_loc, question_key),
-                    rewritten_condition=optional_str(nested.get("rewritten_condition"), field_loc, "rewritten_condition"),
+                    rewritten_condition=optional_str(
+                        nested.get("rewritten_condition"), field_loc, "rewritten_condition"
+                    ),
                     unsolvable_reason=optional_str(nested.get("unsolvable_reason"), field_loc, "unsolvable_reason"),
                     question=problem.question,
                     ground_truth=problem.ground_truth,
                     label=parse_label(
-                        nested.get("human_check"), nested.get("difficulty_eval"), field_loc, annotator=annotator,
+                        nested.get("human_check"),
+                        nested.get("difficulty_eval"),
+                        field_loc,
+                        annotator=annotator,
                         comment=optional_str(nested.get("comment"), field_loc, "comment"),
                     ),
                     llm_outputs={k2: v for k2, v in nested.items() if k2 not in known} or None,
@@ -248,7 +260,10 @@ def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, posit
         question=question,
         ground_truth=ground_truth,
         label=parse_label(
-            obj.get("human_check"), obj.get("difficulty_eval"), loc, annotator=annotator,
+            obj.get("human_check"),
+            obj.get("difficulty_eval"),
+            loc,
+            annotator=annotator,
             comment=optional_str(obj.get("comment"), loc, "comment"),
         ),
         position=position,

@@ -93,7 +93,9 @@ def read_table(path: Path, *, mapping: dict[str, str], annotator: str, data_sour
                 )
             problem = problem_from(row, loc, position=None)
             given = row.get("problem_position", row.get("position"))
-            problem.position = _int(given, loc, "problem_position") if given is not None else positions[problem.data_source]
+            problem.position = (
+                _int(given, loc, "problem_position") if given is not None else positions[problem.data_source]
+            )
             positions[problem.data_source] += 1
             yield problem
 

@@ -144,22 +144,31 @@ def test_excel_style_sheet_columns(sqlite_engine: Engine, tmp_path: Path) -> Non
 def test_generic_table_with_mapping(sqlite_engine: Engine, tmp_path: Path) -> None:
     problems = tmp_path / "problems.jsonl"
     problems.write_text(
-        "".join(json.dumps({"src": "mine", "problem": f"What is {i} + {i}?", "answer": 2 * i}) + "\n" for i in range(3)),
+        "".join(
+            json.dumps({"src": "mine", "problem": f"What is {i} + {i}?", "answer": 2 * i}) + "\n" for i in range(3)
+        ),
         encoding="utf-8",
     )
     options = ReadOptions(mapping=parse_mapping("data_source=src,question=problem,ground_truth=answer"))
     summary = import_parts(read(problems, options=options), engine=sqlite_engine)
     assert summary.problems_added == 3
     with read_session(sqlite_engine) as session:
-        stored = session.execute(select(Problem.position, Problem.question, Problem.ground_truth).order_by(Problem.position)).all()
+        stored = session.execute(
+            select(Problem.position, Problem.question, Problem.ground_truth).order_by(Problem.position)
+        ).all()
     assert stored == [(i, f"What is {i} + {i}?", 2 * i) for i in range(3)]
 
     candidates = tmp_path / "rewrites.jsonl"
     candidates.write_text(
-        json.dumps({"id": "mine_2_remove_1", "src": "mine", "problem": "What is 2 + 2?", "answer": 4, "rw": "What is 2 + x?"}) + "\n",
+        json.dumps(
+            {"id": "mine_2_remove_1", "src": "mine", "problem": "What is 2 + 2?", "answer": 4, "rw": "What is 2 + x?"}
+        )
+        + "\n",
         encoding="utf-8",
     )
-    options = ReadOptions(mapping=parse_mapping("data_id=id,data_source=src,question=problem,ground_truth=answer,rewritten_question=rw"))
+    options = ReadOptions(
+        mapping=parse_mapping("data_id=id,data_source=src,question=problem,ground_truth=answer,rewritten_question=rw")
+    )
     import_parts(read(candidates, options=options), engine=sqlite_engine)
     with read_session(sqlite_engine) as session:
         candidate = session.execute(select(Candidate)).scalar_one()
@@ -200,8 +209,19 @@ def test_flat_exports_round_trip(sqlite_engine: Engine, tmp_path: Path, format: 
     export(format, tmp_path / "again", engine=fresh)
     original = _records(exported)
     again = _records(tmp_path / "again" / name)
-    keys = ["data_id", "data_source", "problem_position", "question", "rewrite_type", "condition_index",
-            "rewritten_question", "rewritten_condition", "unsolvable_reason", "human_check", "difficulty_eval"]
+    keys = [
+        "data_id",
+        "data_source",
+        "problem_position",
+        "question",
+        "rewrite_type",
+        "condition_index",
+        "rewritten_question",
+        "rewritten_condition",
+        "unsolvable_reason",
+        "human_check",
+        "difficulty_eval",
+    ]
     assert [{k: r[k] for k in keys} for r in again] == [{k: r[k] for k in keys} for r in original]
     gt = "ground_truth" if format == "jsonl" else "ground_truth_json"
     assert [r[gt] for r in again] == [r[gt] for r in original]

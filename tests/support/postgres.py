@@ -50,17 +50,23 @@ def postgres_server() -> Iterator[str]:
     port = free_port()
     subprocess.run(
         _as_postgres([initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]),
-        check=True, capture_output=True, cwd=root,
+        check=True,
+        capture_output=True,
+        cwd=root,
     )
     options = f"-c listen_addresses=127.0.0.1 -c port={port} -c fsync=off -c unix_socket_directories={socket_dir}"
     subprocess.run(
         _as_postgres([pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "-t", "60", "start"]),
-        check=True, capture_output=True, cwd=root,
+        check=True,
+        capture_output=True,
+        cwd=root,
     )
     try:
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]), capture_output=True, cwd=root)
+        subprocess.run(
+            _as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]), capture_output=True, cwd=root
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -1,0 +1,150 @@
+"""GSM-IC (Shi et al., 2023): GSM8K problems with an irrelevant sentence added, in and out.
+
+A JSON array (`GSM-IC_2step.json`, `GSM-IC_mstep.json`) or JSONL of `{"original_question", "new_question",
+"answer", "n_steps", "role", "number", "sentence_template", "role_label", "number_label", "sentence_label"}`;
+answers are strings (some with thousands separators), numbers are strings too ("n/a" when none).
+Each distinct `original_question` becomes a problem (data source `gsm_ic-2step` etc., from the file name),
+each record a `distractor` candidate of it; the labels and the template are kept in the candidate's extra.
+Export writes each imported file back record for record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from annotator.formats import _io
+from annotator.formats._records import CandidateRecord, Location, ProblemRecord, require, require_str
+from annotator.formats._source import ImportPart, SourceFileInfo
+from annotator.formats.umwp import _style, dumps_file
+
+FORMAT = "gsm_ic"
+REQUIRED = ("original_question", "new_question", "answer")
+TEXT_FIELDS = ("role", "number", "sentence_template", "role_label", "number_label", "sentence_label")
+
+
+def is_gsm_ic_record(sample: dict[str, Any]) -> bool:
+    return {"original_question", "new_question"} <= set(sample)
+
+
+def data_source_for(path: Path) -> str:
+    """`GSM-IC_2step.json` -> `gsm_ic-2step`; other names -> `gsm_ic-<name>`."""
+    stem = re.sub(r"^gsm-ic[_-]?", "", path.stem, flags=re.IGNORECASE)
+    slug = re.sub(r"[^A-Za-z0-9.]+", "-", stem).strip("-").lower()
+    return f"gsm_ic-{slug}" if slug else "gsm_ic"
+
+
+def filled_sentence(template: str | None, role: str | None, number: str | None) -> str | None:
+    if not template:
+        return None
+    return template.replace("{role}", role or "{role}").replace("{number}", number or "{number}")
+
+
+def _validate(obj: dict[str, Any], loc: Location) -> None:
+    for key in REQUIRED:
+        require_str(require(obj, key, loc), loc, key)
+    if "n_steps" in obj and (isinstance(obj["n_steps"], bool) or not isinstance(obj["n_steps"], int)):
+        raise loc.error(f"expected a whole number, got {obj['n_steps']!r}", "n_steps")
+    for key in TEXT_FIELDS:
+        if key in obj and not isinstance(obj[key], str):
+            raise loc.error(f"expected text, got {type(obj[key]).__name__} {obj[key]!r}"[:120], key)
+
+
+def read_file(path: Path) -> ImportPart:
+    text = _io.read_text(path)
+    rows = list(_io.rows(path))
+    data = [obj for _, obj in rows] if path.suffix.lower() != ".jsonl" else None
+    info = SourceFileInfo(FORMAT, path.name, "gsm_ic", _io.sha256_bytes(text.encode("utf-8")), _style(path, text, data))
+    data_source = data_source_for(path)
+    positions: dict[str, tuple[int, Location, str]] = {}
+    for loc, obj in rows:
+        _validate(obj, loc)
+        known = positions.get(obj["original_question"])
+        if known is None:
+            positions[obj["original_question"]] = (len(positions), loc, obj["answer"])
+        elif known[2] != obj["answer"]:
+            raise loc.error(
+                f"{obj['answer']!r} differs from {known[2]!r}, given for the same original_question at "
+                f"{known[1].record}",
+                "answer",
+            )
+    info.options["data_source"] = data_source
+
+    def records() -> Iterator[ProblemRecord | CandidateRecord]:
+        emitted: set[str] = set()
+        counters: dict[int, int] = defaultdict(int)
+        for index, (loc, obj) in enumerate(rows):
+            original = obj["original_question"]
+            position = positions[original][0]
+            if original not in emitted:
+                emitted.add(original)
+                yield ProblemRecord(
+                    data_source=data_source,
+                    position=position,
+                    question=original,
+                    ground_truth=obj["answer"],
+                    extra={"gsm_ic": {"n_steps": obj.get("n_steps")}} if "n_steps" in obj else None,
+                    location=loc,
+                )
+            counters[position] += 1
+            k = counters[position]
+            kept = {key: value for key, value in obj.items() if key not in REQUIRED}
+            sentence = filled_sentence(obj.get("sentence_template"), obj.get("role"), obj.get("number"))
+            yield CandidateRecord(
+                data_id=f"{data_source}_{position}_distractor_{k}",
+                data_source=data_source,
+                problem_position=position,
+                rewrite_type="distractor",
+                condition_index=k,
+                rewritten_question=obj["new_question"],
+                rewritten_condition=sentence,
+                question=original,
+                ground_truth=obj["answer"],
+                provenance={"dataset": "GSM-IC", "file": path.name},
+                extra={"gsm_ic": {"file": path.name, "keys": list(obj), "fields": kept}},
+                position=index,
+                location=loc,
+            )
+
+    return ImportPart(str(path), records(), info)
+
+
+def record_from(candidate: dict[str, Any]) -> dict[str, Any]:
+    info = candidate["extra"]["gsm_ic"]
+    values = {
+        "original_question": candidate["question"]
+        if candidate["question"] is not None
+        else candidate["problem_question"],
+        "new_question": candidate["rewritten_question"],
+        "answer": candidate["ground_truth"]
+        if candidate["ground_truth"] is not None
+        else candidate["problem_ground_truth"],
+        **info["fields"],
+    }
+    return {key: values[key] for key in info["keys"]}
+
+
+def write_files(session: Any, out: Path) -> dict[str, int]:
+    """Every imported GSM-IC file under its own name, records in their original order."""
+    from sqlalchemy import select
+
+    from annotator.models import SourceFile
+    from annotator.store import iter_candidates
+
+    counts: dict[str, int] = {}
+    files = session.execute(select(SourceFile).where(SourceFile.format == FORMAT).order_by(SourceFile.id)).scalars()
+    for source_file in files:
+        options = source_file.options or {}
+        records = [
+            record_from(c)
+            for c in iter_candidates(session, data_source=options.get("data_source"))
+            if ((c.get("extra") or {}).get("gsm_ic") or {}).get("file") == source_file.name
+        ]
+        target = out / source_file.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(dumps_file(records, options).encode("utf-8"))
+        counts[source_file.name] = len(records)
+    return counts
