@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, func, insert, select, text
+from sqlalchemy.exc import DBAPIError
 
 from annotator import labels
 from annotator.db import get_engine, read_session, write_session
@@ -149,3 +150,14 @@ def test_annotator_id_by_name_creates_system_annotators_once(engine: Engine) -> 
         bob = labels.annotator_id_by_name(session, name="bob")
     with read_session(engine) as session:
         assert not session.get(Annotator, bob).is_system
+
+
+def test_the_event_table_is_append_only(engine: Engine) -> None:
+    (cid, *_), (aid, *_) = seed(engine)
+    with write_session(engine) as session:
+        labels.record_label(session, candidate_id=cid, annotator_id=aid, human_check=0, difficulty_eval=None)
+    for statement in ("UPDATE annotationevent SET action = 'forged'", "DELETE FROM annotationevent"):
+        with pytest.raises(DBAPIError, match="append-only"), write_session(engine) as session:
+            session.execute(text(statement))
+    with read_session(engine) as session:
+        assert session.execute(select(AnnotationEvent.action)).scalars().all() == ["create"]

@@ -129,9 +129,31 @@ def upgrade() -> None:
     with op.batch_alter_table('annotationevent', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_annotationevent_candidate_id'), ['candidate_id'], unique=False)
 
+    # The label history is append-only: the database itself refuses to change or delete an event.
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute(
+            "CREATE FUNCTION annotationevent_append_only() RETURNS trigger AS $$ BEGIN "
+            "RAISE EXCEPTION 'annotationevent is append-only'; END; $$ LANGUAGE plpgsql"
+        )
+        op.execute(
+            "CREATE TRIGGER annotationevent_append_only BEFORE UPDATE OR DELETE ON annotationevent "
+            "FOR EACH ROW EXECUTE FUNCTION annotationevent_append_only()"
+        )
+    else:
+        for event in ("UPDATE", "DELETE"):
+            op.execute(
+                f"CREATE TRIGGER annotationevent_no_{event.lower()} BEFORE {event} ON annotationevent "
+                "BEGIN SELECT RAISE(ABORT, 'annotationevent is append-only'); END"
+            )
 
 
 def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP TRIGGER annotationevent_append_only ON annotationevent")
+        op.execute("DROP FUNCTION annotationevent_append_only()")
+    else:
+        op.execute("DROP TRIGGER annotationevent_no_update")
+        op.execute("DROP TRIGGER annotationevent_no_delete")
     with op.batch_alter_table('annotationevent', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_annotationevent_candidate_id'))
 

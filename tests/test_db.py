@@ -1,0 +1,40 @@
+"""The engine and the schema: SQLite settings, migrations up and down on both backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, inspect, text
+
+from annotator.db import _alembic_config, current_revision, get_engine
+from annotator.models import SQLModel
+
+
+def test_sqlite_connections_are_set_up_for_concurrent_writers(sqlite_engine: Engine) -> None:
+    with sqlite_engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA busy_timeout")).scalar() >= 5000
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+
+
+def test_default_database_is_created_on_first_use(tmp_path: Path) -> None:
+    db = tmp_path / "nested" / "dir" / "annotator.sqlite"
+    engine = get_engine(f"sqlite:///{db}")
+    assert db.exists()
+    heads = ScriptDirectory.from_config(_alembic_config(engine)).get_heads()
+    assert current_revision(engine) == tuple(sorted(heads))
+
+
+def test_migrations_build_the_models_schema_and_downgrade_cleanly(engine: Engine) -> None:
+    """What the migrations create is exactly what the models declare, and every migration can be undone."""
+    tables = set(inspect(engine).get_table_names()) - {"alembic_version"}
+    assert tables == set(SQLModel.metadata.tables)
+    for name, table in SQLModel.metadata.tables.items():
+        assert {c["name"] for c in inspect(engine).get_columns(name)} == {c.name for c in table.columns}, name
+    config = _alembic_config(engine)
+    command.downgrade(config, "base")
+    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+    command.upgrade(config, "heads")
+    assert set(inspect(engine).get_table_names()) - {"alembic_version"} == tables
