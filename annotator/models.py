@@ -10,11 +10,10 @@ that a str stays a str, a float a float and a list a list.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import json
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
-
-import json
 
 from sqlalchemy import Column, Index, Text, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
@@ -22,7 +21,7 @@ from sqlmodel import Field, SQLModel
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class JSONText(TypeDecorator[Any]):
@@ -176,3 +175,76 @@ class Setting(SQLModel, table=True):
 
     key: str = Field(primary_key=True, max_length=100)
     value: Any = _json()
+
+
+class SignInSession(SQLModel, table=True):
+    """A signed-in browser: the app keeps the token in a cookie, the database only its SHA-256."""
+
+    token_hash: str = Field(primary_key=True, max_length=64)
+    annotator_id: int = Field(foreign_key="annotator.id", index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+
+
+class CandidateClaim(SQLModel, table=True):
+    """A candidate the queue has handed to an annotator and not yet labelled by them; it expires.
+
+    The queue counts unexpired claims next to `label_count`, so it never hands a candidate to more
+    annotators than the project's `labels_per_candidate`.
+    """
+
+    candidate_id: int = Field(foreign_key="candidate.id", primary_key=True)
+    annotator_id: int = Field(foreign_key="annotator.id", primary_key=True, index=True)
+    expires_at: datetime
+
+
+class LLMCall(SQLModel, table=True):
+    """A completed LLM request, kept so that no request is ever paid for twice.
+
+    `key` is the SHA-256 of (model, messages, parameters) (see `annotator.llm.call_key`); the endpoint and
+    the API key are not part of it and neither is stored.
+    """
+
+    key: str = Field(primary_key=True, max_length=64)
+    model: str = Field(max_length=300)
+    request: dict[str, Any] | None = _json()  # {"messages": [...], "params": {...}}
+    content: str | None = _text()
+    reasoning_content: str | None = _text()
+    finish_reason: str | None = Field(default=None, max_length=50)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float | None = None
+    run_id: int | None = None  # the generation run that first made the request
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class GenerationRun(SQLModel, table=True):
+    """One run of the construction pipeline (ReliableMath Steps 1-2): what it was asked, how far it got."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    status: str = Field(default="queued", max_length=20)  # queued/running/succeeded/partial/cancelled/failed
+    steps: str = Field(default="1,2", max_length=20)
+    prompt_version: str = Field(max_length=50)
+    # Per role (extract = M_I, rewrite = M_R): model, base URL, the NAME of the API-key variable, parameters.
+    models: dict[str, Any] | None = _json()
+    options: dict[str, Any] | None = _json()  # source, limit, concurrency, ...
+    problems_total: int = 0
+    problems_done: int = 0
+    candidates_written: int = 0
+    candidates_filtered: int = 0
+    requests: int = 0  # requests sent to the endpoint, retries included
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0  # items (problems or candidates) whose requests failed after all retries
+    unparseable: int = 0  # answers recorded as unparseable
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    errors: list[Any] | None = _json()  # the first failures and unparseable answers, with their errors
+    message: str | None = _text()
+    cancel_requested: bool = False
+    pid: int | None = None
+    started_at: datetime | None = None
+    heartbeat_at: datetime | None = None
+    finished_at: datetime | None = None
+    created_by: str | None = Field(default=None, max_length=200)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -5,6 +5,7 @@ import streamlit as st
 
 from annotator import stats
 from annotator.db import read_session
+from annotator.demo import load_demo
 
 st.title("Overview")
 with read_session(st.session_state["engine"]) as session:
@@ -16,6 +17,10 @@ if result["problems"] == 0 and result["total"]["candidates"] == 0:
         "```\npython -m annotator import path/to/ReliableMath/data\n"
         "python -m annotator import my_candidates.jsonl --map question=problem,rewritten_question=rewrite\n```"
     )
+    # An empty database has nobody's data to protect, so no role check: anyone may load the demo.
+    if st.button("Load the demo project", help="TreeCut pairs and a few hand-written problems, generated locally."):
+        load_demo(st.session_state["engine"])
+        st.rerun()
 else:
     total = result["total"]
     columns = st.columns(5)

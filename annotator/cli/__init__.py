@@ -5,7 +5,12 @@ Each command group lives in its own module and registers itself on `app`.
 
 from __future__ import annotations
 
+from annotator.cli import (
+    data,  # noqa: F401  (registers init, import, export, stats)
+    generate,  # noqa: F401  (registers generate)
+    sources,  # noqa: F401  (registers treecut, distract)
+    users,  # noqa: F401  (registers user add/list/disable/enable/password)
+)
 from annotator.cli._app import app, main
-from annotator.cli import data  # noqa: F401  (registers init, import, export, stats)
 
 __all__ = ["app", "main"]

@@ -1,0 +1,211 @@
+"""Accounts, passwords and sign-in sessions.
+
+Passwords are stored as Argon2id hashes (argon2-cffi). A sign-in creates a random session token: the
+browser keeps the token (the app puts it in a cookie), the database keeps only its SHA-256, so a copy of
+the database cannot be used to sign in. Sessions last `session_lifetime()` (env `ANNOTATOR_SESSION_HOURS`,
+default 12 hours) and end when the account is disabled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import delete, func, select
+from sqlmodel import Session
+
+from annotator.models import Annotator, Role, SignInSession, utcnow
+
+DEFAULT_SESSION_HOURS = 12.0
+ROLES = tuple(role.value for role in Role)
+_hasher = PasswordHasher()
+# Verifying against this when the name is unknown makes a wrong name cost as much time as a wrong password.
+_DUMMY_HASH = _hasher.hash("not a password")
+
+
+class AuthError(ValueError):
+    """A bad account operation: unknown or duplicate name, unknown role, empty password."""
+
+
+@dataclass(frozen=True)
+class User:
+    """The signed-in annotator, as pages see it."""
+
+    id: int
+    name: str
+    role: str
+
+
+def require_role(user: User | None, *roles: str) -> None:
+    """Raise PermissionError unless `user` has one of `roles`."""
+    if user is None or user.role not in roles:
+        who = "nobody is signed in" if user is None else f"{user.name} is {user.role}"
+        raise PermissionError(f"needs role {' or '.join(roles)}; {who}")
+
+
+def session_lifetime() -> timedelta:
+    hours = float(os.environ.get("ANNOTATOR_SESSION_HOURS") or DEFAULT_SESSION_HOURS)
+    return timedelta(hours=hours)
+
+
+def hash_password(password: str) -> str:
+    if not password:
+        raise AuthError("the password must not be empty")
+    return _hasher.hash(password)
+
+
+def _user(annotator: Annotator) -> User:
+    assert annotator.id is not None
+    return User(id=annotator.id, name=annotator.name, role=annotator.role)
+
+
+def _check_name_and_role(name: str, role: str) -> str:
+    name = name.strip()
+    if not name:
+        raise AuthError("the name must not be empty")
+    if ":" in name:
+        raise AuthError(f"names with ':' are reserved for imports and pipelines: {name!r}")
+    if role not in ROLES:
+        raise AuthError(f"unknown role {role!r}; choose one of {', '.join(ROLES)}")
+    return name
+
+
+def has_accounts(session: Session) -> bool:
+    """Whether anyone can sign in (a person with a password, not an import's pseudo-annotator)."""
+    query = select(Annotator.id).where(Annotator.is_system.is_(False), Annotator.password_hash.is_not(None)).limit(1)
+    return session.execute(query).first() is not None
+
+
+def create_user(session: Session, *, name: str, role: str, password: str) -> User:
+    """Add an account. A system annotator of the same name (from an import) is not an account: refused."""
+    name = _check_name_and_role(name, role)
+    if session.execute(select(Annotator.id).where(Annotator.name == name)).first() is not None:
+        raise AuthError(f"an annotator called {name!r} already exists")
+    annotator = Annotator(name=name, role=role, password_hash=hash_password(password), is_system=False)
+    session.add(annotator)
+    session.flush()
+    return _user(annotator)
+
+
+def create_first_admin(session: Session, *, name: str, password: str) -> User:
+    """The first account on a fresh database; refused once any account exists.
+
+    Call inside `db.write_session()`: on SQLite that is `BEGIN IMMEDIATE`, so two browsers racing on the
+    first-run form cannot both become admin.
+    """
+    if has_accounts(session):
+        raise AuthError("the first admin already exists; sign in instead")
+    return create_user(session, name=name, role=Role.admin, password=password)
+
+
+def authenticate(session: Session, *, name: str, password: str) -> User | None:
+    """The user if `name` and `password` match an active account, else None (whatever was wrong)."""
+    annotator = session.execute(select(Annotator).where(Annotator.name == name.strip())).scalar_one_or_none()
+    usable = annotator is not None and annotator.is_active and not annotator.is_system and annotator.password_hash
+    try:
+        _hasher.verify(annotator.password_hash if usable else _DUMMY_HASH, password)  # type: ignore[union-attr,arg-type]
+    except (VerificationError, InvalidHashError):
+        return None
+    if not usable:
+        return None
+    assert annotator is not None
+    if _hasher.check_needs_rehash(annotator.password_hash):  # type: ignore[arg-type]
+        annotator.password_hash = _hasher.hash(password)
+        session.flush()
+    return _user(annotator)
+
+
+def set_password(session: Session, *, name: str, password: str) -> None:
+    annotator = _account(session, name=name)
+    annotator.password_hash = hash_password(password)
+    session.execute(delete(SignInSession).where(SignInSession.annotator_id == annotator.id))
+    session.flush()
+
+
+def _account(session: Session, *, name: str) -> Annotator:
+    annotator = session.execute(
+        select(Annotator).where(Annotator.name == name, Annotator.is_system.is_(False))
+    ).scalar_one_or_none()
+    if annotator is None:
+        raise AuthError(f"no account called {name!r}")
+    return annotator
+
+
+def set_active(session: Session, *, name: str, active: bool) -> None:
+    """Disable (or enable again) an account; disabling also ends its sign-in sessions."""
+    annotator = _account(session, name=name)
+    annotator.is_active = active
+    if not active:
+        session.execute(delete(SignInSession).where(SignInSession.annotator_id == annotator.id))
+    session.flush()
+
+
+def list_users(session: Session, *, include_system: bool = False) -> list[dict[str, object]]:
+    query = select(Annotator.name, Annotator.role, Annotator.is_active, Annotator.is_system, Annotator.created_at)
+    if not include_system:
+        query = query.where(Annotator.is_system.is_(False))
+    return [row._asdict() for row in session.execute(query.order_by(Annotator.name))]
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def start_session(session: Session, *, user: User, lifetime: timedelta | None = None) -> str:
+    """A new sign-in token for `user`; also drops this user's expired sessions."""
+    now = utcnow()
+    session.execute(
+        delete(SignInSession).where(SignInSession.annotator_id == user.id, SignInSession.expires_at <= now)
+    )
+    token = secrets.token_hex(32)
+    session.add(
+        SignInSession(
+            token_hash=_token_hash(token),
+            annotator_id=user.id,
+            created_at=now,
+            expires_at=now + (lifetime or session_lifetime()),
+        )
+    )
+    session.flush()
+    return token
+
+
+def is_token(value: object) -> bool:
+    """Whether `value` looks like a token `start_session` made (so only such strings reach the page's script)."""
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def user_for_token(session: Session, *, token: str | None, now: datetime | None = None) -> tuple[User, datetime] | None:
+    """The user a token signs in and when its session ends, or None if it is unknown, expired or disabled."""
+    if not is_token(token):
+        return None
+    assert token is not None
+    row = session.execute(
+        select(Annotator, SignInSession.expires_at)
+        .join(SignInSession, SignInSession.annotator_id == Annotator.id)
+        .where(SignInSession.token_hash == _token_hash(token), SignInSession.expires_at > (now or utcnow()))
+        .where(Annotator.is_active.is_(True))
+    ).first()
+    if row is None:
+        return None
+    return _user(row[0]), row[1]
+
+
+def end_session(session: Session, *, token: str | None) -> None:
+    if is_token(token):
+        assert token is not None
+        session.execute(delete(SignInSession).where(SignInSession.token_hash == _token_hash(token)))
+
+
+def active_session_count(session: Session, *, name: str) -> int:
+    annotator = _account(session, name=name)
+    return session.execute(
+        select(func.count()).select_from(SignInSession).where(
+            SignInSession.annotator_id == annotator.id, SignInSession.expires_at > utcnow()
+        )
+    ).scalar_one()

@@ -1,0 +1,169 @@
+"""Listing candidates page by page for the browse page, and a candidate's label history.
+
+Reviewers and admins see everyone's labels and the resolved label; annotators see only their own labels
+(not the resolved label, which would show them what others decided).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, func, or_, select
+from sqlalchemy.orm import aliased
+from sqlmodel import Session
+
+from annotator.auth import User
+from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Role
+from annotator.queue import labels_per_candidate
+
+PAGE_SIZE = 50
+SNIPPET_CHARS = 160
+# Label states everyone may filter on, and the ones that reveal other people's labels.
+OWN_STATES = ("any", "labelled by me", "not labelled by me")
+ALL_STATES = OWN_STATES + ("unlabelled", "in progress", "complete", "kept", "rejected", "disputed")
+
+
+def sees_everyone(user: User) -> bool:
+    return user.role in (Role.reviewer, Role.admin)
+
+
+def label_states(user: User) -> tuple[str, ...]:
+    return ALL_STATES if sees_everyone(user) else OWN_STATES
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    page_size: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.page_size))
+
+
+def _like(search: str) -> str:
+    escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def list_candidates(
+    session: Session,
+    *,
+    viewer: User,
+    data_source: str | None = None,
+    rewrite_type: str | None = None,
+    label_state: str = "any",
+    annotator_id: int | None = None,
+    search: str | None = None,
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
+) -> Page:
+    """One page of candidates (by id) matching the filters, and how many match in all.
+
+    `annotator_id` keeps candidates that annotator labelled; annotators may only ask for themselves.
+    `search` matches data_id, the rewritten question and the changed condition (case-insensitive).
+    """
+    if label_state not in label_states(viewer):
+        raise PermissionError(f"{viewer.role} cannot filter on label state {label_state!r}")
+    if annotator_id is not None and annotator_id != viewer.id and not sees_everyone(viewer):
+        raise PermissionError("annotators see only their own labels")
+    mine = and_(Annotation.candidate_id == Candidate.id, Annotation.annotator_id == viewer.id)
+    # The page's rows join my annotation; the filters' subqueries use their own alias of the table.
+    labelled = aliased(Annotation)
+
+    def labelled_by(annotator: int) -> Any:
+        query = select(labelled.id).where(labelled.candidate_id == Candidate.id, labelled.annotator_id == annotator)
+        return query.exists()
+
+    conditions: list[Any] = []
+    if data_source:
+        conditions.append(Candidate.data_source == data_source)
+    if rewrite_type:
+        conditions.append(Candidate.rewrite_type == rewrite_type)
+    target = labels_per_candidate(session)
+    state_condition = {
+        "labelled by me": labelled_by(viewer.id),
+        "not labelled by me": ~labelled_by(viewer.id),
+        "unlabelled": Candidate.label_count == 0,
+        "in progress": and_(Candidate.label_count > 0, Candidate.label_count < target),
+        "complete": Candidate.label_count >= target,
+        "kept": Candidate.human_check == 1,
+        "rejected": Candidate.human_check == 0,
+        "disputed": and_(Candidate.label_count > 0, Candidate.human_check.is_(None)),
+    }.get(label_state)
+    if state_condition is not None:
+        conditions.append(state_condition)
+    if annotator_id is not None:
+        conditions.append(labelled_by(annotator_id))
+    if search and search.strip():
+        pattern = _like(search.strip().lower())
+        conditions.append(
+            or_(
+                func.lower(Candidate.data_id).like(pattern, escape="\\"),
+                func.lower(Candidate.rewritten_question).like(pattern, escape="\\"),
+                func.lower(Candidate.rewritten_condition).like(pattern, escape="\\"),
+            )
+        )
+    total = session.execute(select(func.count()).select_from(Candidate).where(*conditions)).scalar_one()
+    page = max(1, page)
+    columns: list[Any] = [
+        Candidate.id,
+        Candidate.data_id,
+        Candidate.data_source,
+        Candidate.rewrite_type,
+        Candidate.status,
+        func.substr(Candidate.rewritten_question, 1, SNIPPET_CHARS).label("rewritten_question"),
+        Annotation.human_check.label("my_human_check"),
+        Annotation.difficulty_eval.label("my_difficulty_eval"),
+    ]
+    if sees_everyone(viewer):
+        columns += [Candidate.label_count, Candidate.human_check, Candidate.difficulty_eval]
+    query = (
+        select(*columns)
+        .outerjoin(Annotation, mine)
+        .where(*conditions)
+        .order_by(Candidate.id)
+        .limit(page_size)
+        .offset((page - 1) * page_size)
+    )
+    rows = [row._asdict() for row in session.execute(query)]
+    return Page(rows=rows, total=total, page=page, page_size=page_size)
+
+
+def label_history(session: Session, *, candidate_id: int, viewer: User) -> dict[str, list[dict[str, Any]]]:
+    """The current labels and the event history of one candidate, as far as `viewer` may see them."""
+    labels = (
+        select(
+            Annotator.name.label("annotator"),
+            Annotation.human_check,
+            Annotation.difficulty_eval,
+            Annotation.comment,
+            Annotation.updated_at,
+        )
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .where(Annotation.candidate_id == candidate_id)
+        .order_by(Annotation.id)
+    )
+    events = (
+        select(Annotator.name.label("annotator"), AnnotationEvent.action, AnnotationEvent.old, AnnotationEvent.new,
+               AnnotationEvent.at)
+        .join(Annotator, Annotator.id == AnnotationEvent.annotator_id)
+        .where(AnnotationEvent.candidate_id == candidate_id)
+        .order_by(AnnotationEvent.id)
+    )
+    if not sees_everyone(viewer):
+        labels = labels.where(Annotation.annotator_id == viewer.id)
+        events = events.where(AnnotationEvent.annotator_id == viewer.id)
+    return {
+        "labels": [row._asdict() for row in session.execute(labels)],
+        "events": [row._asdict() for row in session.execute(events)],
+    }
+
+
+def annotators(session: Session) -> list[dict[str, Any]]:
+    """Everyone who has labels or an account, for the annotator filter (reviewers and admins)."""
+    rows = session.execute(select(Annotator.id, Annotator.name).order_by(Annotator.name))
+    return [row._asdict() for row in rows]

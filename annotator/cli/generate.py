@@ -1,0 +1,129 @@
+"""`python -m annotator generate`: ReliableMath construction Steps 1-2 against an OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any
+
+import typer
+from tqdm import tqdm
+
+from annotator.cli._app import app, fail
+from annotator.db import get_engine, write_session
+from annotator.llm import DEFAULT_API_KEY_ENV, CallStats, LLMConfigError, RoleConfig
+from annotator.pipeline import DEFAULT_VERSION, GenerateOptions, RunError, RunSummary, create_run, execute_run
+from annotator.pipeline.prompts import PromptError
+
+
+def _steps(value: str) -> tuple[int, ...]:
+    try:
+        return tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
+    except ValueError:
+        fail(f"--steps takes 1, 2 or 1,2; got {value!r}", 2)
+        raise
+
+
+def _json_object(option: str, value: str | None) -> dict[str, Any] | None:
+    if not value:
+        return None
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        fail(f"{option} is not JSON: {exc}", 2)
+    if not isinstance(parsed, dict):
+        fail(f"{option} must be a JSON object", 2)
+    return parsed
+
+
+@app.command()
+def generate(
+    extract_model: Annotated[
+        str | None, typer.Option(help="Instruction model M_I: condition extraction and verification.")
+    ] = None,
+    rewrite_model: Annotated[
+        str | None, typer.Option(help="Reasoning model M_R: rewriting, unsolvable analysis and reason.")
+    ] = None,
+    source: Annotated[str | None, typer.Option(help="Only problems of this data source (e.g. aime).")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many problems.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: OpenAI).")
+    ] = None,
+    api_key_env: Annotated[
+        str, typer.Option(help="NAME of the environment variable holding the API key (the key is never stored).")
+    ] = DEFAULT_API_KEY_ENV,
+    rewrite_base_url: Annotated[str | None, typer.Option(help="Base URL for M_R if it differs.")] = None,
+    rewrite_api_key_env: Annotated[str | None, typer.Option(help="API key variable for M_R if it differs.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at most.")] = 8,
+    steps: Annotated[str, typer.Option(help="1 (extract + rewrite), 2 (verify existing), or 1,2.")] = "1,2",
+    prompt_version: Annotated[str, typer.Option(help="Folder under annotator/pipeline/prompts/.")] = DEFAULT_VERSION,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature for both models.")] = 0.0,
+    max_tokens: Annotated[int | None, typer.Option(help="Max tokens per answer.")] = None,
+    extra_body: Annotated[
+        str | None, typer.Option(help='JSON object sent with every request, e.g. \'{"top_k": 20}\'.')
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds per request before it is retried.")] = 600.0,
+    max_retries: Annotated[
+        int, typer.Option(help="Retries per request on 429, 5xx, timeouts, dropped connections.")
+    ] = 5,
+    backoff: Annotated[float, typer.Option(help="First retry delay in seconds (doubles, with jitter).")] = 1.0,
+    rewrite_types: Annotated[str, typer.Option(help="remove, contradict or both.")] = "remove,contradict",
+    run_id: Annotated[
+        int | None, typer.Option(help="Execute this queued run (created by the app) with its stored options.")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Extract conditions, rewrite (remove / contradict) and verify: LLM-proposed candidates for annotation.
+
+    Completed requests are cached in the database: a killed or cancelled run started again re-sends none of
+    them. Exits non-zero if any item failed after its retries.
+    """
+    engine = get_engine()
+    try:
+        if run_id is None:
+            if not extract_model or not rewrite_model:
+                fail("--extract-model and --rewrite-model are required (or --run-id of a queued run)", 2)
+            body = _json_object("--extra-body", extra_body)
+            common = {"temperature": temperature, "max_tokens": max_tokens, "extra_body": body, "timeout": timeout}
+            options = GenerateOptions(
+                extract=RoleConfig(model=extract_model, base_url=base_url, api_key_env=api_key_env, **common),
+                rewrite=RoleConfig(
+                    model=rewrite_model, base_url=rewrite_base_url or base_url,
+                    api_key_env=rewrite_api_key_env or api_key_env, **common,
+                ),
+                source=source, limit=limit, concurrency=concurrency, steps=_steps(steps),
+                prompt_version=prompt_version, max_retries=max_retries, backoff_base=backoff,
+                rewrite_types=tuple(t.strip() for t in rewrite_types.split(",") if t.strip()),
+            )
+            # Check the key variables before a run row exists.
+            options.extract.api_key()
+            options.rewrite.api_key()
+            with write_session(engine) as session:
+                run_id = create_run(session, options=options, created_by="cli").id
+        assert run_id is not None
+        summary = _execute(engine, run_id, progress)
+    except (RunError, LLMConfigError, PromptError) as exc:
+        fail(str(exc), 2)
+        return
+    typer.echo(summary.text())
+    for error in summary.errors[:10]:
+        where = error.get("data_source"), error.get("position")
+        typer.echo(f"  {where[0]}_{where[1]} {error['step']}: {error['error']}", err=True)
+    if summary.status != "succeeded":
+        raise typer.Exit(1)
+
+
+def _execute(engine: Any, run_id: int, show: bool) -> RunSummary:
+    bar = tqdm(total=0, unit="problem", disable=not show, dynamic_ncols=True)
+
+    def on_progress(done: int, total: int, stats: CallStats) -> None:
+        if bar.total != total:
+            bar.total = total
+        bar.n = done
+        bar.set_postfix(req=stats.requests, cached=stats.cache_hits, failed=stats.failures, refresh=False)
+        bar.refresh()
+
+    try:
+        return asyncio.run(execute_run(engine, run_id=run_id, progress_callback=on_progress))
+    finally:
+        bar.close()

@@ -1,0 +1,92 @@
+"""Account commands: `user add`, `user list`, `user disable`, `user enable`, `user password`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from annotator import auth
+from annotator.cli._app import app, fail
+from annotator.db import get_engine, read_session, write_session
+
+users = typer.Typer(help="Accounts that can sign in to the app.", no_args_is_help=True)
+app.add_typer(users, name="user")
+
+
+def _read_password(password_stdin: bool) -> str:
+    if password_stdin:
+        # One line from stdin, without its line ending (so `echo secret | ... --password-stdin` works).
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    if not password:
+        fail("the password must not be empty", 2)
+    return password
+
+
+@users.command("add")
+def add(
+    name: Annotated[str, typer.Argument(help="The name people sign in with.")],
+    role: Annotated[str, typer.Option(help=f"One of: {', '.join(auth.ROLES)}.")] = "annotator",
+    password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the password from stdin.")] = False,
+) -> None:
+    """Add an account; the password is asked for (or read from stdin) and stored as an Argon2 hash."""
+    if role not in auth.ROLES:
+        fail(f"unknown role {role!r}; choose one of {', '.join(auth.ROLES)}", 2)
+    password = _read_password(password_stdin)
+    try:
+        with write_session(get_engine()) as session:
+            user = auth.create_user(session, name=name, role=role, password=password)
+    except auth.AuthError as exc:
+        fail(str(exc))
+    typer.echo(f"added {user.name} ({user.role})")
+
+
+@users.command("list")
+def list_command(
+    all_: Annotated[bool, typer.Option("--all", help="Also list import/pipeline pseudo-annotators.")] = False,
+) -> None:
+    """Accounts with their role and whether they are active."""
+    with read_session(get_engine()) as session:
+        rows = auth.list_users(session, include_system=all_)
+    for row in rows:
+        state = "system" if row["is_system"] else ("active" if row["is_active"] else "disabled")
+        typer.echo(f"{row['name']}\t{row['role']}\t{state}")
+
+
+def _set_active(name: str, active: bool) -> None:
+    try:
+        with write_session(get_engine()) as session:
+            auth.set_active(session, name=name, active=active)
+    except auth.AuthError as exc:
+        fail(str(exc))
+    typer.echo(f"{'enabled' if active else 'disabled'} {name}")
+
+
+@users.command("disable")
+def disable(name: str) -> None:
+    """Stop an account from signing in and end its sessions; its labels stay."""
+    _set_active(name, False)
+
+
+@users.command("enable")
+def enable(name: str) -> None:
+    """Let a disabled account sign in again."""
+    _set_active(name, True)
+
+
+@users.command("password")
+def password(
+    name: str,
+    password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the password from stdin.")] = False,
+) -> None:
+    """Set a new password (ends the account's sessions)."""
+    new = _read_password(password_stdin)
+    try:
+        with write_session(get_engine()) as session:
+            auth.set_password(session, name=name, password=new)
+    except auth.AuthError as exc:
+        fail(str(exc))
+    typer.echo(f"changed the password of {name}")

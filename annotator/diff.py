@@ -1,0 +1,164 @@
+"""Word-level diff of the original and the rewritten question, and text-safe Markdown for the page.
+
+Problem and model text is shown as Markdown with LaTeX, never as HTML: every ASCII punctuation character
+outside a math segment is backslash-escaped, so `<script>`, `<img onerror=...>`, links, images, emphasis,
+`:emoji:` codes and Streamlit's `:color[...]` directives in a candidate all show as the literal text.
+Math segments (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`) are kept whole, both for the renderer (KaTeX,
+which escapes HTML itself) and for the diff, which compares them as single tokens.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import string
+from dataclasses import dataclass
+from typing import Literal
+
+Op = Literal["equal", "delete", "insert", "replace"]
+
+# A `$...$` segment follows Pandoc's rule (no space just inside the dollars, no digit right after the
+# closing one), so "costs $5 and $10" stays text; it may not contain another `$`.
+_MATH = re.compile(
+    r"\$\$(?P<dd>.+?)\$\$"
+    r"|\\\[(?P<db>.+?)\\\]"
+    r"|\\\((?P<ib>.+?)\\\)"
+    r"|\$(?P<id>(?=[^\s$])[^$]*?[^\s$\\])\$(?!\d)"
+    r"|\$(?P<i1>[^\s$])\$(?!\d)",
+    re.DOTALL,
+)
+_PUNCTUATION = set(string.punctuation)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of plain text, or one math segment (its LaTeX without delimiters)."""
+
+    text: str
+    math: Literal["", "inline", "display"] = ""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One step of the diff: `old` is text of the original question, `new` of the rewritten one."""
+
+    op: Op
+    old: str
+    new: str
+
+
+def split_math(text: str) -> list[Piece]:
+    pieces: list[Piece] = []
+    position = 0
+    for match in _MATH.finditer(text):
+        if match.start() > position:
+            pieces.append(Piece(text[position : match.start()]))
+        kind = match.lastgroup or ""
+        body = match.group(kind)
+        pieces.append(Piece(body, "display" if kind in ("dd", "db") else "inline"))
+        position = match.end()
+    if position < len(text):
+        pieces.append(Piece(text[position:]))
+    return pieces
+
+
+def _escape(text: str) -> str:
+    out = []
+    for index, line in enumerate(text.split("\n")):
+        # Spaces starting a line would make an indented code block; punctuation would be Markdown or HTML.
+        if index:
+            line = line.lstrip(" \t")
+        out.append("".join("\\" + char if char in _PUNCTUATION else char for char in line))
+    return "  \n".join(out)
+
+
+def _math(piece: Piece) -> str:
+    body = piece.text.strip()
+    if piece.math == "display":
+        return f"\n$$\n{body}\n$$\n"
+    return f"${body}$"
+
+
+def markdown(text: str | None) -> str:
+    """`text` as Markdown that renders it literally, with its LaTeX rendered."""
+    if not text:
+        return ""
+    text = text.lstrip(" \t")
+    return "".join(_math(piece) if piece.math else _escape(piece.text) for piece in split_math(text))
+
+
+def _tokens(text: str) -> list[str]:
+    """Words and math segments, each with the whitespace that follows it."""
+    tokens: list[str] = []
+    for piece in split_math(text):
+        if piece.math:
+            raw = ("$$" if piece.math == "display" else "$") + piece.text + ("$$" if piece.math == "display" else "$")
+            tokens.append(raw)
+        else:
+            tokens.extend(re.findall(r"\s+|\S+\s*", piece.text))
+    # Whitespace on its own (a leading space, or the space after a math segment) joins the token before it.
+    merged: list[str] = []
+    for token in tokens:
+        if merged and token.isspace():
+            merged[-1] += token
+        else:
+            merged.append(token)
+    return merged
+
+
+def word_diff(old: str | None, new: str | None) -> list[Segment]:
+    """The word-level difference between the original and the rewritten question (difflib)."""
+    a, b = _tokens(old or ""), _tokens(new or "")
+    matcher = difflib.SequenceMatcher(None, [t.strip() for t in a], [t.strip() for t in b], autojunk=False)
+    segments: list[Segment] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        segments.append(Segment(op, "".join(a[i1:i2]), "".join(b[j1:j2])))  # type: ignore[arg-type]
+    return segments
+
+
+def changed(segments: list[Segment]) -> bool:
+    return any(segment.op != "equal" for segment in segments)
+
+
+def _highlight(text: str, color: str) -> str:
+    stripped = text.strip()
+    if not stripped:
+        return text
+    parts = []
+    for piece in split_math(stripped):
+        if piece.math and ("[" in piece.text or "]" in piece.text):
+            # A bracket inside the LaTeX would end the directive early; such math is shown unhighlighted.
+            parts.append(f"${piece.text.strip()}$")
+        elif piece.math:
+            parts.append(f":{color}-background[${piece.text.strip()}$]")
+        elif piece.text.strip():
+            # A directive cannot span lines; the highlighted words are shown on one.
+            lead = " " if piece.text[:1].isspace() else ""
+            tail = " " if piece.text[-1:].isspace() else ""
+            parts.append(f"{lead}:{color}-background[{_escape(' '.join(piece.text.split()))}]{tail}")
+        else:
+            parts.append(piece.text)
+    trailing = " " if text[-1:].isspace() else ""
+    return "".join(parts) + trailing
+
+
+def render_old(segments: list[Segment]) -> str:
+    """The original question with the words the rewrite removed or replaced highlighted in red."""
+    parts = []
+    for segment in segments:
+        if segment.op == "equal":
+            parts.append(markdown(segment.old))
+        elif segment.op in ("delete", "replace"):
+            parts.append(_highlight(segment.old, "red"))
+    return "".join(parts)
+
+
+def render_new(segments: list[Segment]) -> str:
+    """The rewritten question with the words the rewrite added or changed highlighted in green."""
+    parts = []
+    for segment in segments:
+        if segment.op == "equal":
+            parts.append(markdown(segment.new))
+        elif segment.op in ("insert", "replace"):
+            parts.append(_highlight(segment.new, "green"))
+    return "".join(parts)

@@ -1,0 +1,328 @@
+"""The annotator's queue: which candidate to show next, recording decisions, going back, progress.
+
+Every call here is a few indexed queries, whatever the size of the database:
+
+- the next candidate walks `ix_candidate_queue` (status, label_count, id) in order and stops at the first
+  one that this annotator has not labelled (unique index on annotation (candidate_id, annotator_id)) and
+  that is not already handed to enough other annotators (claims, primary key (candidate_id, annotator_id));
+- going back walks this annotator's own annotations by id (index on annotation.annotator_id).
+
+A candidate handed out is *claimed* for `CLAIM_MINUTES`: with `labels_per_candidate` = N the queue never
+has more than N annotators labelling or holding one candidate, so two people do not get the same task.
+An annotator holds at most one claim, which is also how a reloaded page resumes on the same candidate.
+Call the functions that write inside `db.write_session()` (on SQLite that is `BEGIN IMMEDIATE`, which
+makes "find the next one and claim it" atomic; on PostgreSQL the candidate row is locked with
+`FOR UPDATE SKIP LOCKED`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Select, delete, exists, func, literal, select
+from sqlmodel import Session
+
+from annotator.labels import record_label
+from annotator.models import Annotation, Candidate, CandidateClaim, CandidateStatus, Problem, utcnow
+from annotator.store import get_setting, set_setting
+
+LABELS_PER_CANDIDATE = "labels_per_candidate"
+CLAIM_MINUTES = 30
+
+# What the annotate and browse pages show of a candidate.
+VIEW_COLUMNS = (
+    Candidate.id,
+    Candidate.data_id,
+    Candidate.data_source,
+    Candidate.rewrite_type,
+    Candidate.condition_index,
+    Candidate.extracted_condition,
+    Candidate.rewritten_question,
+    Candidate.rewritten_condition,
+    Candidate.unsolvable_reason,
+    Candidate.question,
+    Candidate.ground_truth,
+    Candidate.llm_outputs,
+    Candidate.extra,
+    Candidate.status,
+    Candidate.label_count,
+    Candidate.human_check,
+    Candidate.difficulty_eval,
+    Problem.question.label("problem_question"),
+    Problem.ground_truth.label("problem_ground_truth"),
+    Problem.solution,
+)
+
+
+def labels_per_candidate(session: Session) -> int:
+    """How many annotators label each candidate (project setting, default 1)."""
+    return int(get_setting(session, key=LABELS_PER_CANDIDATE, default=1) or 1)
+
+
+def set_labels_per_candidate(session: Session, *, value: int) -> None:
+    if value < 1:
+        raise ValueError(f"labels_per_candidate must be at least 1, got {value}")
+    set_setting(session, key=LABELS_PER_CANDIDATE, value=value)
+
+
+def _statuses(include_filtered: bool) -> list[str]:
+    return [CandidateStatus.pending, CandidateStatus.filtered] if include_filtered else [CandidateStatus.pending]
+
+
+def _filtered(query: Any, *, data_source: str | None, rewrite_type: str | None) -> Any:
+    if data_source:
+        query = query.where(Candidate.data_source == data_source)
+    if rewrite_type:
+        query = query.where(Candidate.rewrite_type == rewrite_type)
+    return query
+
+
+def _labelled_by(annotator_id: int) -> Any:
+    return exists().where(Annotation.candidate_id == Candidate.id, Annotation.annotator_id == annotator_id)
+
+
+def next_candidate_query(
+    session: Session,
+    *,
+    annotator_id: int,
+    data_source: str | None = None,
+    rewrite_type: str | None = None,
+    include_filtered: bool = False,
+    exclude: Collection[int] = (),
+    now: datetime | None = None,
+) -> Select[tuple[int]]:
+    """The query behind `next_candidate_id` (tests explain it)."""
+    now = now or utcnow()
+    target = labels_per_candidate(session)
+    statuses = _statuses(include_filtered)
+    query = select(Candidate.id).where(
+        Candidate.status.in_(statuses) if len(statuses) > 1 else Candidate.status == statuses[0],
+        Candidate.label_count < target,
+        ~_labelled_by(annotator_id),
+    )
+    held_by_others = (
+        CandidateClaim.candidate_id == Candidate.id,
+        CandidateClaim.annotator_id != annotator_id,
+        CandidateClaim.expires_at > now,
+    )
+    if target == 1:
+        # With one label per candidate a single claim by someone else is enough; NOT EXISTS stops at it.
+        query = query.where(~exists().where(*held_by_others))
+    else:
+        holding = select(func.count()).where(*held_by_others).scalar_subquery()
+        query = query.where(Candidate.label_count + holding < literal(target))
+    if exclude:
+        query = query.where(Candidate.id.not_in(list(exclude)))
+    query = _filtered(query, data_source=data_source, rewrite_type=rewrite_type)
+    # Fewest labels first, then import order: the order of ix_candidate_queue, so no sort.
+    return query.order_by(Candidate.label_count, Candidate.id).limit(1)
+
+
+def next_candidate_id(
+    session: Session,
+    *,
+    annotator_id: int,
+    data_source: str | None = None,
+    rewrite_type: str | None = None,
+    include_filtered: bool = False,
+    exclude: Collection[int] = (),
+    now: datetime | None = None,
+    lock: bool = False,
+) -> int | None:
+    """The first candidate this annotator has not labelled that still needs labels, or None."""
+    query = next_candidate_query(
+        session,
+        annotator_id=annotator_id,
+        data_source=data_source,
+        rewrite_type=rewrite_type,
+        include_filtered=include_filtered,
+        exclude=exclude,
+        now=now,
+    )
+    if lock:
+        query = query.with_for_update(skip_locked=True, of=Candidate)
+    return session.execute(query).scalar_one_or_none()
+
+
+def claimed_candidate_id(
+    session: Session,
+    *,
+    annotator_id: int,
+    data_source: str | None = None,
+    rewrite_type: str | None = None,
+    now: datetime | None = None,
+) -> int | None:
+    """The candidate this annotator holds (was shown and has not labelled yet), if it matches the filters."""
+    query = (
+        select(Candidate.id)
+        .join(CandidateClaim, CandidateClaim.candidate_id == Candidate.id)
+        .where(CandidateClaim.annotator_id == annotator_id, CandidateClaim.expires_at > (now or utcnow()))
+        .where(~_labelled_by(annotator_id))
+    )
+    query = _filtered(query, data_source=data_source, rewrite_type=rewrite_type)
+    return session.execute(query.limit(1)).scalar_one_or_none()
+
+
+def claim(session: Session, *, annotator_id: int, candidate_id: int, now: datetime | None = None) -> None:
+    """Hold `candidate_id` for this annotator (and give up any other candidate they held)."""
+    now = now or utcnow()
+    session.execute(delete(CandidateClaim).where(CandidateClaim.annotator_id == annotator_id))
+    session.add(
+        CandidateClaim(
+            candidate_id=candidate_id, annotator_id=annotator_id, expires_at=now + timedelta(minutes=CLAIM_MINUTES)
+        )
+    )
+    session.flush()
+
+
+def release(session: Session, *, annotator_id: int, candidate_id: int | None = None) -> None:
+    """Give up a held candidate (all of them when `candidate_id` is None), e.g. on skip or sign-out."""
+    query = delete(CandidateClaim).where(CandidateClaim.annotator_id == annotator_id)
+    if candidate_id is not None:
+        query = query.where(CandidateClaim.candidate_id == candidate_id)
+    session.execute(query)
+
+
+def claim_next(
+    session: Session,
+    *,
+    annotator_id: int,
+    data_source: str | None = None,
+    rewrite_type: str | None = None,
+    include_filtered: bool = False,
+    exclude: Collection[int] = (),
+    now: datetime | None = None,
+) -> int | None:
+    """The candidate to show: the one this annotator already holds (resume), else the next one, claimed."""
+    now = now or utcnow()
+    held = claimed_candidate_id(
+        session, annotator_id=annotator_id, data_source=data_source, rewrite_type=rewrite_type, now=now
+    )
+    if held is not None and held not in exclude:
+        return held
+    candidate_id = next_candidate_id(
+        session,
+        annotator_id=annotator_id,
+        data_source=data_source,
+        rewrite_type=rewrite_type,
+        include_filtered=include_filtered,
+        exclude=exclude,
+        now=now,
+        lock=session.get_bind().dialect.name == "postgresql",
+    )
+    if candidate_id is None:
+        release(session, annotator_id=annotator_id)
+    else:
+        claim(session, annotator_id=annotator_id, candidate_id=candidate_id, now=now)
+    return candidate_id
+
+
+def decide(
+    session: Session,
+    *,
+    annotator_id: int,
+    candidate_id: int,
+    human_check: int,
+    difficulty_eval: int | None,
+    comment: str | None = None,
+    seconds_spent: float | None = None,
+) -> None:
+    """Record this annotator's label (a create or update event) and give up the claim on the candidate."""
+    record_label(
+        session,
+        candidate_id=candidate_id,
+        annotator_id=annotator_id,
+        human_check=human_check,
+        difficulty_eval=difficulty_eval,
+        comment=comment or None,
+        seconds_spent=seconds_spent,
+    )
+    release(session, annotator_id=annotator_id, candidate_id=candidate_id)
+
+
+def _my_annotation_id(session: Session, *, annotator_id: int, candidate_id: int) -> int | None:
+    return session.execute(
+        select(Annotation.id).where(Annotation.candidate_id == candidate_id, Annotation.annotator_id == annotator_id)
+    ).scalar_one_or_none()
+
+
+def previous_labelled(session: Session, *, annotator_id: int, before_candidate_id: int | None = None) -> int | None:
+    """The candidate this annotator labelled just before `before_candidate_id` (their latest when None).
+
+    "Before" is the order in which they first labelled candidates; when `before_candidate_id` is not one
+    they labelled (it is the queue's current candidate) the latest label is the previous one.
+    """
+    query = select(Annotation.candidate_id).where(Annotation.annotator_id == annotator_id)
+    if before_candidate_id is not None:
+        mine = _my_annotation_id(session, annotator_id=annotator_id, candidate_id=before_candidate_id)
+        if mine is not None:
+            query = query.where(Annotation.id < mine)
+    return session.execute(query.order_by(Annotation.id.desc()).limit(1)).scalar_one_or_none()
+
+
+def next_labelled(session: Session, *, annotator_id: int, after_candidate_id: int) -> int | None:
+    """The candidate this annotator labelled just after `after_candidate_id`, or None (back to the queue)."""
+    mine = _my_annotation_id(session, annotator_id=annotator_id, candidate_id=after_candidate_id)
+    if mine is None:
+        return None
+    query = select(Annotation.candidate_id).where(Annotation.annotator_id == annotator_id, Annotation.id > mine)
+    return session.execute(query.order_by(Annotation.id).limit(1)).scalar_one_or_none()
+
+
+def load(session: Session, *, candidate_id: int, annotator_id: int) -> dict[str, Any] | None:
+    """What the page shows of one candidate: its fields, its problem's, and this annotator's own label.
+
+    `question` / `ground_truth` fall back to the problem's when the candidate has none of its own.
+    """
+    row = session.execute(
+        select(*VIEW_COLUMNS).join(Problem, Problem.id == Candidate.problem_id).where(Candidate.id == candidate_id)
+    ).first()
+    if row is None:
+        return None
+    view = row._asdict()
+    if view["question"] is None:
+        view["question"] = view["problem_question"]
+    if view["ground_truth"] is None:
+        view["ground_truth"] = view["problem_ground_truth"]
+    mine = session.execute(
+        select(Annotation.human_check, Annotation.difficulty_eval, Annotation.comment).where(
+            Annotation.candidate_id == candidate_id, Annotation.annotator_id == annotator_id
+        )
+    ).first()
+    view["my_label"] = None if mine is None else mine._asdict()
+    return view
+
+
+def my_label_count(session: Session, *, annotator_id: int) -> int:
+    return session.execute(
+        select(func.count()).select_from(Annotation).where(Annotation.annotator_id == annotator_id)
+    ).scalar_one()
+
+
+def overall_progress(
+    session: Session, *, data_source: str | None = None, rewrite_type: str | None = None
+) -> dict[str, int]:
+    """Candidates in the queue (`total`) and how many have all their labels (`done`).
+
+    Counts over ix_candidate_queue when unfiltered; pages cache it for a few seconds, not per keypress.
+    """
+    target = labels_per_candidate(session)
+    base = _filtered(
+        select(func.count()).select_from(Candidate).where(Candidate.status == CandidateStatus.pending),
+        data_source=data_source,
+        rewrite_type=rewrite_type,
+    )
+    total = session.execute(base).scalar_one()
+    done = session.execute(base.where(Candidate.label_count >= target)).scalar_one()
+    return {"total": total, "done": done, "labels_per_candidate": target}
+
+
+def filter_options(session: Session) -> dict[str, list[str]]:
+    """The data sources and rewrite types that occur (from ix_candidate_source_type)."""
+    pairs = session.execute(select(Candidate.data_source, Candidate.rewrite_type).distinct()).all()
+    return {
+        "data_source": sorted({pair[0] for pair in pairs}),
+        "rewrite_type": sorted({pair[1] for pair in pairs}),
+    }

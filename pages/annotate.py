@@ -1,0 +1,192 @@
+"""Annotate: the next candidate in my queue, decided with one key.
+
+`1` unsolvable and simple, `2` unsolvable and hard, `0` not acceptable, `S` skip, `B` back. Each decision
+runs in a button callback, before the page is drawn again: the label, its event, the next candidate and its
+claim are one transaction, committed before the next candidate shows. Nothing else touches the database on
+a rerun (the overall progress figure is cached for a few seconds).
+"""
+
+import time
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from annotator import diff, queue
+from annotator.auth import require_role
+from annotator.db import read_session, write_session
+from annotator.models import Role
+from pages import _view
+
+PROGRESS_TTL_SECONDS = 15
+ALL = "(all)"
+HERE = Path(__file__).resolve().parent
+
+engine = st.session_state["engine"]
+user = st.session_state["user"]
+require_role(user, Role.annotator, Role.reviewer, Role.admin)
+state: dict[str, Any] = st.session_state.setdefault(
+    "annotate", {"loaded": False, "view": None, "mode": "queue", "skipped": [], "mine": 0, "message": None}
+)
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def _filter_options(url: str) -> dict[str, list[str]]:
+    with read_session(engine) as session:
+        return queue.filter_options(session)
+
+
+@st.cache_data(ttl=PROGRESS_TTL_SECONDS, show_spinner=False)
+def _overall(url: str, data_source: str | None, rewrite_type: str | None) -> dict[str, int]:
+    with read_session(engine) as session:
+        return queue.overall_progress(session, data_source=data_source, rewrite_type=rewrite_type)
+
+
+def _filters() -> dict[str, str | None]:
+    source = st.session_state.get("queue_data_source", ALL)
+    rewrite = st.session_state.get("queue_rewrite_type", ALL)
+    return {"data_source": None if source == ALL else source, "rewrite_type": None if rewrite == ALL else rewrite}
+
+
+def _show(session: Any, candidate_id: int | None, mode: str) -> None:
+    """Put `candidate_id` on screen (state only; the page draws it after the callback)."""
+    view = None if candidate_id is None else queue.load(session, candidate_id=candidate_id, annotator_id=user.id)
+    state["view"] = view
+    state["mode"] = mode if view is not None else "queue"
+    state["shown_at"] = time.monotonic()
+    state["mine"] = queue.my_label_count(session, annotator_id=user.id)
+    mine = (view or {}).get("my_label") or {}
+    st.session_state["comment"] = mine.get("comment") or ""
+
+
+def _next_from_queue(session: Any) -> None:
+    candidate_id = queue.claim_next(session, annotator_id=user.id, exclude=state["skipped"], **_filters())
+    _show(session, candidate_id, "queue")
+
+
+def _load() -> None:
+    with write_session(engine) as session:
+        _next_from_queue(session)
+    state["loaded"] = True
+
+
+def _decide(human_check: int, difficulty_eval: int | None) -> None:
+    view = state["view"]
+    if view is None:
+        return
+    spent = time.monotonic() - state.get("shown_at", time.monotonic())
+    with write_session(engine) as session:
+        queue.decide(
+            session,
+            annotator_id=user.id,
+            candidate_id=view["id"],
+            human_check=human_check,
+            difficulty_eval=difficulty_eval,
+            comment=(st.session_state.get("comment") or "").strip() or None,
+            seconds_spent=round(spent, 3),
+        )
+        following = None
+        if state["mode"] == "review":
+            following = queue.next_labelled(session, annotator_id=user.id, after_candidate_id=view["id"])
+        if following is not None:
+            _show(session, following, "review")
+        else:
+            _next_from_queue(session)
+    name = _view.label_name(human_check, difficulty_eval, view["rewrite_type"])
+    state["message"] = f"Saved {diff.markdown(view['data_id'])}: {name}."
+
+
+def _skip() -> None:
+    view = state["view"]
+    if view is None:
+        return
+    with write_session(engine) as session:
+        if state["mode"] == "review":
+            following = queue.next_labelled(session, annotator_id=user.id, after_candidate_id=view["id"])
+            if following is not None:
+                _show(session, following, "review")
+                return
+        else:
+            queue.release(session, annotator_id=user.id, candidate_id=view["id"])
+            state["skipped"].append(view["id"])
+        _next_from_queue(session)
+    state["message"] = f"Skipped {diff.markdown(view['data_id'])}."
+
+
+def _back() -> None:
+    view = state["view"]
+    with write_session(engine) as session:
+        previous = queue.previous_labelled(
+            session, annotator_id=user.id, before_candidate_id=None if view is None else view["id"]
+        )
+        if previous is None:
+            state["message"] = "Nothing before this one."
+            return
+        _show(session, previous, "review")
+    state["message"] = None
+
+
+def _filters_changed() -> None:
+    state["skipped"] = []
+    with write_session(engine) as session:
+        queue.release(session, annotator_id=user.id)
+        _next_from_queue(session)
+
+
+if not state["loaded"]:
+    _load()
+
+options = _filter_options(str(engine.url))
+with st.sidebar:
+    st.selectbox("Data source", [ALL, *options["data_source"]], key="queue_data_source", on_change=_filters_changed)
+    st.selectbox("Rewrite type", [ALL, *options["rewrite_type"]], key="queue_rewrite_type", on_change=_filters_changed)
+    overall = _overall(str(engine.url), **_filters())
+    st.caption(
+        f"**All:** {overall['done']} of {overall['total']} candidates have {overall['labels_per_candidate']} "
+        "label(s)"
+    )
+
+
+def workspace() -> None:
+    """The buttons and the candidate.
+
+    (An `st.fragment` here measured no faster in bench/bench_annotate_browser.py, so the page reruns whole.)
+    """
+    view = state["view"]
+    rewrite_type = (view or {}).get("rewrite_type", "")
+    buttons = st.columns([1.4, 1.4, 1.3, 0.9, 0.9])
+    buttons[0].button(
+        _view.label_name(1, 0, rewrite_type).capitalize(), key="decide_1", shortcut="1", on_click=_decide,
+        args=(1, 0), disabled=view is None, width="stretch", type="primary",
+    )
+    buttons[1].button(
+        _view.label_name(1, 1, rewrite_type).capitalize(), key="decide_2", shortcut="2", on_click=_decide,
+        args=(1, 1), disabled=view is None, width="stretch", type="primary",
+    )
+    buttons[2].button(
+        "Not acceptable", key="decide_0", shortcut="0", on_click=_decide, args=(0, None), disabled=view is None,
+        width="stretch",
+    )
+    buttons[3].button("Skip", key="skip", shortcut="S", on_click=_skip, disabled=view is None, width="stretch")
+    buttons[4].button("Back", key="back", shortcut="B", on_click=_back, width="stretch")
+    st.caption(f"**Mine:** {state['mine']} labels" + (f" · {state['message']}" if state.get("message") else ""))
+
+    if view is None:
+        st.success("Nothing left in your queue" + (" for these filters." if any(_filters().values()) else "."))
+        st.page_link(HERE / "browse.py", label="Browse all candidates", icon=":material/table_rows:")
+        st.page_link(HERE / "overview.py", label="Overview, import and statistics", icon=":material/insights:")
+        return
+
+    mine = view.get("my_label")
+    heading = " · ".join(diff.markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
+    if view["status"] != "pending":
+        heading += f" · {diff.markdown(view['status'])}"
+    st.markdown(f"#### {heading}")
+    if state["mode"] == "review" and mine:
+        name = _view.label_name(mine["human_check"], mine["difficulty_eval"], rewrite_type)
+        st.info(f"You labelled this one **{name}**. Press a decision key to change it, S to go forward.")
+    st.text_input("Comment (optional, saved with the decision)", key="comment", placeholder="Why? (Esc, then a key)")
+    _view.candidate(view)
+
+
+workspace()

@@ -1,0 +1,132 @@
+"""Browse: every candidate, filtered and paged on the server; open one to see it with its label history.
+
+Reviewers and admins see everyone's labels; annotators see only their own.
+"""
+
+import pandas as pd
+import streamlit as st
+
+from annotator import browse, diff, queue
+from annotator.auth import require_role
+from annotator.db import read_session
+from annotator.models import Role
+from pages import _view
+
+ALL = "(all)"
+
+engine = st.session_state["engine"]
+user = st.session_state["user"]
+require_role(user, Role.annotator, Role.reviewer, Role.admin)
+everyone = browse.sees_everyone(user)
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def _options(url: str) -> dict[str, list[str]]:
+    with read_session(engine) as session:
+        return queue.filter_options(session)
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def _annotators(url: str) -> list[dict[str, object]]:
+    with read_session(engine) as session:
+        return browse.annotators(session)
+
+
+def _first_page() -> None:
+    st.session_state["browse_page"] = 1
+
+
+st.title("Browse")
+options = _options(str(engine.url))
+row1 = st.columns(4)
+source = row1[0].selectbox("Data source", [ALL, *options["data_source"]], key="browse_source", on_change=_first_page)
+rewrite = row1[1].selectbox("Rewrite type", [ALL, *options["rewrite_type"]], key="browse_type", on_change=_first_page)
+state = row1[2].selectbox("Label state", browse.label_states(user), key="browse_state", on_change=_first_page)
+annotator_id = None
+if everyone:
+    people = _annotators(str(engine.url))
+    names = {person["name"]: person["id"] for person in people}
+    chosen = row1[3].selectbox("Labelled by", [ALL, *names], key="browse_annotator", on_change=_first_page)
+    annotator_id = None if chosen == ALL else names[chosen]
+search = st.text_input("Search data_id, rewritten question or condition", key="browse_search", on_change=_first_page)
+page_number = st.session_state.setdefault("browse_page", 1)
+
+with read_session(engine) as session:
+    page = browse.list_candidates(
+        session,
+        viewer=user,
+        data_source=None if source == ALL else source,
+        rewrite_type=None if rewrite == ALL else rewrite,
+        label_state=state,
+        annotator_id=annotator_id,
+        search=search,
+        page=page_number,
+    )
+
+if page.page > page.pages:
+    st.session_state["browse_page"] = page.pages
+    st.rerun()
+
+nav = st.columns([1, 1, 4])
+nav[0].button(
+    "Previous", key="browse_prev", disabled=page.page <= 1,
+    on_click=lambda: st.session_state.update(browse_page=page.page - 1),
+)
+nav[1].button(
+    "Next", key="browse_next", disabled=page.page >= page.pages,
+    on_click=lambda: st.session_state.update(browse_page=page.page + 1),
+)
+nav[2].caption(f"{page.total} candidates · page {page.page} of {page.pages}")
+
+if not page.rows:
+    st.info("No candidate matches these filters.")
+    st.stop()
+
+table = pd.DataFrame(page.rows)
+table["mine"] = [
+    _view.label_name(row["my_human_check"], row["my_difficulty_eval"], row["rewrite_type"])
+    if row["my_human_check"] is not None else "" for row in page.rows
+]
+if everyone:
+    table["label"] = [
+        _view.label_name(row["human_check"], row["difficulty_eval"], row["rewrite_type"]) if row["label_count"] else ""
+        for row in page.rows
+    ]
+    table = table.drop(columns=["human_check", "difficulty_eval"])
+table = table.drop(columns=["my_human_check", "my_difficulty_eval"])
+# st.dataframe shows cell text as text, never as HTML.
+selection = st.dataframe(
+    table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row", key="browse_table"
+)
+selected = selection.selection.rows if selection else []
+if not selected:
+    st.caption("Select a row to open the candidate.")
+    st.stop()
+
+candidate_id = int(page.rows[selected[0]]["id"])
+with read_session(engine) as session:
+    view = queue.load(session, candidate_id=candidate_id, annotator_id=user.id)
+    history = browse.label_history(session, candidate_id=candidate_id, viewer=user)
+if view is None:
+    st.warning("This candidate no longer exists.")
+    st.stop()
+
+st.divider()
+st.markdown(f"#### {diff.markdown(view['data_id'])} · {diff.markdown(view['data_source'])} · "
+            f"{diff.markdown(view['rewrite_type'])} · {diff.markdown(view['status'])}")
+_view.candidate(view)
+st.markdown("**Labels**" if everyone else "**My label**")
+if history["labels"]:
+    labels = pd.DataFrame(history["labels"])
+    labels.insert(1, "label", [
+        _view.label_name(row["human_check"], row["difficulty_eval"], view["rewrite_type"]) for row in history["labels"]
+    ])
+    st.dataframe(labels, hide_index=True, width="stretch")
+else:
+    st.caption("No labels yet.")
+if history["events"]:
+    st.markdown("**History**")
+    events = pd.DataFrame(history["events"])
+    events["old"] = events["old"].map(lambda value: "" if value is None else str(value))
+    events["new"] = events["new"].map(lambda value: "" if value is None else str(value))
+    st.dataframe(events, hide_index=True, width="stretch")

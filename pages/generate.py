@@ -1,0 +1,101 @@
+"""Generate: run the LLM construction pipeline (ReliableMath Steps 1-2) in the background. Admins only."""
+
+import pandas as pd
+import streamlit as st
+
+from annotator import auth
+from annotator.db import read_session, write_session
+from annotator.llm import DEFAULT_API_KEY_ENV, LLMConfigError, RoleConfig
+from annotator.models import GenerationRun
+from annotator.pipeline import GenerateOptions, RunError, available_versions, create_run, request_cancel, runs
+from annotator.pipeline.prompts import DEFAULT_VERSION, PromptError
+from annotator.store import data_sources
+
+st.title("Generate candidates")
+user = st.session_state.get("user")
+try:
+    auth.require_role(user, "admin")
+except PermissionError as exc:
+    st.error(f"Only admins can start or cancel generation runs ({exc}).")
+    st.stop()
+engine = st.session_state["engine"]
+
+with read_session(engine) as session:
+    sources = data_sources(session)
+
+with st.form("new_run"):
+    st.caption(
+        "Extract 1-3 conditions per problem (M_I), rewrite each by removing it and by contradicting it (M_R), "
+        "then verify. Answers are cached: a cancelled or failed run started again re-asks nothing it has."
+    )
+    left, right = st.columns(2)
+    source = left.selectbox("Data source", ["(all)", *sources])
+    limit = right.number_input("At most this many problems (0 = all)", min_value=0, value=0, step=10)
+    extract_model = left.text_input("Extract / verify model (M_I)", placeholder="gpt-4o", key="extract_model")
+    rewrite_model = right.text_input(
+        "Rewrite / reasoning model (M_R)", placeholder="deepseek-reasoner", key="rewrite_model"
+    )
+    base_url = left.text_input("Base URL (empty = OpenAI)", placeholder="http://127.0.0.1:8000/v1", key="base_url")
+    api_key_env = right.text_input(
+        "API key variable", value=DEFAULT_API_KEY_ENV, key="api_key_env",
+        help="The NAME of an environment variable of the server process; the key is never stored.",
+    )
+    concurrency = left.number_input("Concurrency", min_value=1, max_value=256, value=8)
+    steps = right.selectbox("Steps", ["1,2", "1", "2"], help="1: extract + rewrite; 2: verify existing candidates")
+    versions = available_versions()
+    prompt_version = left.selectbox("Prompt version", versions, index=versions.index(DEFAULT_VERSION))
+    max_tokens = right.number_input("Max tokens per answer (0 = server default)", min_value=0, value=0)
+    submitted = st.form_submit_button("Start run", type="primary")
+
+if submitted:
+    try:
+        common = {"base_url": base_url.strip() or None, "api_key_env": api_key_env.strip() or DEFAULT_API_KEY_ENV,
+                  "max_tokens": int(max_tokens) or None}
+        if not extract_model.strip() or not rewrite_model.strip():
+            raise RunError("name both models")
+        options = GenerateOptions(
+            extract=RoleConfig(model=extract_model.strip(), **common),
+            rewrite=RoleConfig(model=rewrite_model.strip(), **common),
+            source=None if source == "(all)" else source, limit=int(limit) or None,
+            concurrency=int(concurrency), steps=tuple(int(s) for s in steps.split(",")),
+            prompt_version=prompt_version,
+        )
+        options.extract.api_key()  # a missing key variable is reported here, not in a log file
+        with write_session(engine) as session:
+            run_id = create_run(session, options=options, created_by=user.name).id
+        runs.start_background(engine, run_id=run_id)
+        st.success(f"Run {run_id} started.")
+    except (RunError, LLMConfigError, PromptError, ValueError) as exc:
+        st.error(str(exc))
+
+
+@st.fragment(run_every=2)
+def show_runs() -> None:
+    with read_session(engine) as session:
+        recent = runs.recent_runs(session, limit=20)
+    if not recent:
+        st.info("No runs yet.")
+        return
+    for run in [r for r in recent if runs.is_active(r)]:
+        total = max(run.problems_total, 1)
+        st.progress(run.problems_done / total, text=f"Run {run.id}: {run.status}, "
+                    f"{run.problems_done}/{run.problems_total} problems, {run.requests} requests, "
+                    f"{run.cache_hits} cache hits, {run.failures} failures")
+        if run.cancel_requested:
+            st.caption(f"Run {run.id}: cancelling...")
+        elif st.button(f"Cancel run {run.id}", key=f"cancel-{run.id}"):
+            with write_session(engine) as session:
+                request_cancel(session, run_id=run.id)
+            st.rerun(scope="fragment")
+    st.dataframe(pd.DataFrame([runs.describe(r) for r in recent]), hide_index=True, width="stretch")
+    latest: GenerationRun = recent[0]
+    if latest.errors:
+        with st.expander(f"Run {latest.id}: {len(latest.errors)} failed or unreadable item(s)"):
+            # Model output is shown as text, never rendered.
+            st.dataframe(pd.DataFrame(latest.errors), hide_index=True, width="stretch")
+    if latest.message:
+        st.text(f"Run {latest.id}: {latest.message}")
+
+
+st.subheader("Runs")
+show_runs()

@@ -1,0 +1,92 @@
+"""Browser-test fixtures: the app under `streamlit run` on a free port with its own database, and
+headless Chromium driven by Playwright (design.md section 6)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT, missing
+
+CHROMIUM = os.environ.get("ANNOTATOR_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-quic",
+]
+START_TIMEOUT_SECONDS = 60
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class RunningApp:
+    url: str
+    database_url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+def start_app(database_url: str, log: Path, *, script: str = "app.py", env: dict[str, str] | None = None) -> RunningApp:
+    """`streamlit run` in a child process; returns once its health endpoint answers."""
+    port = free_port()
+    environment = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url, **(env or {})}
+    command = [
+        sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port),
+        "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        "--server.runOnSave", "false",
+    ]
+    handle = log.open("wb")
+    process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=environment, stdout=handle, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while True:
+        # Waiting on a condition (the server answering), not a fixed sleep.
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {process.returncode}: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
+                if response.status == 200:
+                    break
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                process.terminate()
+                message = f"streamlit did not start in {START_TIMEOUT_SECONDS}s: {log.read_text()[-2000:]}"
+                raise RuntimeError(message) from exc
+            time.sleep(0.1)
+    return RunningApp(url=url, database_url=database_url, process=process, log=log)
+
+
+def stop_app(app: RunningApp) -> None:
+    app.process.terminate()
+    try:
+        app.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        app.process.kill()
+        app.process.wait()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).exists():
+        missing(f"Chromium is not at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("playwright is not installed")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()

@@ -1,0 +1,145 @@
+"""The annotate page in real headless Chromium: sign in, label with the keyboard only, reload, go back.
+
+The database is checked directly afterwards: exactly the expected labels and events, nothing lost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from annotator.db import get_engine, read_session
+from annotator.models import Annotation, AnnotationEvent, Candidate, CandidateClaim
+from tests.e2e.conftest import RunningApp, start_app, stop_app
+from tests.support.candidates import add_candidates, add_user
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "correct horse"
+# Key pressed for the i-th candidate and the label it records.
+KEYS = {"1": (1, 0), "2": (1, 1), "0": (0, None)}
+PATTERN = ["1", "2", "0", "1", "1"]
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[RunningApp]:
+    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+    engine = get_engine(url)
+    add_user(engine, "ann", password=PASSWORD)
+    running = start_app(url, tmp_path / "streamlit.log")
+    yield running
+    stop_app(running)
+
+
+def sign_in(page, url: str, name: str = "ann") -> None:  # type: ignore[no-untyped-def]
+    page.goto(url)
+    page.get_by_role("textbox", name="Name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("textbox", name="Password").press("Enter")
+
+
+BUTTON_KEYS = {"1": "decide_1", "2": "decide_2", "0": "decide_0", "s": "skip", "b": "back"}
+
+
+def shows(page, data_id: str) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the candidate's heading (`data_id · source · type`) is visible and the app's run has ended."""
+    page.get_by_role("heading", name=re.compile(rf"^{re.escape(data_id)} ·")).wait_for()
+    page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
+
+
+def press(page, key: str) -> None:  # type: ignore[no-untyped-def]
+    """Press a shortcut once its button is on the page: after a reload the buttons can still be mounting
+    when the heading shows, and a shortcut whose button is not mounted yet does nothing."""
+    page.locator(f".st-key-{BUTTON_KEYS[key]} button").wait_for()
+    page.keyboard.press(key)
+
+
+def test_label_twenty_with_the_keyboard_reload_and_change_one(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    engine = get_engine(app.database_url)
+    ids = add_candidates(engine, 25, data_source="aime")
+    data_ids = [f"aime_{i}_{'remove' if i % 2 == 0 else 'contradict'}_1" for i in range(25)]
+    context = browser.new_context()
+    page = context.new_page()
+    sign_in(page, app.url)
+    shows(page, data_ids[0])
+    expected: dict[int, tuple[int, int | None]] = {}
+    for i in range(20):
+        if i == 10:
+            # A reload mid-way keeps the sign-in (cookie) and resumes on the same candidate.
+            page.reload()
+            shows(page, data_ids[10])
+        key = PATTERN[i % len(PATTERN)]
+        press(page, key)
+        expected[ids[i]] = KEYS[key]
+        shows(page, data_ids[i + 1])
+
+    # Back twice: the last labelled, then the one before; change that one from "1" to "0".
+    press(page, "b")
+    shows(page, data_ids[19])
+    press(page, "b")
+    shows(page, data_ids[18])
+    page.get_by_text("You labelled this one").wait_for()
+    press(page, "0")
+    expected[ids[18]] = (0, None)
+    # After a changed label the page moves forward through my labels, then S returns to the queue.
+    shows(page, data_ids[19])
+    press(page, "s")
+    shows(page, data_ids[20])
+    context.close()
+
+    with read_session(engine) as session:
+        labels = {
+            row.candidate_id: (row.human_check, row.difficulty_eval)
+            for row in session.execute(
+                select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval)
+            )
+        }
+        events = session.execute(
+            select(AnnotationEvent.candidate_id, AnnotationEvent.action, AnnotationEvent.old, AnnotationEvent.new)
+            .order_by(AnnotationEvent.id)
+        ).all()
+        counts = dict(session.execute(select(Candidate.id, Candidate.label_count)).all())
+        claims = session.execute(select(CandidateClaim.candidate_id)).scalars().all()
+    assert labels == expected
+    assert [(e.candidate_id, e.action) for e in events] == [(ids[i], "create") for i in range(20)] + [
+        (ids[18], "update")
+    ]
+    update = events[-1]
+    assert update.old == {"human_check": 1, "difficulty_eval": 0, "comment": None}
+    assert update.new == {"human_check": 0, "difficulty_eval": None, "comment": None}
+    assert [counts[candidate_id] for candidate_id in ids] == [1] * 20 + [0] * 5
+    assert claims == [ids[20]]
+
+
+def test_script_and_img_in_a_candidate_do_not_execute(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    engine = get_engine(app.database_url)
+    payload = (
+        '<script>window.__xss = 1</script> <img src="x" onerror="window.__xss = 2"> **bold** '
+        "[link](javascript:alert(3))"
+    )
+    add_candidates(
+        engine,
+        1,
+        rewritten_question=f"Find $x$. {payload}",
+        llm_outputs={"verification": payload, "verdicts": [{"model": "m", "verdict": payload}]},
+        extra={"checks": [{"name": "treecut", "verdict": payload, "detail": payload}]},
+    )
+    context = browser.new_context()
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    sign_in(page, app.url)
+    shows(page, "math_0_remove_1")
+    # The payload is on the page as text, in the question, the model output and the check.
+    page.get_by_text("<script>window.__xss = 1</script>").first.wait_for()
+    assert page.get_by_text('<img src="x" onerror="window.__xss = 2">').count() >= 3
+    assert page.get_by_text("**bold**").count() >= 3
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("main img[src='x']").count() == 0
+    assert page.locator("main a[href^='javascript']").count() == 0
+    assert dialogs == []
+    context.close()

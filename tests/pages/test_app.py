@@ -1,0 +1,193 @@
+"""Page logic with `streamlit.testing.v1.AppTest` on a real SQLite file: sign-in, first run, the annotate
+queue, filters, roles and the browse page. (Keys and reloads are covered in tests/e2e.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+from streamlit.testing.v1 import AppTest
+
+from annotator import auth
+from annotator.db import get_engine, read_session, write_session
+from annotator.models import Annotation, AnnotationEvent
+from tests.support.candidates import add_candidates, add_user
+
+ENTRY = str(Path(__file__).with_name("app_entry.py"))
+PASSWORD = "pw-1234"
+
+
+@pytest.fixture
+def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
+    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
+    return get_engine(url)
+
+
+def _app() -> AppTest:
+    app = AppTest.from_file(ENTRY, default_timeout=60)
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def _sign_in(app: AppTest, name: str, password: str = PASSWORD) -> AppTest:
+    app.text_input[0].input(name)
+    app.text_input[1].input(password)
+    app.button[0].click()
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def _heading(app: AppTest) -> str:
+    return next(m.value for m in app.markdown if m.value.startswith("#### "))
+
+
+def _labels(engine: Engine) -> dict[int, tuple[int, int | None, str | None]]:
+    with read_session(engine) as session:
+        rows = session.execute(
+            select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval, Annotation.comment)
+        )
+        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+
+
+def test_first_run_asks_for_the_first_admin(engine: Engine) -> None:
+    app = _app()
+    assert [t.value for t in app.title] == ["Welcome"]
+    app.text_input[0].input("root")
+    app.text_input[1].input("pw")
+    app.text_input[2].input("other")
+    app.button[0].click()
+    app.run()
+    assert [e.value for e in app.error] == ["The passwords differ."]
+    app.text_input[2].input("pw")
+    app.button[0].click()
+    app.run()
+    assert not app.exception, app.exception
+    assert app.session_state["user"] == auth.User(id=1, name="root", role="admin")
+    with read_session(engine) as session:
+        assert auth.authenticate(session, name="root", password="pw") is not None
+    # With an account in place the next visitor gets the sign-in form.
+    assert [t.value for t in _app().title] == ["Sign in"]
+
+
+def test_wrong_password_is_refused(engine: Engine) -> None:
+    add_user(engine, "ann", password=PASSWORD)
+    app = _sign_in(_app(), "ann", "wrong")
+    assert [e.value for e in app.error] == ["Unknown name or wrong password."]
+    assert "user" not in app.session_state
+
+
+def test_decisions_are_recorded_under_the_signed_in_annotator(engine: Engine) -> None:
+    ids = add_candidates(engine, 4)
+    ann = add_user(engine, "ann", password=PASSWORD)
+    app = _sign_in(_app(), "ann")
+    assert _heading(app).startswith("#### math\\_0\\_remove\\_1")
+    app.text_input(key="comment").input("removed the key condition")
+    app.button(key="decide_2").click()
+    app.run()
+    assert _heading(app).startswith("#### math\\_1\\_contradict\\_1")
+    assert app.text_input(key="comment").value == ""
+    app.button(key="skip").click()
+    app.run()
+    assert _heading(app).startswith("#### math\\_2\\_remove\\_1")
+    app.button(key="decide_0").click()
+    app.run()
+    # The skipped one is not offered again in this session.
+    assert _heading(app).startswith("#### math\\_3\\_contradict\\_1")
+    assert _labels(engine) == {ids[0]: (1, 1, "removed the key condition"), ids[2]: (0, None, None)}
+    # Back shows my last label; changing it records an update event.
+    app.button(key="back").click()
+    app.run()
+    assert _heading(app).startswith("#### math\\_2\\_remove\\_1")
+    assert any("You labelled this one" in info.value for info in app.info)
+    app.button(key="decide_1").click()
+    app.run()
+    assert _heading(app).startswith("#### math\\_3\\_contradict\\_1")
+    assert _labels(engine)[ids[2]] == (1, 0, None)
+    with read_session(engine) as session:
+        events = session.execute(
+            select(AnnotationEvent.candidate_id, AnnotationEvent.action, AnnotationEvent.annotator_id)
+        ).all()
+    expected = [(ids[0], "create", ann.id), (ids[2], "create", ann.id), (ids[2], "update", ann.id)]
+    assert sorted(events) == sorted(expected)
+
+
+def test_filters_restrict_the_queue(engine: Engine) -> None:
+    add_candidates(engine, 2, data_source="aime")
+    add_candidates(engine, 2, data_source="minerva")
+    add_user(engine, "ann", password=PASSWORD)
+    app = _sign_in(_app(), "ann")
+    assert _heading(app).startswith("#### aime\\_0")
+    app.selectbox(key="queue_data_source").select("minerva")
+    app.run()
+    assert _heading(app).startswith("#### minerva\\_0\\_remove")
+    app.selectbox(key="queue_rewrite_type").select("contradict")
+    app.run()
+    assert _heading(app).startswith("#### minerva\\_1\\_contradict")
+    app.button(key="decide_1").click()
+    app.run()
+    assert any("Nothing left in your queue for these filters" in s.value for s in app.success)
+
+
+def test_candidate_text_is_rendered_escaped_with_checks_and_guideline(engine: Engine) -> None:
+    add_candidates(
+        engine,
+        1,
+        rewritten_question="Find $x$. <script>alert(1)</script>",
+        extra={"checks": [{"name": "treecut", "verdict": "unsolvable", "detail": "no unique solution"}]},
+        llm_outputs={"verification": "<b>True</b>", "verdicts": [True, False]},
+    )
+    add_user(engine, "ann", password=PASSWORD)
+    app = _sign_in(_app(), "ann")
+    text = "\n".join(m.value for m in app.markdown)
+    assert "\\<script\\>alert\\(1\\)\\<\\/script\\>" in text
+    assert "<script>" not in text and "<b>" not in text
+    assert "**treecut:** unsolvable — no unique solution" in text
+    assert "\\<b\\>True\\<\\/b\\>" in text
+    assert [e.value for e in app.json] == ["[true, false]"]
+    assert any("Principle" in m.value or "human_check" in m.value for m in app.markdown)
+
+
+def test_browse_shows_annotators_only_their_own_labels(engine: Engine) -> None:
+    ids = add_candidates(engine, 60)
+    ann = add_user(engine, "ann", password=PASSWORD)
+    bob = add_user(engine, "bob", password=PASSWORD)
+    add_user(engine, "rev", role="reviewer", password=PASSWORD)
+    from annotator import queue
+
+    with write_session(engine) as session:
+        queue.decide(session, annotator_id=ann.id, candidate_id=ids[0], human_check=1, difficulty_eval=0)
+        queue.decide(session, annotator_id=bob.id, candidate_id=ids[1], human_check=0, difficulty_eval=None)
+
+    app = _sign_in(_app(), "ann")
+    app.switch_page(str(Path(ENTRY).parents[2] / "pages" / "browse.py"))
+    app.run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="browse_state").options == ["any", "labelled by me", "not labelled by me"]
+    assert "60 candidates · page 1 of 2" in [c.value for c in app.caption]
+    table = app.dataframe[0].value
+    assert len(table) == 50 and "label_count" not in table.columns and "label" not in table.columns
+    assert list(table["mine"][:2]) == ["unsolvable · simple", ""]
+    app.button(key="browse_next").click()
+    app.run()
+    assert len(app.dataframe[0].value) == 10
+    app.selectbox(key="browse_state").select("labelled by me")
+    app.run()
+    assert list(app.dataframe[0].value["data_id"]) == ["math_0_remove_1"]
+
+    reviewer = _sign_in(_app(), "rev")
+    reviewer.switch_page(str(Path(ENTRY).parents[2] / "pages" / "browse.py"))
+    reviewer.run()
+    assert "rejected" in reviewer.selectbox(key="browse_state").options
+    reviewer.selectbox(key="browse_state").select("rejected")
+    reviewer.run()
+    table = reviewer.dataframe[0].value
+    assert list(table["data_id"]) == ["math_1_contradict_1"] and list(table["label"]) == ["not acceptable"]
+    reviewer.text_input(key="browse_search").input("MATH_5_")
+    reviewer.selectbox(key="browse_state").select("any")
+    reviewer.run()
+    # Case-insensitive, and `_` is a literal underscore, not LIKE's any-character (math_50_... stays out).
+    assert list(reviewer.dataframe[0].value["data_id"]) == ["math_5_contradict_1"]

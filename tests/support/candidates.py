@@ -1,0 +1,83 @@
+"""Put problems, candidates and accounts into a real database for queue, page and browser tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, insert, select
+
+from annotator import auth
+from annotator.db import write_session
+from annotator.models import Candidate, Problem, utcnow
+
+
+def add_candidates(
+    engine: Engine,
+    count: int,
+    *,
+    data_source: str = "math",
+    rewrite_types: tuple[str, ...] = ("remove", "contradict"),
+    status: str = "pending",
+    start: int = 0,
+    extra: dict[str, Any] | None = None,
+    llm_outputs: dict[str, Any] | None = None,
+    rewritten_question: str | None = None,
+) -> list[int]:
+    """`count` candidates (one problem each), data_ids `{data_source}_{i}_{type}_1`; returns their ids in order."""
+    now = utcnow()
+    with write_session(engine) as session:
+        problem_rows = [
+            {
+                "data_source": data_source,
+                "position": start + i,
+                "source_id": start + i,
+                "question": (
+                    f"Problem {data_source} {start + i}: let $x > {start + i}$. Find $x^2$ when $x = {start + i + 1}$."
+                ),
+                "ground_truth": str((start + i + 1) ** 2),
+                "created_at": now,
+            }
+            for i in range(count)
+        ]
+        session.execute(insert(Problem), problem_rows)
+        problem_ids = session.execute(
+            select(Problem.id)
+            .where(Problem.data_source == data_source, Problem.position >= start, Problem.position < start + count)
+            .order_by(Problem.position)
+        ).scalars().all()
+        rows = []
+        for i, problem_id in enumerate(problem_ids):
+            rewrite_type = rewrite_types[i % len(rewrite_types)]
+            rows.append(
+                {
+                    "problem_id": problem_id,
+                    "data_id": f"{data_source}_{start + i}_{rewrite_type}_1",
+                    "data_source": data_source,
+                    "rewrite_type": rewrite_type,
+                    "condition_index": 1,
+                    "extracted_condition": f"$x = {start + i + 1}$",
+                    "rewritten_question": rewritten_question
+                    or f"Problem {data_source} {start + i}: let $x > {start + i}$. Find $x^2$.",
+                    "rewritten_condition": f"removed $x = {start + i + 1}$",
+                    "unsolvable_reason": f"Without $x = {start + i + 1}$ the value of $x$ is unknown.",
+                    "ground_truth": str((start + i + 1) ** 2),
+                    "extra": extra,
+                    "llm_outputs": llm_outputs,
+                    "status": status,
+                    "position": start + i,
+                    "label_count": 0,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
+        session.execute(insert(Candidate), rows)
+        return list(
+            session.execute(
+                select(Candidate.id).where(Candidate.problem_id.in_(problem_ids)).order_by(Candidate.id)
+            ).scalars()
+        )
+
+
+def add_user(engine: Engine, name: str, *, role: str = "annotator", password: str = "pw-" + "secret") -> auth.User:
+    with write_session(engine) as session:
+        return auth.create_user(session, name=name, role=role, password=password)

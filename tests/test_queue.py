@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import Engine, select, update
+
+from annotator import queue
+from annotator.db import read_session, write_session
+from annotator.models import AnnotationEvent, Candidate, utcnow
+from tests.support.candidates import add_candidates, add_user
+
+
+def _next(engine: Engine, annotator_id: int, **filters: object) -> int | None:
+    with write_session(engine) as session:
+        return queue.claim_next(session, annotator_id=annotator_id, **filters)  # type: ignore[arg-type]
+
+
+def _decide(engine: Engine, annotator_id: int, candidate_id: int, human_check: int = 1, difficulty: int | None = 0,
+            comment: str | None = None) -> None:
+    with write_session(engine) as session:
+        queue.decide(session, annotator_id=annotator_id, candidate_id=candidate_id, human_check=human_check,
+                     difficulty_eval=difficulty, comment=comment)
+
+
+def test_one_label_per_candidate_and_no_two_annotators_on_the_same_one(engine: Engine) -> None:
+    ids = add_candidates(engine, 4)
+    ann, bob = add_user(engine, "ann"), add_user(engine, "bob")
+    assert _next(engine, ann.id) == ids[0]
+    # Reloading (asking again) resumes on the held candidate; another annotator gets the next one.
+    assert _next(engine, ann.id) == ids[0]
+    assert _next(engine, bob.id) == ids[1]
+    _decide(engine, ann.id, ids[0])
+    assert _next(engine, ann.id) == ids[2]
+    _decide(engine, bob.id, ids[1], 0, None)
+    # ids[0] and ids[1] have their one label: nobody gets them again.
+    assert _next(engine, bob.id) == ids[3]
+    _decide(engine, ann.id, ids[2])
+    _decide(engine, bob.id, ids[3])
+    assert _next(engine, ann.id) is None
+    with read_session(engine) as session:
+        counts = dict(session.execute(select(Candidate.id, Candidate.label_count)).all())
+        assert queue.my_label_count(session, annotator_id=ann.id) == 2
+        assert queue.overall_progress(session) == {"total": 4, "done": 4, "labels_per_candidate": 1}
+    assert counts == dict.fromkeys(ids, 1)
+
+
+def test_labels_per_candidate_setting(engine: Engine) -> None:
+    ids = add_candidates(engine, 2)
+    users = [add_user(engine, name) for name in ("a", "b", "c")]
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=2)
+    # Two annotators may hold the same candidate, not three.
+    assert _next(engine, users[0].id) == ids[0]
+    assert _next(engine, users[1].id) == ids[0]
+    assert _next(engine, users[2].id) == ids[1]
+    _decide(engine, users[0].id, ids[0])
+    _decide(engine, users[1].id, ids[0])
+    # ids[0] is done; a does not get a candidate it labelled; fewest labels first.
+    assert _next(engine, users[0].id) == ids[1]
+    _decide(engine, users[2].id, ids[1])
+    _decide(engine, users[0].id, ids[1])
+    assert _next(engine, users[1].id) is None
+    with read_session(engine) as session:
+        assert queue.overall_progress(session)["done"] == 2
+
+
+def test_expired_claims_free_the_candidate(engine: Engine) -> None:
+    ids = add_candidates(engine, 1)
+    ann, bob = add_user(engine, "ann"), add_user(engine, "bob")
+    assert _next(engine, ann.id) == ids[0]
+    assert _next(engine, bob.id) is None
+    later = utcnow() + timedelta(minutes=queue.CLAIM_MINUTES + 1)
+    with write_session(engine) as session:
+        assert queue.claim_next(session, annotator_id=bob.id, now=later) == ids[0]
+
+
+def test_filters_skip_and_filtered_status(engine: Engine) -> None:
+    aime = add_candidates(engine, 2, data_source="aime")
+    math = add_candidates(engine, 2, data_source="math")
+    hidden = add_candidates(engine, 1, data_source="amc", status="filtered")
+    ann = add_user(engine, "ann")
+    assert _next(engine, ann.id, data_source="math") == math[0]
+    assert _next(engine, ann.id, data_source="math", rewrite_type="contradict") == math[1]
+    # Without filters the held candidate is resumed, unless it was skipped; skipped ones are excluded.
+    assert _next(engine, ann.id) == math[1]
+    assert _next(engine, ann.id, exclude=[math[1], aime[0]]) == aime[1]
+    assert _next(engine, ann.id, data_source="amc") is None
+    assert _next(engine, ann.id, data_source="amc", include_filtered=True) == hidden[0]
+    with read_session(engine) as session:
+        assert queue.filter_options(session) == {
+            "data_source": ["aime", "amc", "math"], "rewrite_type": ["contradict", "remove"]
+        }
+        assert queue.overall_progress(session, data_source="math")["total"] == 2
+
+
+def test_back_and_forward_through_my_labels_and_change_one(engine: Engine) -> None:
+    ids = add_candidates(engine, 4)
+    ann, bob = add_user(engine, "ann"), add_user(engine, "bob")
+    for candidate_id in ids[:3]:
+        assert _next(engine, ann.id) == candidate_id
+        _decide(engine, ann.id, candidate_id)
+    _decide(engine, bob.id, ids[3])  # someone else's label is not in my history
+    with read_session(engine) as session:
+        assert queue.previous_labelled(session, annotator_id=ann.id) == ids[2]
+        assert queue.previous_labelled(session, annotator_id=ann.id, before_candidate_id=ids[2]) == ids[1]
+        assert queue.previous_labelled(session, annotator_id=ann.id, before_candidate_id=ids[0]) is None
+        assert queue.next_labelled(session, annotator_id=ann.id, after_candidate_id=ids[1]) == ids[2]
+        assert queue.next_labelled(session, annotator_id=ann.id, after_candidate_id=ids[2]) is None
+    _decide(engine, ann.id, ids[1], 0, None, comment="condition not changed")
+    with read_session(engine) as session:
+        view = queue.load(session, candidate_id=ids[1], annotator_id=ann.id)
+        events = session.execute(
+            select(AnnotationEvent.action, AnnotationEvent.old, AnnotationEvent.new)
+            .where(AnnotationEvent.candidate_id == ids[1])
+            .order_by(AnnotationEvent.id)
+        ).all()
+    assert view is not None
+    assert view["my_label"] == {"human_check": 0, "difficulty_eval": None, "comment": "condition not changed"}
+    assert view["human_check"] == 0 and view["label_count"] == 1
+    assert [event.action for event in events] == ["create", "update"]
+    assert events[1].old["human_check"] == 1 and events[1].new["human_check"] == 0
+
+
+def test_load_falls_back_to_the_problem_question(engine: Engine) -> None:
+    ids = add_candidates(engine, 1)
+    ann = add_user(engine, "ann")
+    with write_session(engine) as session:
+        session.execute(update(Candidate).where(Candidate.id == ids[0]).values(question=None))
+    with read_session(engine) as session:
+        view = queue.load(session, candidate_id=ids[0], annotator_id=ann.id)
+        assert queue.load(session, candidate_id=10_000, annotator_id=ann.id) is None
+    assert view is not None
+    assert view["question"].startswith("Problem math 0") and view["my_label"] is None
+
+
+def _plan(engine: Engine, annotator_id: int, **filters: object) -> str:
+    with read_session(engine) as session:
+        query = queue.next_candidate_query(session, annotator_id=annotator_id, **filters)  # type: ignore[arg-type]
+        sql = str(query.compile(engine, compile_kwargs={"literal_binds": True}))
+        rows = session.connection().exec_driver_sql("EXPLAIN QUERY PLAN " + sql).all()
+    return "\n".join(row[-1] for row in rows)
+
+
+def test_the_next_candidate_is_an_index_walk_not_a_scan_and_sort(sqlite_engine: Engine) -> None:
+    add_candidates(sqlite_engine, 3)
+    ann = add_user(sqlite_engine, "ann")
+    for target in (1, 3):
+        with write_session(sqlite_engine) as session:
+            queue.set_labels_per_candidate(session, value=target)
+        plan = _plan(sqlite_engine, ann.id)
+        assert "ix_candidate_queue" in plan, plan
+        assert "TEMP B-TREE" not in plan, plan
+        # The per-candidate checks are primary-key / unique-index lookups.
+        assert "SCAN annotation" not in plan and "SCAN candidateclaim" not in plan, plan
