@@ -27,15 +27,7 @@ def compute(session: Session) -> dict[str, Any]:
     """
     problems = dict(session.execute(select(Problem.data_source, func.count()).group_by(Problem.data_source)).all())
     checked = (Candidate.label_count > literal_column("0")).label("checked")
-    query = select(
-        Candidate.data_source,
-        Candidate.rewrite_type,
-        Candidate.status,
-        checked,
-        Candidate.human_check,
-        Candidate.difficulty_eval,
-        func.count(),
-    ).group_by(
+    group = (
         Candidate.data_source,
         Candidate.rewrite_type,
         Candidate.status,
@@ -43,6 +35,7 @@ def compute(session: Session) -> dict[str, Any]:
         Candidate.human_check,
         Candidate.difficulty_eval,
     )
+    query = select(*group, func.count()).group_by(*group)
     sources: dict[str, dict[str, Any]] = {}
     total = _empty()
     for source, rewrite_type, status, checked, human_check, difficulty, count in session.execute(query):
