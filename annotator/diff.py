@@ -10,6 +10,7 @@ which escapes HTML itself) and for the diff, which compares them as single token
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import string
 from dataclasses import dataclass
@@ -162,3 +163,14 @@ def render_new(segments: list[Segment]) -> str:
         elif segment.op in ("insert", "replace"):
             parts.append(_highlight(segment.new, "green"))
     return "".join(parts)
+
+
+@functools.lru_cache(maxsize=256)
+def side_by_side(old: str | None, new: str | None) -> tuple[str, str, bool]:
+    """The original and the rewritten question as highlighted Markdown, and whether they differ.
+
+    Cached, so that reruns showing the same candidate (typing a comment, opening the guideline) do not
+    diff it again.
+    """
+    segments = word_diff(old, new)
+    return render_old(segments), render_new(segments), changed(segments)

@@ -2,20 +2,28 @@
 
 For each database size (default 1,000 and 100,000 candidates, with twice as many labels from 20 other
 annotators) the app runs under `streamlit run app.py`; one signed-in annotator presses decision keys
-(1 / 2 / 0) and we time each press until the next candidate's heading and rewritten-question text are
-visible. In the same run, interleaved in rounds, the floor (`bench/floor_app.py`: sign-in form,
-`st.navigation`, a button shortcut that bumps a counter) is driven the same way.
+(1 / 2 / 0). The floor (`bench/floor_app.py`: sign-in form, `st.navigation`, a button shortcut that bumps a
+counter) runs in the same way, from the same directory (so with the same `.streamlit/config.toml`), and is
+driven in the same run: floor and apps take turns press by press, the same number of presses each.
+
+Each press is measured twice:
+- in the page: from the keydown event to the first frame painted after the next item's heading (and, on
+  the annotate page, its rewritten question text) is in the DOM (a MutationObserver, no round trips);
+- by Playwright: from `keyboard.press` until those are visible (includes the automation round trips).
+Before each press (untimed) the run has ended, the button is mounted, and `--pause-ms` passes: an annotator
+reads before pressing, and the server finishes what it does after a run.
 
     python bench/bench_annotate_browser.py                 # 1k and 100k, 60 presses each
     python bench/bench_annotate_browser.py --sizes 1000 --presses 30
 
-Candidates are inserted with SQLAlchemy Core executemany (not the importer): 100k take ~1 min on 2 cores.
+Candidates are inserted with SQLAlchemy Core executemany (not the importer): 100k take ~20 s on 2 cores.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -90,11 +98,40 @@ def seed(url: str, candidates: int, labels_per_candidate_now: int) -> None:
     engine.dispose()
 
 
-class Driver:
-    """One signed-in browser tab on one app; `press()` times a keypress until `expect` is visible."""
+# Installed in every page before it loads: times a keypress inside the browser, from the keydown event to the
+# first frame painted after the expected heading (and text) are in the DOM. No Playwright round trips in it.
+PROBE = """
+window.__bench = {want: null, start: null, found: null, painted: null};
+addEventListener('keydown', (event) => {
+  const b = window.__bench;
+  if (b.want !== null && b.start === null) b.start = event.timeStamp;
+}, true);
+window.__benchWatch = (heading, text) => {
+  const b = window.__bench;
+  Object.assign(b, {want: [heading, text], start: null, found: null, painted: null});
+  const main = () => document.querySelector('[data-testid="stMain"]') || document.body;
+  const shown = () => [...main().querySelectorAll('h4')].some((h) => h.textContent.startsWith(heading))
+    && (text === null || main().textContent.includes(text));
+  const observer = new MutationObserver(() => {
+    if (b.start === null || b.found !== null || !shown()) return;
+    b.found = performance.now();
+    observer.disconnect();
+    // The frame that shows it: the next animation frame, then the task after its paint.
+    requestAnimationFrame(() => setTimeout(() => { b.painted = performance.now(); }, 0));
+  });
+  observer.observe(document.body, {subtree: true, childList: true, characterData: true});
+};
+"""
 
-    def __init__(self, browser, url: str, name: str, password: str) -> None:  # type: ignore[no-untyped-def]
-        self.page = browser.new_context().new_page()
+
+class Driver:
+    """One signed-in browser tab on one app; `press()` times a keypress until the next item is visible."""
+
+    def __init__(self, browser, url: str, name: str, password: str, pause_ms: int) -> None:  # type: ignore[no-untyped-def]
+        context = browser.new_context()
+        context.add_init_script(PROBE)
+        self.page = context.new_page()
+        self.pause_ms = pause_ms
         self.page.goto(url)
         self.page.get_by_role("textbox", name="Name").fill(name)
         self.page.get_by_role("textbox", name="Password").fill(password)
@@ -106,16 +143,23 @@ class Driver:
     def wait_heading(self, prefix: str) -> None:
         self.page.locator("h4", has_text=prefix).first.wait_for()
 
-    def press(self, key: str, button: str, heading: str, text: str | None = None) -> float:
-        # Untimed: the run has ended and the shortcut's button is mounted (else the key does nothing).
+    def press(self, key: str, button: str, heading: str, text: str | None = None) -> tuple[float, float]:
+        """(in-page ms from keydown to the painted frame, Playwright ms from `keyboard.press` to visible)."""
+        # Untimed: the run has ended, the shortcut's button is mounted (else the key does nothing), and the
+        # annotator "reads" for `pause_ms` (the server finishes its after-run work, as between real keys).
         self.idle()
         self.page.locator(f".st-key-{button} button").wait_for()
+        self.page.wait_for_timeout(self.pause_ms)
+        self.page.evaluate("([heading, text]) => window.__benchWatch(heading, text)", [heading, text])
         started = time.perf_counter()
         self.page.keyboard.press(key)
         self.wait_heading(heading)
         if text is not None:
             self.page.get_by_text(text).first.wait_for()
-        return (time.perf_counter() - started) * 1000
+        round_trip = (time.perf_counter() - started) * 1000
+        self.page.wait_for_function("window.__bench.painted !== null")
+        in_page = self.page.evaluate("window.__bench.painted - window.__bench.start")
+        return in_page, round_trip
 
 
 def _stats(samples: list[float]) -> dict[str, float]:
@@ -124,20 +168,37 @@ def _stats(samples: list[float]) -> dict[str, float]:
             "mean": round(statistics.fmean(samples), 1)}
 
 
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 100_000])
     parser.add_argument("--labels-per-candidate", type=int, default=2, help="existing labels per candidate")
-    parser.add_argument("--presses", type=int, default=60, help="timed presses per app and size")
-    parser.add_argument("--rounds", type=int, default=6, help="floor and app alternate in this many rounds")
-    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--presses", type=int, default=60, help="timed presses per app (floor and each size)")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed presses per app first")
+    parser.add_argument("--pause-ms", type=int, default=300, help="untimed reading time before each press")
     args = parser.parse_args()
 
+    import streamlit
     from playwright.sync_api import sync_playwright
 
     workdir = Path(tempfile.mkdtemp(prefix="bench_annotate_"))
-    results: dict[str, dict[str, float]] = {}
     apps = []
+    names = ["floor", *(f"app_{size}" for size in args.sizes)]
+    # name -> measure ("in_page": keydown to painted frame, "playwright": keyboard.press to visible) -> samples
+    samples: dict[str, dict[str, list[float]]] = {name: {"in_page": [], "playwright": []} for name in names}
     try:
         floor_db = "sqlite:///" + str(workdir / "unused.sqlite")
         floor = start_app(floor_db, workdir / "floor.log", script="bench/floor_app.py")
@@ -149,49 +210,56 @@ def main() -> None:
             print(f"seeded {size} candidates, {size * args.labels_per_candidate} labels in "
                   f"{time.perf_counter() - started:.1f}s", flush=True)
             apps.append(start_app(url, workdir / f"app_{size}.log"))
+        load_before = _load()
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            floor_driver = Driver(browser, floor.url, "bench", "floor")
+            floor_driver = Driver(browser, floor.url, "bench", "floor", args.pause_ms)
             floor_driver.wait_heading("count 0 ·")
             drivers = {}
             for size, app in zip(args.sizes, apps[1:], strict=True):
-                driver = Driver(browser, app.url, "bench", PASSWORD)
+                driver = Driver(browser, app.url, "bench", PASSWORD, args.pause_ms)
                 driver.wait_heading("bench_0_remove_1 ·")
                 drivers[size] = driver
             counters = {"floor": 0, **dict.fromkeys(args.sizes, 0)}
-            samples: dict[str, list[float]] = {"floor": [], **{f"app_{size}": [] for size in args.sizes}}
 
-            def floor_press() -> float:
+            def floor_press() -> tuple[float, float]:
                 counters["floor"] += 1
                 return floor_driver.press("1", "next", f"count {counters['floor']} ·")
 
-            def app_press(size: int) -> float:
+            def app_press(size: int) -> tuple[float, float]:
                 key = KEYS[counters[size] % len(KEYS)]
                 counters[size] += 1
                 i = counters[size]
                 return drivers[size].press(key, f"decide_{key}", f"bench_{i}_remove_1 ·", f"(rewrite r{i}x)")
 
-            for _ in range(args.warmup):
-                floor_press()
-                for size in args.sizes:
-                    app_press(size)
-            per_round = max(1, args.presses // args.rounds)
-            for _ in range(args.rounds):
-                samples["floor"] += [floor_press() for _ in range(per_round)]
-                for size in args.sizes:
-                    samples[f"app_{size}"] += [app_press(size) for _ in range(per_round)]
+            presses = [("floor", floor_press), *((f"app_{size}", lambda size=size: app_press(size))
+                                                 for size in args.sizes)]
+            for index in range(args.warmup + args.presses):
+                # Interleaved press by press, so that load from other jobs falls on all apps alike.
+                for name, press in presses:
+                    in_page, round_trip = press()
+                    if index >= args.warmup:
+                        samples[name]["in_page"].append(in_page)
+                        samples[name]["playwright"].append(round_trip)
             browser.close()
-        for name, values in samples.items():
-            results[name] = _stats(values)
+        load_after = _load()
     finally:
         for app in apps:
             stop_app(app)
-    floor_stats = results["floor"]
-    print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, python {platform.python_version()}")
-    print(f"{'':>12} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/floor':>10} {'p95/floor':>10}")
-    for name, values in results.items():
-        print(f"{name:>12} {values['n']:>4} {values['p50']:>8} {values['p95']:>8} "
-              f"{values['p50'] / floor_stats['p50']:>10.2f} {values['p95'] / floor_stats['p95']:>10.2f}")
+    results = {name: {measure: _stats(values) for measure, values in by_measure.items()}
+               for name, by_measure in samples.items()}
+    print(f"machine: {os.cpu_count()} cores, {_cpu()}, python {platform.python_version()}, "
+          f"streamlit {streamlit.__version__}; load average (1/5/15 min) before {load_before}, after {load_after}")
+    print(f"{args.presses} timed presses per app after {args.warmup} warm-up, interleaved, {args.pause_ms} ms pause")
+    for measure, title in (("in_page", "in the page: keydown -> frame painted with the next item"),
+                           ("playwright", "Playwright: keyboard.press -> next item visible")):
+        floor_stats = results["floor"][measure]
+        print(f"\n{title}")
+        print(f"{'':>12} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/floor':>10} {'p95/floor':>10}")
+        for name in names:
+            values = results[name][measure]
+            print(f"{name:>12} {values['n']:>4} {values['p50']:>8} {values['p95']:>8} "
+                  f"{values['p50'] / floor_stats['p50']:>10.2f} {values['p95'] / floor_stats['p95']:>10.2f}")
     print(json.dumps(results))
 
 

@@ -26,7 +26,8 @@ engine = st.session_state["engine"]
 user = st.session_state["user"]
 require_role(user, Role.annotator, Role.reviewer, Role.admin)
 state: dict[str, Any] = st.session_state.setdefault(
-    "annotate", {"loaded": False, "view": None, "mode": "queue", "skipped": [], "mine": 0, "message": None}
+    "annotate",
+    {"loaded": False, "view": None, "mode": "queue", "skipped": [], "mine": 0, "message": None, "shown": []},
 )
 
 
@@ -133,60 +134,98 @@ def _filters_changed() -> None:
         _next_from_queue(session)
 
 
-if not state["loaded"]:
+def _remember_sections() -> None:
+    state["shown"] = list(st.session_state.get("annotate_sections") or [])
+
+
+def _empty_state() -> None:
+    with read_session(engine) as session:
+        has_candidates = bool(queue.filter_options(session)["data_source"])
+    if not has_candidates:
+        _filter_options.clear()  # so that the filters list what gets imported next
+        st.info("There are no candidates yet. Import some, or load the demo project, from the Overview page.")
+        st.page_link(HERE / "overview.py", label="Overview: import and demo project", icon=":material/insights:")
+        return
+    st.success("Nothing left in your queue" + (" for these filters." if any(_filters().values()) else "."))
+    st.page_link(HERE / "browse.py", label="Browse all candidates", icon=":material/table_rows:")
+    st.page_link(HERE / "overview.py", label="Overview, import and statistics", icon=":material/insights:")
+
+
+def workspace() -> None:
+    """The candidate, the five decision buttons, progress and the comment field.
+
+    Kept to few elements, each at the same place on every rerun (see BENCHMARKS.md): one heading, one row
+    of buttons (same keys every time, so they are not remounted), one status line, the comment, the two
+    questions, one block of fields, and the sections the annotator chose to keep open.
+    """
+    view = state["view"]
+    rewrite_type = (view or {}).get("rewrite_type", "")
+    if view is None:
+        heading = "Nothing to annotate"
+    else:
+        heading = " · ".join(diff.markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
+        if view["status"] != "pending":
+            heading += f" · {diff.markdown(view['status'])}"
+    st.markdown(f"#### {heading}")
+
+    with st.container(horizontal=True):
+        st.button(
+            _view.label_name(1, 0, rewrite_type).capitalize(), key="decide_1", shortcut="1", on_click=_decide,
+            args=(1, 0), disabled=view is None, width="stretch", type="primary",
+        )
+        st.button(
+            _view.label_name(1, 1, rewrite_type).capitalize(), key="decide_2", shortcut="2", on_click=_decide,
+            args=(1, 1), disabled=view is None, width="stretch", type="primary",
+        )
+        st.button(
+            "Not acceptable", key="decide_0", shortcut="0", on_click=_decide, args=(0, None),
+            disabled=view is None, width="stretch",
+        )
+        st.button("Skip", key="skip", shortcut="S", on_click=_skip, disabled=view is None, width="stretch")
+        st.button("Back", key="back", shortcut="B", on_click=_back, width="stretch")
+
+    overall = _overall(str(engine.url), **_filters())
+    status = [
+        f"**Mine:** {state['mine']} labels",
+        f"**All:** {overall['done']} of {overall['total']} candidates have {overall['labels_per_candidate']} "
+        "label(s)",
+    ]
+    mine = (view or {}).get("my_label")
+    if view is not None and state["mode"] == "review" and mine:
+        name = _view.label_name(mine["human_check"], mine["difficulty_eval"], rewrite_type)
+        status.insert(0, f":orange-badge[You labelled this one {name}. Press a decision key to change it, S to go "
+                      "forward.]")
+    if state.get("message"):
+        status.append(state["message"])
+    st.caption(" · ".join(status))
+
+    if view is None:
+        _empty_state()
+        return
+    st.text_input(
+        "Comment (optional, saved with the decision)", key="comment", label_visibility="collapsed",
+        placeholder="Comment, optional, saved with the decision (Esc, then a key)",
+    )
+    _view.questions(view)
+    st.markdown(_view.details(view))
+    # Open sections stay open from one candidate to the next (and across pages, via `state`).
+    if "annotate_sections" not in st.session_state:
+        st.session_state["annotate_sections"] = state.setdefault("shown", [])
+    shown = st.pills(
+        "Show", _view.SECTIONS, selection_mode="multi", key="annotate_sections", on_change=_remember_sections,
+        label_visibility="collapsed",
+    )
+    _view.sections(view, shown or ())
+
+
+if not state["loaded"] or state["view"] is None:
+    # With nothing on screen, look again on every run: candidates may have been imported (or released).
     _load()
+
+# The candidate first, so that the browser can draw it before the sidebar's filters arrive.
+workspace()
 
 options = _filter_options(str(engine.url))
 with st.sidebar:
     st.selectbox("Data source", [ALL, *options["data_source"]], key="queue_data_source", on_change=_filters_changed)
     st.selectbox("Rewrite type", [ALL, *options["rewrite_type"]], key="queue_rewrite_type", on_change=_filters_changed)
-    overall = _overall(str(engine.url), **_filters())
-    st.caption(
-        f"**All:** {overall['done']} of {overall['total']} candidates have {overall['labels_per_candidate']} "
-        "label(s)"
-    )
-
-
-def workspace() -> None:
-    """The buttons and the candidate.
-
-    (An `st.fragment` here measured no faster in bench/bench_annotate_browser.py, so the page reruns whole.)
-    """
-    view = state["view"]
-    rewrite_type = (view or {}).get("rewrite_type", "")
-    buttons = st.columns([1.4, 1.4, 1.3, 0.9, 0.9])
-    buttons[0].button(
-        _view.label_name(1, 0, rewrite_type).capitalize(), key="decide_1", shortcut="1", on_click=_decide,
-        args=(1, 0), disabled=view is None, width="stretch", type="primary",
-    )
-    buttons[1].button(
-        _view.label_name(1, 1, rewrite_type).capitalize(), key="decide_2", shortcut="2", on_click=_decide,
-        args=(1, 1), disabled=view is None, width="stretch", type="primary",
-    )
-    buttons[2].button(
-        "Not acceptable", key="decide_0", shortcut="0", on_click=_decide, args=(0, None), disabled=view is None,
-        width="stretch",
-    )
-    buttons[3].button("Skip", key="skip", shortcut="S", on_click=_skip, disabled=view is None, width="stretch")
-    buttons[4].button("Back", key="back", shortcut="B", on_click=_back, width="stretch")
-    st.caption(f"**Mine:** {state['mine']} labels" + (f" · {state['message']}" if state.get("message") else ""))
-
-    if view is None:
-        st.success("Nothing left in your queue" + (" for these filters." if any(_filters().values()) else "."))
-        st.page_link(HERE / "browse.py", label="Browse all candidates", icon=":material/table_rows:")
-        st.page_link(HERE / "overview.py", label="Overview, import and statistics", icon=":material/insights:")
-        return
-
-    mine = view.get("my_label")
-    heading = " · ".join(diff.markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
-    if view["status"] != "pending":
-        heading += f" · {diff.markdown(view['status'])}"
-    st.markdown(f"#### {heading}")
-    if state["mode"] == "review" and mine:
-        name = _view.label_name(mine["human_check"], mine["difficulty_eval"], rewrite_type)
-        st.info(f"You labelled this one **{name}**. Press a decision key to change it, S to go forward.")
-    st.text_input("Comment (optional, saved with the decision)", key="comment", placeholder="Why? (Esc, then a key)")
-    _view.candidate(view)
-
-
-workspace()

@@ -3,10 +3,20 @@
 import pandas as pd
 import streamlit as st
 
-from annotator import stats
-from annotator.db import read_session
+from annotator import queue, stats
+from annotator.auth import require_role
+from annotator.db import read_session, write_session
 from annotator.demo import load_demo
+from annotator.models import Role
 
+
+def _load_demo() -> None:
+    # Loading data changes the project: checked when the button acts, not only when it is drawn.
+    require_role(st.session_state.get("user"), Role.admin)
+    load_demo(st.session_state["engine"])
+
+
+is_admin = getattr(st.session_state.get("user"), "role", None) == Role.admin
 st.title("Overview")
 with read_session(st.session_state["engine"]) as session:
     result = stats.compute(session)
@@ -17,10 +27,13 @@ if result["problems"] == 0 and result["total"]["candidates"] == 0:
         "```\npython -m annotator import path/to/ReliableMath/data\n"
         "python -m annotator import my_candidates.jsonl --map question=problem,rewritten_question=rewrite\n```"
     )
-    # An empty database has nobody's data to protect, so no role check: anyone may load the demo.
-    if st.button("Load the demo project", help="TreeCut pairs and a few hand-written problems, generated locally."):
-        load_demo(st.session_state["engine"])
-        st.rerun()
+    if is_admin:
+        st.button(
+            "Load the demo project", on_click=_load_demo,
+            help="TreeCut pairs and a few hand-written problems, generated locally.",
+        )
+    else:
+        st.caption("An admin can load a demo project here.")
 else:
     total = result["total"]
     columns = st.columns(5)
@@ -30,3 +43,24 @@ else:
     columns[3].metric("Kept", total["kept"])
     columns[4].metric("Hard", total["hard"])
     st.dataframe(pd.DataFrame(stats.rows(result)), hide_index=True, width="stretch")
+
+
+def _save_labels_per_candidate() -> None:
+    # Checked again when it changes data, not only when the control is drawn.
+    require_role(st.session_state.get("user"), Role.admin)
+    value = int(st.session_state["settings_labels_per_candidate"])
+    with write_session(st.session_state["engine"]) as session:
+        queue.set_labels_per_candidate(session, value=value)
+    st.toast(f"Labels per candidate set to {value}.")
+
+
+# Project settings, for admins only (the same as `python -m annotator settings ...`).
+if is_admin:
+    st.subheader("Project settings")
+    with read_session(st.session_state["engine"]) as session:
+        st.session_state.setdefault("settings_labels_per_candidate", queue.labels_per_candidate(session))
+    st.number_input(
+        "Labels per candidate", min_value=1, max_value=100, step=1, key="settings_labels_per_candidate",
+        on_change=_save_labels_per_candidate,
+        help="How many annotators label each candidate; the queue never hands a candidate to more.",
+    )

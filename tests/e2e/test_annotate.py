@@ -134,6 +134,9 @@ def test_script_and_img_in_a_candidate_do_not_execute(app: RunningApp, browser) 
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     sign_in(page, app.url)
     shows(page, "math_0_remove_1")
+    # The full model outputs and checks are one click away.
+    page.get_by_role("button", name="Model outputs").click()
+    page.get_by_text("treecut:").first.wait_for()
     # The payload is on the page as text, in the question, the model output and the check.
     page.get_by_text("<script>window.__xss = 1</script>").first.wait_for()
     assert page.get_by_text('<img src="x" onerror="window.__xss = 2">').count() >= 3

@@ -102,7 +102,7 @@ def test_decisions_are_recorded_under_the_signed_in_annotator(engine: Engine) ->
     app.button(key="back").click()
     app.run()
     assert _heading(app).startswith("#### math\\_2\\_remove\\_1")
-    assert any("You labelled this one" in info.value for info in app.info)
+    assert any("You labelled this one not acceptable" in c.value for c in app.caption)
     app.button(key="decide_1").click()
     app.run()
     assert _heading(app).startswith("#### math\\_3\\_contradict\\_1")
@@ -144,11 +144,74 @@ def test_candidate_text_is_rendered_escaped_with_checks_and_guideline(engine: En
     app = _sign_in(_app(), "ann")
     text = "\n".join(m.value for m in app.markdown)
     assert "\\<script\\>alert\\(1\\)\\<\\/script\\>" in text
+    # Short verdicts show with the other fields; the guideline and full outputs are one click away.
+    verdicts = "**Verdicts:** treecut: unsolvable · verification: \\<b\\>True\\<\\/b\\> · verdicts (in Model outputs)"
+    assert verdicts in text
+    assert not app.json and not any("human_check" in m.value for m in app.markdown)
+    app.pills(key="annotate_sections").select("Guideline").select("Model outputs")
+    app.run()
+    text = "\n".join(m.value for m in app.markdown)
     assert "<script>" not in text and "<b>" not in text
     assert "**treecut:** unsolvable — no unique solution" in text
-    assert "\\<b\\>True\\<\\/b\\>" in text
+    assert "**verification:** \\<b\\>True\\<\\/b\\>" in text
     assert [e.value for e in app.json] == ["[true, false]"]
-    assert any("Principle" in m.value or "human_check" in m.value for m in app.markdown)
+    assert any("human_check" in m.value for m in app.markdown)
+
+
+def test_open_sections_stay_open_for_the_next_candidate(engine: Engine) -> None:
+    add_candidates(engine, 2)
+    add_user(engine, "ann", password=PASSWORD)
+    app = _sign_in(_app(), "ann")
+    assert app.pills(key="annotate_sections").value == []
+    app.pills(key="annotate_sections").select("Guideline")
+    app.run()
+    app.button(key="decide_1").click()
+    app.run()
+    assert _heading(app).startswith("#### math\\_1\\_contradict\\_1")
+    assert app.pills(key="annotate_sections").value == ["Guideline"]
+    assert any("human_check" in m.value for m in app.markdown)
+    # No solution in these candidates: the section says so rather than vanishing.
+    app.pills(key="annotate_sections").select("Solution")
+    app.run()
+    assert "No solution for this candidate." in [c.value for c in app.caption]
+
+
+def test_an_empty_database_links_to_the_overview(engine: Engine) -> None:
+    add_user(engine, "ann", password=PASSWORD)
+    app = _sign_in(_app(), "ann")
+    assert any("no candidates yet" in i.value for i in app.info)
+    assert [link.label for link in app.get("page_link")] == ["Overview: import and demo project"]
+    # Once candidates arrive the page picks them up on its next run, without signing in again.
+    add_candidates(engine, 1)
+    app.run()
+    assert _heading(app).startswith("#### math\\_0\\_remove\\_1")
+
+
+def _overview(app: AppTest) -> AppTest:
+    app.switch_page(str(Path(ENTRY).parents[2] / "pages" / "overview.py"))
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_admins_set_labels_per_candidate_on_the_overview(engine: Engine) -> None:
+    add_candidates(engine, 2)
+    add_user(engine, "root", role="admin", password=PASSWORD)
+    add_user(engine, "ann", password=PASSWORD)
+    from annotator import queue
+
+    annotator = _overview(_sign_in(_app(), "ann"))
+    assert not annotator.number_input and "Project settings" not in [h.value for h in annotator.subheader]
+
+    admin = _overview(_sign_in(_app(), "root"))
+    assert admin.number_input(key="settings_labels_per_candidate").value == 1
+    admin.number_input(key="settings_labels_per_candidate").set_value(3)
+    admin.run()
+    assert not admin.exception, admin.exception
+    with read_session(engine) as session:
+        assert queue.labels_per_candidate(session) == 3
+    # A fresh visit shows the stored value.
+    assert _overview(_sign_in(_app(), "root")).number_input(key="settings_labels_per_candidate").value == 3
 
 
 def test_browse_shows_annotators_only_their_own_labels(engine: Engine) -> None:
