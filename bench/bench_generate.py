@@ -10,7 +10,7 @@ problem: extraction, 2 rewrites, 2 + 2 verifications, 2 rewritten_condition + 2 
   same prompts and parsing (the pipeline's steps driven through a client that blocks); on the first
   `--baseline-problems` problems, as requests per second.
 - concurrent: `run_generation` with `--concurrency`, writing candidates and the call cache to SQLite.
-- cached: the same run again; every answer from the call cache.
+- cached: the same run again; every answer from the call cache, every candidate unchanged (so not written).
 
 Goal: concurrent >= 0.9 x concurrency x baseline throughput; cached < 5% of the concurrent run's time.
 """
@@ -129,6 +129,8 @@ def main() -> None:
 
             cached = run_generation(engine, options=options)
             assert cached.calls["requests"] == 0 and cached.calls["cache_hits"] == sent
+            # Nothing changed, so nothing is written but the run row.
+            assert (cached.candidates_written, cached.candidates_unchanged) == (0, run.candidates_written), cached
             with read_session(engine) as session:
                 candidates = session.execute(select(func.count()).select_from(Candidate)).scalar_one()
     finally:
@@ -147,7 +149,8 @@ def main() -> None:
           f"= {rate:.1f} req/s ({args.problems} problems, {candidates} candidates written)")
     print(f"speed-up: {speedup:.1f}x (goal >= {goal:.1f}x: {'met' if speedup >= goal else 'NOT met'}); "
           f"{rate / (args.concurrency / args.latency):.0%} of the ideal {args.concurrency / args.latency:.0f} req/s")
-    print(f"cached re-run: {cached.seconds:.2f}s = {cached_share:.1%} of the uncached run "
+    print(f"cached re-run: {cached.seconds:.2f}s = {cached_share:.1%} of the uncached run, "
+          f"{cached.candidates_written} candidates written, {cached.candidates_unchanged} unchanged "
           f"(goal < 5%: {'met' if cached_share < 0.05 else 'NOT met'})")
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import Engine, func, select, text
 
-from annotator.db import read_session
+from annotator.db import PROJECT_ROOT, read_session
 from annotator.llm import (
     CallStats,
     Database,
@@ -87,6 +89,25 @@ def test_answer_is_cached_and_never_asked_twice(
         for table in ("llmcall",):
             dump = " ".join(str(v) for row in session.execute(text(f"SELECT * FROM {table}")) for v in row)
             assert SECRET not in dump and "TEST_LLM_KEY" not in dump
+
+
+def test_call_key_tells_every_request_apart_and_is_the_same_in_every_process() -> None:
+    params = {"temperature": 0.0}
+    user = [{"role": "user", "content": "bc"}]
+    keys = [
+        call_key("a", user, params),
+        call_key("ab", [{"role": "user", "content": "c"}], params),  # same characters, other boundary
+        call_key("a", [{"role": "system", "content": "bc"}], params),
+        call_key("a", user + [{"role": "user", "content": ""}], params),
+        call_key("a", user, {"temperature": 0.5}),
+        call_key("a", [{"role": "user", "content": [{"type": "text", "text": "bc"}]}], params),
+    ]
+    assert len(set(keys)) == len(keys)
+    assert call_key("a", user, params) == call_key("a", user, '{"temperature":0.0}')
+    script = ("from annotator.llm import call_key; "
+              "print(call_key('a', [{'role': 'user', 'content': 'bc'}], {'temperature': 0.0}))")
+    other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=PROJECT_ROOT)
+    assert other.stdout.strip() == keys[0]
 
 
 def test_retries_429_honouring_retry_after_then_succeeds(server: OpenAIServer, engine: Engine) -> None:

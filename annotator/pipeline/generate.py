@@ -10,11 +10,18 @@ Every candidate is its own chain of requests, so a problem's 2k chains run side 
 not the pipeline, is the limit. A problem's candidates are written together once all its chains have
 finished; requests already answered are in the call cache, so a killed or cancelled run that is started
 again repeats none of them.
+
+A candidate's `provenance` says which run wrote its current content (`run_id`) and carries
+`content_sha256`, a hash of everything the pipeline wrote but that run id. A run whose result for a
+candidate hashes the same leaves the row alone, so a re-run that changes nothing writes nothing but its
+run row (and `provenance.run_id` keeps naming the run that produced the content).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 import sys
 import time
@@ -92,8 +99,9 @@ class RunSummary:
     status: str
     problems: int = 0
     problems_done: int = 0
-    candidates_written: int = 0
-    candidates_filtered: int = 0
+    candidates_written: int = 0  # inserted or changed
+    candidates_unchanged: int = 0  # produced again exactly as stored, so not written
+    candidates_filtered: int = 0  # of the candidates produced (written or unchanged)
     candidates_skipped: int = 0  # existing candidates left alone: labelled, or not made by the pipeline
     failures: int = 0
     unparseable: int = 0
@@ -106,7 +114,8 @@ class RunSummary:
         calls = self.calls
         return (
             f"run {self.run_id}: {self.status}; {self.problems_done}/{self.problems} problems, "
-            f"{self.candidates_written} candidates written ({self.candidates_filtered} filtered, "
+            f"{self.candidates_written} candidates written, {self.candidates_unchanged} unchanged "
+            f"({self.candidates_filtered} filtered, "
             f"{self.candidates_skipped} existing skipped)\n"
             f"requests {calls.get('requests', 0)} (retries {calls.get('retries', 0)}), "
             f"cache hits {calls.get('cache_hits', 0)}, failures {self.failures}, unparseable {self.unparseable}, "
@@ -315,12 +324,13 @@ class _Progress:
         self.total = total
         self.stats = stats
         self.problems_done = 0
-        self.written = 0
+        self.written = 0  # (database thread)
+        self.unchanged = 0
         self.filtered = 0
         self.skipped = 0  # existing candidates the run must not touch (event loop)
         self.failures = 0
-        self.unparseable_problems = 0  # touched on the event loop
-        self.unparseable_answers = 0  # touched on the database thread
+        self.unparseable_problems = 0
+        self.unparseable_answers = 0
         self.errors: list[dict[str, Any]] = []
         self.errors_dirty = False
 
@@ -355,24 +365,36 @@ class _Progress:
         ).scalar_one())
 
 
-def _store(
-    session: Session, drafts: Sequence[Draft], provenance: dict[str, Any], progress: _Progress, ours: set[str]
-) -> None:
-    """Insert or refresh the candidates of one problem; `ours` holds the data_ids the pipeline wrote before.
+def _fingerprint(draft: Draft, provenance_json: str) -> str:
+    """SHA-256 over what the pipeline writes for `draft` (its provenance without the run id included)."""
+    payload = json.dumps(
+        [provenance_json, draft.rewrite_type, draft.k, draft.condition, draft.rewritten_question,
+         draft.rewritten_condition, draft.unsolvable_reason, draft.problem.question, draft.problem.ground_truth,
+         draft.outputs, str(draft.status)],
+        ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
-    Core statements (one executemany each) rather than ORM objects: a cached re-run writes thousands of
-    candidates in about a second. A candidate that got a label meanwhile is not overwritten.
+
+def _store(
+    session: Session, drafts: Sequence[tuple[Draft, str]], provenance: dict[str, Any], progress: _Progress,
+    ours: dict[str, str | None],
+) -> None:
+    """Insert or refresh changed candidates of one problem: (draft, content_sha256) pairs.
+
+    `ours` holds the data_ids the pipeline wrote before. Core statements (one executemany each) rather than
+    ORM objects. A candidate that got a label meanwhile is not overwritten.
     """
     now = utcnow()
     new_rows: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
-    for draft in drafts:
+    for draft, digest in drafts:
         values = {
             "rewrite_type": draft.rewrite_type, "condition_index": draft.k, "extracted_condition": draft.condition,
             "rewritten_question": draft.rewritten_question, "rewritten_condition": draft.rewritten_condition,
             "unsolvable_reason": draft.unsolvable_reason, "question": draft.problem.question,
             "ground_truth": draft.problem.ground_truth, "llm_outputs": draft.outputs,
-            "provenance": provenance, "status": str(draft.status), "updated_at": now,
+            "provenance": {**provenance, "content_sha256": digest}, "status": str(draft.status), "updated_at": now,
         }
         if draft.data_id in ours:
             updates.append({"b_data_id": draft.data_id, **values})
@@ -382,15 +404,12 @@ def _store(
                 "data_source": draft.problem.data_source, "label_count": 0, "created_at": now,
             })
         progress.written += 1
-        progress.filtered += draft.status == CandidateStatus.filtered
-        progress.unparseable_answers += len(draft.outputs.get("parse_errors", []))
     table = Candidate.__table__  # type: ignore[attr-defined]
     insert_ignore(session, table, new_rows)
     if updates:
         session.execute(
             update(table).where(table.c.data_id == bindparam("b_data_id"), table.c.label_count == 0), updates
         )
-    ours.update(row["data_id"] for row in new_rows)
 
 
 async def execute_run(
@@ -460,6 +479,7 @@ async def _execute_run(
         _finish(engine, progress, "failed", str(exc), started)
         raise
     protected, ours = _existing(engine, options)
+    provenance_json = json.dumps({k: v for k, v in provenance.items() if k != "run_id"}, sort_keys=True)
     pipeline = Pipeline(client=client, prompts=prompts, options=options, protected=protected)
 
     async def one_problem(problem: ProblemInput) -> None:
@@ -499,10 +519,19 @@ async def _execute_run(
                 raise result
             else:
                 drafts.append(result)
+        changed: list[tuple[Draft, str]] = []
+        for draft in drafts:
+            progress.filtered += draft.status == CandidateStatus.filtered
+            progress.unparseable_answers += len(draft.outputs.get("parse_errors", []))
+            digest = _fingerprint(draft, provenance_json)
+            if ours.get(draft.data_id, "") == digest:
+                progress.unchanged += 1  # produced again exactly as stored: nothing to write
+            else:
+                changed.append((draft, digest))
+        if changed:  # one transaction for the problem's candidates, committed before the problem counts as done
+            await db.write(lambda session: _store(session, changed, provenance, progress, ours))
+            ours.update((draft.data_id, digest) for draft, digest in changed)
         progress.problems_done += 1
-        # One transaction for the problem's candidates and the counters; committed before we go on.
-        if drafts:  # committed before the problem counts as done
-            await db.write(lambda session: _store(session, drafts, provenance, progress, ours))
         if progress_callback is not None:
             progress_callback(progress.problems_done, progress.total, stats)
 
@@ -556,8 +585,11 @@ async def _execute_run(
     return summary
 
 
-def _existing(engine: Engine, options: GenerateOptions) -> tuple[frozenset[str], set[str]]:
-    """data_ids the run must leave alone (labelled, or not made by the pipeline), and those it may refresh."""
+def _existing(engine: Engine, options: GenerateOptions) -> tuple[frozenset[str], dict[str, str | None]]:
+    """data_ids the run must leave alone (labelled, or not made by the pipeline), and those it may refresh.
+
+    The latter with their `content_sha256` (None for candidates written before it was kept).
+    """
     with read_session(engine) as session:
         problem_ids = select(Problem.id)
         if options.source:
@@ -567,10 +599,13 @@ def _existing(engine: Engine, options: GenerateOptions) -> tuple[frozenset[str],
             .where(Candidate.problem_id.in_(problem_ids))
         )
         protected: set[str] = set()
-        ours: set[str] = set()
+        ours: dict[str, str | None] = {}
         for row in rows:
-            mine = row.label_count == 0 and (row.provenance or {}).get("generator") == GENERATOR
-            (ours if mine else protected).add(row.data_id)
+            provenance = row.provenance or {}
+            if row.label_count == 0 and provenance.get("generator") == GENERATOR:
+                ours[row.data_id] = provenance.get("content_sha256")
+            else:
+                protected.add(row.data_id)
         return frozenset(protected), ours
 
 
@@ -607,7 +642,8 @@ def _finish(engine: Engine, progress: _Progress, status: str, message: str | Non
         progress.save(session, status=status, message=message, finished_at=utcnow())
     return RunSummary(
         run_id=progress.run_id, status=status, problems=progress.total, problems_done=progress.problems_done,
-        candidates_written=progress.written, candidates_filtered=progress.filtered,
+        candidates_written=progress.written, candidates_unchanged=progress.unchanged,
+        candidates_filtered=progress.filtered,
         candidates_skipped=progress.skipped, failures=progress.failures,
         unparseable=progress.unparseable,
         calls=progress.stats.as_dict(), retry_reasons=dict(progress.stats.retry_reasons),

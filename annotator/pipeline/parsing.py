@@ -8,6 +8,7 @@ found raises `ParseError` with a message saying what was missing; callers record
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -39,7 +40,7 @@ class Field:
     all_of: tuple[str, ...]
     none_of: tuple[str, ...] = ()
 
-    def matches(self, words: set[str]) -> bool:
+    def matches(self, words: frozenset[str] | set[str]) -> bool:
         return all(any(w.startswith(a) for w in words) for a in self.all_of) and not any(
             any(w.startswith(n) for w in words) for n in self.none_of
         )
@@ -58,19 +59,31 @@ KNOWN = (CONDITIONS, PREMISES, UNSOLVABLE_ANALYSIS, REWRITTEN_QUESTION, JUDGEMEN
          Field("Original Answer", ("original", "answer")), Field("Mathematical Question", ("mathematical", "question")))
 
 
-def _words(header: str) -> set[str]:
-    return set(re.sub(r"[^a-z]+", " ", header.lower()).split())
+@functools.lru_cache(maxsize=1024)
+def _words(header: str) -> frozenset[str]:
+    return frozenset(re.sub(r"[^a-z]+", " ", header.lower()).split())
 
 
-def sections(text: str) -> list[tuple[str, str]]:
+@functools.lru_cache(maxsize=1024)
+def _is_known(header: str) -> bool:
+    words = _words(header)
+    return any(field.matches(words) for field in KNOWN)
+
+
+@functools.lru_cache(maxsize=1024)
+def _header_matches(field: Field, header: str) -> bool:
+    return bool(header) and field.matches(_words(header))
+
+
+# A step reads several fields of one answer (analysis and question, analysis and verdict): split it once.
+@functools.lru_cache(maxsize=256)
+def sections(text: str) -> tuple[tuple[str, str], ...]:
     """(header, content) pairs in order; text before the first header is under the header ""."""
     found: list[tuple[str, int, int]] = []
     for match in _HEADER.finditer(text):
         header = (match.group("a") or match.group("b") or match.group("c") or "").strip()
-        if not match.group("closed"):
-            words = _words(header)
-            if not any(field.matches(words) for field in KNOWN):
-                continue
+        if not match.group("closed") and not _is_known(header):
+            continue
         found.append((header, match.start(), match.end()))
     out: list[tuple[str, str]] = []
     start = 0
@@ -82,7 +95,7 @@ def sections(text: str) -> list[tuple[str, str]]:
         if tail:
             start = tail.end()
     out.append((header, text[start:]))
-    return [(name, _clean(content)) for name, content in out if name or content.strip()]
+    return tuple((name, _clean(content)) for name, content in out if name or content.strip())
 
 
 def _clean(content: str) -> str:
@@ -108,7 +121,7 @@ def find(text: str, field: Field, *, whole_if_headerless: bool = False) -> str:
         raise ParseError(f"empty answer; expected ### {field.name} ###")
     parts = sections(text)
     for header, content in reversed(parts):
-        if header and field.matches(_words(header)) and content and not _PLACEHOLDER_ECHO.match(content):
+        if content and _header_matches(field, header) and not _PLACEHOLDER_ECHO.match(content):
             return content
     if whole_if_headerless and all(not header for header, _ in parts):
         return _clean(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -38,9 +39,15 @@ class PromptSet:
         Placeholders without a value stay as written (e.g. `<analysis>` marking where the model writes).
         One pass over the template, so a question that contains `<analysis>` is not substituted again.
         """
-        template = self.templates[name]
-        text = _PLACEHOLDER.sub(lambda m: values[m.group(1)] if m.group(1) in values else m.group(0), template)
+        parts = _parts(self.templates[name])
+        text = "".join(values.get(part, f"<{part}>") if index % 2 else part for index, part in enumerate(parts))
         return [{"role": "user", "content": text}]
+
+
+@functools.lru_cache(maxsize=64)
+def _parts(template: str) -> tuple[str, ...]:
+    """The template split once into literal text (even indexes) and placeholder names (odd indexes)."""
+    return tuple(_PLACEHOLDER.split(template))
 
 
 def load_prompts(version: str = DEFAULT_VERSION) -> PromptSet:

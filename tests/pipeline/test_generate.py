@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -40,14 +41,15 @@ def _options(server: OpenAIServer, timeout: float = 10.0, **kwargs: Any) -> Gene
 def _candidates(engine: Engine, *, any_server: bool = False) -> dict[str, dict[str, Any]]:
     """Candidates by data_id, without what differs between two equal runs (ids, times, run id).
 
-    `any_server`: also without the base URL, to compare runs against two servers.
+    `any_server`: also without the base URL (and so the content hash), to compare runs against two servers.
     """
     with read_session(engine) as session:
         out = {}
         for c in session.execute(select(Candidate)).scalars():
             row = c.model_dump(exclude={"id", "problem_id", "created_at", "updated_at"})
             row["provenance"] = {k: v for k, v in (row["provenance"] or {}).items() if k != "run_id"}
-            if any_server:
+            if any_server:  # the content hash covers the provenance, base URLs included
+                row["provenance"].pop("content_sha256")
                 for role in row["provenance"]["models"].values():
                     role.pop("base_url")
             out[c.data_id] = row
@@ -83,7 +85,8 @@ def test_full_run_keeps_every_intermediate_output(openai_server: OpenAIServer, e
     assert outputs["unsolvable"]["analysis"] == "A needed value is missing."
     assert "rewritten_condition" in outputs and "unsolvable_reason" in outputs
     prompts = load_prompts()
-    assert kept["provenance"] == {
+    assert re.fullmatch(r"[0-9a-f]{64}", kept["provenance"]["content_sha256"])
+    assert {k: v for k, v in kept["provenance"].items() if k != "content_sha256"} == {
         "generator": "reliablemath-pipeline", "prompt_version": "v1", "prompt_sha256": prompts.sha256,
         "steps": [1, 2], "models": {
             "extract": _options(openai_server).extract.public(), "rewrite": _options(openai_server).rewrite.public(),
@@ -101,13 +104,45 @@ def test_full_run_keeps_every_intermediate_output(openai_server: OpenAIServer, e
         assert run.requests == 3 * REQUESTS_PER_PROBLEM and run.failures == 0 and run.finished_at is not None
         assert run.models["extract"]["model"] == "m-i" and run.prompt_version == "v1"
 
-    # Again: every answer from the cache, nothing sent, the same candidates.
+    # Again: every answer from the cache, nothing sent, the same candidates, and nothing rewritten: the
+    # rows still name the first run as the one that produced them.
+    written_by = _written_by(engine)
+    assert {run_id for run_id, _ in written_by.values()} == {summary.run_id}
     sent_before = sum(openai_server.received.values())
     again = run_generation(engine, options=_options(openai_server))
     assert again.status == "succeeded"
     assert again.calls["requests"] == 0 and again.calls["cache_hits"] == 3 * REQUESTS_PER_PROBLEM
+    assert (again.candidates_written, again.candidates_unchanged, again.candidates_filtered) == (0, 12, 3)
     assert sum(openai_server.received.values()) == sent_before
     assert _candidates(engine) == candidates
+    assert _written_by(engine) == written_by
+
+
+def _written_by(engine: Engine) -> dict[str, tuple[int, Any]]:
+    """data_id -> (provenance run_id, updated_at)."""
+    with read_session(engine) as session:
+        return {c.data_id: ((c.provenance or {}).get("run_id"), c.updated_at)
+                for c in session.execute(select(Candidate)).scalars()}
+
+
+def test_rerun_rewrites_only_candidates_whose_content_differs(openai_server: OpenAIServer, engine: Engine) -> None:
+    add_problems(engine, 2)
+    first = run_generation(engine, options=_options(openai_server))
+    assert first.candidates_written == 8
+    original = _candidates(engine)
+    # One row edited behind the pipeline's back, one from before content hashes were kept.
+    with write_session(engine) as session:
+        edited = session.execute(select(Candidate).where(Candidate.data_id == "aime_0_remove_1")).scalar_one()
+        edited.rewritten_question, edited.provenance = "edited", {**edited.provenance, "content_sha256": "x" * 64}
+        old = session.execute(select(Candidate).where(Candidate.data_id == "aime_1_contradict_2")).scalar_one()
+        old.provenance = {k: v for k, v in old.provenance.items() if k != "content_sha256"}
+
+    again = run_generation(engine, options=_options(openai_server))
+    assert (again.candidates_written, again.candidates_unchanged) == (2, 6)
+    assert {k for k, (run_id, _) in _written_by(engine).items() if run_id == again.run_id} == {
+        "aime_0_remove_1", "aime_1_contradict_2"
+    }
+    assert _candidates(engine) == original  # both rewritten as the pipeline makes them, hash included
 
 
 def test_faults_are_retried_recorded_and_nothing_completed_is_lost(
@@ -305,7 +340,9 @@ def test_step_1_then_step_2_equals_both_at_once(openai_server: OpenAIServer, eng
     add_problems(both_engine, 2)
     run_generation(both_engine, options=_options(openai_server))
     both = _candidates(both_engine)
-    strip = lambda rows: {k: {**v, "provenance": {**v["provenance"], "steps": None}} for k, v in rows.items()}  # noqa: E731
+    strip = lambda rows: {  # noqa: E731  (the content hash covers the provenance, steps included)
+        k: {**v, "provenance": {**v["provenance"], "steps": None, "content_sha256": None}} for k, v in rows.items()
+    }
     assert strip(verified) == strip(both)
 
 
