@@ -78,7 +78,9 @@ def stop_app(app: RunningApp) -> None:
         app.process.wait()
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync API keeps an asyncio loop running in this thread while it
+# is open, and every later test that calls asyncio.run() (the LLM pipeline's) would fail.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
         missing(f"Chromium is not at {CHROMIUM}")
