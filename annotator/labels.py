@@ -83,6 +83,10 @@ def record_label(
     Call inside `db.write_session()` so that the read and the writes are one transaction.
     """
     validate(human_check, difficulty_eval)
+    # Lock the candidate first: on PostgreSQL (READ COMMITTED) two annotators labelling one candidate at
+    # once would otherwise each count the other's label as missing and store a short label_count. SQLite's
+    # write_session already holds the database's write lock (BEGIN IMMEDIATE); there this is a plain read.
+    session.execute(select(Candidate.id).where(Candidate.id == candidate_id).with_for_update())
     annotation = session.execute(
         select(Annotation).where(Annotation.candidate_id == candidate_id, Annotation.annotator_id == annotator_id)
     ).scalar_one_or_none()

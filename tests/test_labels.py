@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, func, insert, select, text
@@ -97,9 +96,13 @@ def test_changes_are_events_and_the_candidate_follows(engine: Engine) -> None:
     assert events[2].new == {"human_check": 1, "difficulty_eval": 1, "comment": "on reflection"}
 
 
-def _writer(url: str, candidate_ids: list[int], annotator_id: int, rounds: int) -> None:
+def _writer(url: str, candidate_ids: list[int], annotator_id: int, first_round: int, rounds: int) -> None:
     engine = get_engine(url)
-    for r in range(rounds):
+    # A start barrier: everything is imported and connected; wait for the parent's "go" so all writers
+    # really race instead of running one after another as they happen to start.
+    print("ready", flush=True)
+    sys.stdin.readline()
+    for r in range(first_round, first_round + rounds):
         for cid in candidate_ids:
             with write_session(engine) as session:
                 labels.record_label(
@@ -107,32 +110,51 @@ def _writer(url: str, candidate_ids: list[int], annotator_id: int, rounds: int) 
                 )
 
 
-def test_concurrent_writers_never_hit_database_is_locked(tmp_path: Path) -> None:
-    """Several processes doing read-modify-write at once: BEGIN IMMEDIATE serialises them instead of failing."""
-    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
-    engine = get_engine(url)
-    cids, aids = seed(engine, candidates=10, annotators=4)
+def _race(url: str, candidate_ids: list[int], annotator_ids: list[int], *, first_round: int, rounds: int) -> None:
     code = (
         "import sys, json; from tests.test_labels import _writer; "
-        "_writer(sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), 5)"
+        "_writer(sys.argv[1], json.loads(sys.argv[2]), *map(int, sys.argv[3:]))"
     )
     processes = [
         subprocess.Popen(
-            [sys.executable, "-c", code, url, json.dumps(cids), str(aid)],
+            [sys.executable, "-c", code, url, json.dumps(candidate_ids), str(aid), str(first_round), str(rounds)],
             cwd=PROJECT_ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for aid in aids
+        for aid in annotator_ids
     ]
-    errors = [process.communicate(timeout=300)[1] for process in processes]
-    assert [p.returncode for p in processes] == [0] * len(processes), errors
+    for process in processes:
+        assert process.stdout is not None and process.stdout.readline().strip() == "ready", process.stderr
+    for process in processes:  # release all writers before waiting for any
+        assert process.stdin is not None
+        process.stdin.write("go\n")
+        process.stdin.flush()
+    outputs = [process.communicate(timeout=300) for process in processes]
+    assert [p.returncode for p in processes] == [0] * len(processes), [err for _out, err in outputs]
+
+
+def test_concurrent_writers_lose_nothing(database_url: str) -> None:
+    """Several processes labelling the same candidates at once, released together.
+
+    SQLite: BEGIN IMMEDIATE serialises them instead of failing with "database is locked". PostgreSQL: the
+    candidate row lock keeps every label in label_count (without it, concurrent first labels undercount).
+    """
+    engine = get_engine(database_url)
+    cids, aids = seed(engine, candidates=40, annotators=4)
+    _race(database_url, cids, aids, first_round=0, rounds=1)
     with read_session(engine) as session:
-        assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 40
-        counts = session.execute(select(Candidate.label_count)).scalars().all()
-        assert counts == [4] * 10
-        # 4 creates per candidate and an update each time the value changed (every later round flips it).
-        assert session.execute(select(func.count()).select_from(AnnotationEvent)).scalar() == 40 * 5
+        assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 160
+        assert session.execute(select(Candidate.label_count)).scalars().all() == [4] * 40
+        assert session.execute(select(func.count()).select_from(AnnotationEvent)).scalar() == 160
+    # Later rounds change every label (difficulty flips): 160 updates per round, counts stay right.
+    _race(database_url, cids, aids, first_round=1, rounds=3)
+    with read_session(engine) as session:
+        assert session.execute(select(Candidate.label_count)).scalars().all() == [4] * 40
+        assert session.execute(select(func.count()).select_from(AnnotationEvent)).scalar() == 160 * 4
+        assert session.execute(select(func.count()).where(AnnotationEvent.action == "update")).scalar() == 160 * 3
 
 
 def test_annotator_id_by_name_creates_system_annotators_once(engine: Engine) -> None:
