@@ -11,12 +11,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import Engine
 
 from annotator.db import get_engine
 from tests.support.postgres import create_database, postgres_server
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# Property tests: no per-example deadline (this machine is shared; a slow example is not a failure) and, in
+# CI, the same examples on every run.
+settings.register_profile("annotator", deadline=None, derandomize=IN_CI)
+settings.load_profile("annotator")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data")
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from datetime import timedelta
@@ -98,7 +99,7 @@ def _cli(database_url: str, *args: str, stdin: str = "") -> subprocess.Completed
         capture_output=True,
         text=True,
         cwd=PROJECT_ROOT,
-        env={"ANNOTATOR_DATABASE_URL": database_url, "PATH": "/usr/bin:/bin"},
+        env={**os.environ, "ANNOTATOR_DATABASE_URL": database_url},
         timeout=120,
     )
 

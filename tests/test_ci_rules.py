@@ -14,10 +14,12 @@ CASES = {
     "postgres": (
         {"ANNOTATOR_PG_BINDIR": "/nonexistent"},
         "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[postgres]",
+        "cannot start PostgreSQL",
     ),
     "shared data": (
         {"ANNOTATOR_SHARED_DATA": "/nonexistent"},
         "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[sqlite]",
+        "the shared public data is not at /nonexistent",
     ),
 }
 
@@ -25,10 +27,10 @@ CASES = {
 @pytest.mark.parametrize("component", sorted(CASES))
 @pytest.mark.parametrize("ci", ["true", ""])
 def test_missing_component(component: str, ci: str) -> None:
-    env_changes, test_id = CASES[component]
+    env_changes, test_id, reason = CASES[component]
     env = {**os.environ, **env_changes, "CI": ci}
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_id],
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", test_id],
         cwd=PROJECT_ROOT,
         env=env,
         capture_output=True,
@@ -41,3 +43,4 @@ def test_missing_component(component: str, ci: str) -> None:
     else:
         assert result.returncode == 0, result.stdout
         assert "1 skipped" in result.stdout
+    assert reason in result.stdout

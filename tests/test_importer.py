@@ -217,8 +217,10 @@ def test_changed_label_is_a_conflict_and_update_records_an_event(loaded: tuple[s
     changed = [dict(row) for row in UNSOL]
     changed[0]["difficulty_eval"] = 1
     path = write_json(tmp_path / "unsol.json", changed)
+    before = dump(db)
     result = run_cli(url, "import", str(path))
     assert result.returncode != 0 and "field 'human_check'" in result.stderr and "import:reliablemath" in result.stderr
+    assert dump(db) == before
     assert run_cli(url, "import", "--update", str(path)).returncode == 0
     with sqlite3.connect(db) as conn:
         events = conn.execute(

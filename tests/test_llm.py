@@ -123,15 +123,18 @@ def test_retries_429_honouring_retry_after_then_succeeds(server: OpenAIServer, e
 
 def test_retries_server_errors_timeouts_and_dropped_connections(server: OpenAIServer, engine: Engine) -> None:
     server.inject("five", Reply(status=500), Reply(status=503))
-    server.inject("slow", Reply(delay=3.0))
+    # Far past the timeout, and the timeout far above an ordinary answer's time on a loaded machine, so
+    # only the injected delay can time out.
+    server.inject("slow", Reply(delay=30.0))
     server.inject("dropped", Reply(drop=True))
     results, stats = asyncio.run(
-        _call(engine, _config(server, timeout=0.5), ["five", "slow", "dropped"], backoff_base=0.01)
+        _call(engine, _config(server, timeout=3.0), ["five", "slow", "dropped"], backoff_base=0.01)
     )
     assert [r.content for r in results] == ["echo[tiny]: five", "echo[tiny]: slow", "echo[tiny]: dropped"]
     assert stats.retries == 4 and stats.failures == 0
     assert server.received[prompt_hash(_messages("five"))] == 3
     assert server.received[prompt_hash(_messages("slow"))] == 2
+    assert server.received[prompt_hash(_messages("dropped"))] == 2
 
 
 def test_gives_up_after_bounded_retries_and_caches_nothing(server: OpenAIServer, engine: Engine) -> None:

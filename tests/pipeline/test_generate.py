@@ -256,7 +256,8 @@ def test_sigkill_mid_run_then_rerun_repeats_no_completed_request(tmp_path: Path)
         try:
             # Stopped at a known point: requests beyond the 60th answer are held, and every answer the
             # client received is committed. Then kill it without warning.
-            _wait_for(lambda: server.held >= 1 and _count_calls(killed_engine) == server.total_completed(),
+            _wait_for(lambda: server.held >= 1 and server.inflight == server.held
+                      and _count_calls(killed_engine) == server.total_completed(),
                       60, "the client to stall at the hold point")
         finally:
             process.send_signal(signal.SIGKILL)
