@@ -367,3 +367,31 @@ def test_bad_options_are_refused() -> None:
         GenerateOptions(extract=role, rewrite=role, steps=(3,))
     with pytest.raises(ValueError, match="rewrite type"):
         GenerateOptions(extract=role, rewrite=role, rewrite_types=("distract",))
+
+
+def test_the_api_key_is_sent_but_stored_and_printed_nowhere(openai_server: OpenAIServer, tmp_path: Path) -> None:
+    """The key reaches the endpoint, and appears in no table, no export and no CLI output."""
+    secret = "sk-test-9f8e7d6c5b4a3f2e1d0c"
+    url = f"sqlite:///{tmp_path / 'k.sqlite'}"
+    add_problems(get_engine(url), 2)
+    command = [part if part != "UNSET_TEST_KEY" else "SECRET_TEST_KEY" for part in _cli(url, openai_server)]
+    result = subprocess.run(
+        command, cwd=PROJECT_ROOT, env={**_env(url), "SECRET_TEST_KEY": secret}, capture_output=True, text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert openai_server.authorizations[f"Bearer {secret}"] == sum(openai_server.received.values()) > 0
+    assert secret not in result.stdout + result.stderr
+    export_dir = tmp_path / "exports"
+    for format in ("annotation", "jsonl", "csv"):
+        exported = subprocess.run(
+            [sys.executable, "-m", "annotator", "export", "--format", format, "--out", str(export_dir / format)],
+            cwd=PROJECT_ROOT, env=_env(url), capture_output=True, text=True, timeout=120,
+        )
+        assert exported.returncode == 0, exported.stderr
+    assert all(secret not in file.read_text(encoding="utf-8") for file in export_dir.rglob("*") if file.is_file())
+    database = b"".join(path.read_bytes() for path in tmp_path.glob("k.sqlite*"))
+    assert secret.encode() not in database
+    with read_session(get_engine(url)) as session:
+        assert session.execute(select(func.count()).select_from(Candidate)).scalar_one() > 0
+        assert "SECRET_TEST_KEY" in str(session.execute(select(GenerationRun.models)).scalar_one())

@@ -101,6 +101,7 @@ class OpenAIServer:
         self.received: Counter[str] = Counter()
         self.completed: Counter[str] = Counter()
         self.prompts: dict[str, str] = {}
+        self.authorizations: Counter[str] = Counter()  # Authorization headers seen (to prove a key was sent)
         self._faults: list[tuple[Callable[[str], bool], list[Reply]]] = []
         self._lock = threading.Lock()
         self._hold_after: int | None = None
@@ -222,6 +223,7 @@ def _handler(state: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             with state._lock:
                 state.received[key] += 1
                 state.prompts[key] = prompt
+                state.authorizations[self.headers.get("Authorization") or ""] += 1
                 state.inflight += 1
                 state.max_inflight = max(state.max_inflight, state.inflight)
             try:
