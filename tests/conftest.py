@@ -15,7 +15,7 @@ from hypothesis import settings
 from sqlalchemy import Engine
 
 from annotator.db import get_engine
-from tests.support.postgres import create_database, postgres_server
+from tests.support.postgres import create_database, drop_database, postgres_server
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # Property tests: no per-example deadline (this machine is shared; a slow example is not a failure) and, in
@@ -55,12 +55,16 @@ def postgres_url() -> Iterator[str]:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh, empty database URL on each backend."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+        yield f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+        return
     server = request.getfixturevalue("postgres_url")
-    return create_database(server, f"t_{uuid.uuid4().hex[:12]}")
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    yield create_database(server, name)
+    # Each test's engine keeps a pooled connection to its own database; FORCE ends it with the database.
+    drop_database(server, name)
 
 
 @pytest.fixture

@@ -79,3 +79,11 @@ def create_database(server_url: str, name: str) -> str:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
     return server_url.rsplit("/", 1)[0] + f"/{name}"
+
+
+def drop_database(server_url: str, name: str) -> None:
+    import psycopg
+
+    plain = server_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
