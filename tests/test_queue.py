@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import timedelta
 
 from sqlalchemy import Engine, select, update
 
 from annotator import queue
-from annotator.db import read_session, write_session
+from annotator.db import get_engine, read_session, write_session
 from annotator.models import AnnotationEvent, Candidate, utcnow
+from tests.conftest import PROJECT_ROOT
 from tests.support.candidates import add_candidates, add_user
 
 
@@ -152,3 +155,45 @@ def test_the_next_candidate_is_an_index_walk_not_a_scan_and_sort(sqlite_engine: 
         assert "TEMP B-TREE" not in plan, plan
         # The per-candidate checks are primary-key / unique-index lookups.
         assert "SCAN annotation" not in plan and "SCAN candidateclaim" not in plan, plan
+
+
+def _worker(url: str, annotator_id: int, rounds: int) -> None:
+    """Claim, label, repeat; print every candidate this annotator was handed."""
+    engine = get_engine(url)
+    print("ready", flush=True)
+    sys.stdin.readline()  # start barrier: all workers race from here
+    for _ in range(rounds):
+        candidate_id = _next(engine, annotator_id)
+        if candidate_id is None:
+            break
+        print(candidate_id, flush=True)
+        _decide(engine, annotator_id, candidate_id)
+
+
+def test_annotators_racing_for_work_never_get_the_same_candidate(database_url: str) -> None:
+    """Four annotators claim and label at the same moment: with one label per candidate, no candidate is
+    handed to two of them (SKIP LOCKED on PostgreSQL, BEGIN IMMEDIATE on SQLite)."""
+    engine = get_engine(database_url)
+    add_candidates(engine, 40)
+    annotators = [add_user(engine, f"racer{i}").id for i in range(4)]
+    code = "import sys; from tests.test_queue import _worker; _worker(sys.argv[1], int(sys.argv[2]), 8)"
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, database_url, str(annotator_id)],
+            cwd=PROJECT_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for annotator_id in annotators
+    ]
+    for process in processes:
+        assert process.stdout is not None and process.stdout.readline().strip() == "ready", process.stderr
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.write("go\n")
+        process.stdin.flush()
+    outputs = [process.communicate(timeout=300) for process in processes]
+    assert [p.returncode for p in processes] == [0] * 4, [err for _out, err in outputs]
+    handed = [int(line) for out, _err in outputs for line in out.split()]
+    assert len(handed) == 32 and len(set(handed)) == 32
+    with read_session(engine) as session:
+        counts = session.execute(select(Candidate.label_count).where(Candidate.id.in_(handed))).scalars().all()
+    assert counts == [1] * 32
