@@ -194,12 +194,28 @@ def test_flat_exports_round_trip(sqlite_engine: Engine, tmp_path: Path, format: 
     (name,) = manifest["files"]
     exported = tmp_path / "out" / name
     assert manifest["files"][name]["records"] == 3
-    if format == "jsonl":
-        rows = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
-        assert rows[0]["ground_truth"] == "8" and rows[0]["source_id"] == 11
-    elif format == "parquet":
+    if format == "parquet":
         table: pa.Table = pq.read_table(exported)
-        assert table.num_rows == 3 and table.schema.field("human_check").type == pa.int64()
+        assert table.schema.field("human_check").type == pa.int64()
+    # The first export against what CHECK holds, not only against a second export of itself.
+    rows = _records(exported)
+    expected = {
+        "math_0_remove_1": ("If $b = 3$, what is $a^b$?", "$a = 2$", "8", 11, None, None),
+        "math_0_contradict_1": ("If $a = 2$, $a = 5$ and $b = 3$, what is $a^b$?", "$a = 5$", "8", 11, 0, None),
+        "math_1_remove_1": ("What is $10 / d$?", "$d = 5$", "2", 12, 1, 1),
+    }
+    assert {r["data_id"] for r in rows} == set(expected)
+    for row in rows:
+        if format == "jsonl":
+            ground_truth, source_id = row["ground_truth"], row["source_id"]
+        else:  # CSV and Parquet cells hold the JSON text
+            ground_truth, source_id = json.loads(row["ground_truth_json"]), json.loads(row["source_id_json"])
+        cells = (row["human_check"], row["difficulty_eval"])
+        if format == "csv":
+            cells = tuple(int(c) if c else None for c in cells)
+        question, condition, truth, source, human_check, difficulty = expected[row["data_id"]]
+        assert (row["rewritten_question"], row["rewritten_condition"]) == (question, condition)
+        assert (ground_truth, source_id, *cells) == (truth, source, human_check, difficulty)
 
     from annotator.db import get_engine
 
