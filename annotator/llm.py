@@ -154,6 +154,7 @@ class CallStats:
     completion_tokens: int = 0
     errors: list[str] = field(default_factory=list)
     retry_reasons: Counter[str] = field(default_factory=Counter)  # e.g. {"rate_limit": 3, "timeout": 1}
+    retry_delays: list[float] = field(default_factory=list)  # seconds waited before each retry
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -522,7 +523,9 @@ class LLMClient:
                 self._slots.release()
             self.stats.retries += 1
             self.stats.retry_reasons[reason] += 1
-            await asyncio.sleep(self._backoff(attempt) if delay is None else delay)
+            delay = self._backoff(attempt) if delay is None else delay
+            self.stats.retry_delays.append(delay)
+            await asyncio.sleep(delay)
             attempt += 1
 
     async def aclose(self) -> None:
