@@ -143,26 +143,27 @@ def _highlight(text: str, color: str) -> str:
     return "".join(parts) + trailing
 
 
-def render_old(segments: list[Segment]) -> str:
-    """The original question with the words the rewrite removed or replaced highlighted in red."""
+def _render(segments: list[Segment], *, new: bool) -> str:
+    """One side of the diff: unchanged words as text, the words this side lost or gained highlighted."""
+    changed, color = (("insert", "replace"), "green") if new else (("delete", "replace"), "red")
     parts = []
     for segment in segments:
+        text = segment.new if new else segment.old
         if segment.op == "equal":
-            parts.append(markdown(segment.old))
-        elif segment.op in ("delete", "replace"):
-            parts.append(_highlight(segment.old, "red"))
+            parts.append(markdown(text))
+        elif segment.op in changed:
+            parts.append(_highlight(text, color))
     return "".join(parts)
+
+
+def render_old(segments: list[Segment]) -> str:
+    """The original question with the words the rewrite removed or replaced highlighted in red."""
+    return _render(segments, new=False)
 
 
 def render_new(segments: list[Segment]) -> str:
     """The rewritten question with the words the rewrite added or changed highlighted in green."""
-    parts = []
-    for segment in segments:
-        if segment.op == "equal":
-            parts.append(markdown(segment.new))
-        elif segment.op in ("insert", "replace"):
-            parts.append(_highlight(segment.new, "green"))
-    return "".join(parts)
+    return _render(segments, new=True)
 
 
 @functools.lru_cache(maxsize=256)

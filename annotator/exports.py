@@ -114,7 +114,7 @@ def export_csv(session: Session, out: Path) -> dict[str, int]:
     with (out / "candidates.csv").open("w", encoding="utf-8", newline="") as handle:
         writer: csv.DictWriter[str] | None = None
         for candidate in iter_candidates(session, columns=FLAT_SELECT, order="id"):
-            row = table.flat_row(candidate, json_encode=True)
+            row = table.flat_row(candidate)
             if writer is None:
                 writer = csv.DictWriter(handle, fieldnames=list(row))
                 writer.writeheader()
@@ -142,7 +142,7 @@ def export_parquet(session: Session, out: Path) -> dict[str, int]:
         batch.clear()
 
     for candidate in iter_candidates(session, columns=FLAT_SELECT, order="id"):
-        batch.append(table.flat_row(candidate, json_encode=True))
+        batch.append(table.flat_row(candidate))
         count += 1
         if len(batch) >= 5000:
             write_batch()

@@ -26,7 +26,7 @@ from sqlmodel import Session
 
 from annotator.labels import record_label
 from annotator.models import Annotation, Candidate, CandidateClaim, CandidateStatus, Problem, utcnow
-from annotator.store import get_setting, set_setting
+from annotator.store import get_setting, original_question_and_answer, set_setting
 
 LABELS_PER_CANDIDATE = "labels_per_candidate"
 CLAIM_MINUTES = 30
@@ -282,10 +282,7 @@ def load(session: Session, *, candidate_id: int, annotator_id: int) -> dict[str,
     if row is None:
         return None
     view = row._asdict()
-    if view["question"] is None:
-        view["question"] = view["problem_question"]
-    if view["ground_truth"] is None:
-        view["ground_truth"] = view["problem_ground_truth"]
+    view["question"], view["ground_truth"] = original_question_and_answer(view)
     mine = session.execute(
         select(Annotation.human_check, Annotation.difficulty_eval, Annotation.comment).where(
             Annotation.candidate_id == candidate_id, Annotation.annotator_id == annotator_id

@@ -52,6 +52,14 @@ PROBLEM_COLUMNS = (
 _REWRITE_ORDER = case((Candidate.rewrite_type == "remove", 0), (Candidate.rewrite_type == "contradict", 1), else_=2)
 
 
+def original_question_and_answer(candidate: dict[str, Any]) -> tuple[str, Any]:
+    """A candidate row's original question and ground truth: its own when its source gave them, else its
+    problem's (rows from `CANDIDATE_COLUMNS` or the queue's view carry both)."""
+    question = candidate["question"] if candidate["question"] is not None else candidate["problem_question"]
+    answer = candidate["ground_truth"] if candidate["ground_truth"] is not None else candidate["problem_ground_truth"]
+    return question, answer
+
+
 def data_sources(session: Session) -> list[str]:
     """Data sources in the order they were first added (the release's order: aime, amc, math, minerva)."""
     problem_first = select(Problem.data_source, func.min(Problem.id).label("first")).group_by(Problem.data_source)

@@ -76,9 +76,13 @@ def detect(path: Path) -> str:
 def read(path: Path, *, format: str | None = None, options: ReadOptions | None = None) -> list[ImportPart]:
     """The import parts of one path; nothing is read from disk beyond what detection needs until iterated."""
     options = options or ReadOptions()
-    fmt = FORMAT_ALIASES.get(format or "", format) or (detect(path) if not options.mapping else "table")
     if not path.exists():
         raise InputError(str(path), "no such file or directory")
+    if format:
+        fmt = FORMAT_ALIASES.get(format, format)
+    else:
+        # A column mapping only makes sense for a flat table; otherwise the file says what it is.
+        fmt = "table" if options.mapping else detect(path)
     annotator = options.annotator or f"import:{path.name}"
     if fmt == "reliablemath":
         return reliablemath.read_release(path)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 # A text field larger than this is rejected: no real problem is that long, and it keeps a broken or
@@ -84,7 +84,6 @@ class CandidateRecord:
     problem: ProblemRecord | None = None
     require_problem: bool = True
     location: Location | None = None
-    fields_set: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

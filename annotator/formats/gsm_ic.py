@@ -20,6 +20,7 @@ from annotator.formats import _io
 from annotator.formats._records import CandidateRecord, Location, ProblemRecord, require, require_str
 from annotator.formats._source import ImportPart, SourceFileInfo
 from annotator.formats.umwp import _style, dumps_file
+from annotator.store import iter_candidates, original_question_and_answer
 
 FORMAT = "gsm_ic"
 REQUIRED = ("original_question", "new_question", "answer")
@@ -114,16 +115,9 @@ def read_file(path: Path) -> ImportPart:
 
 def record_from(candidate: dict[str, Any]) -> dict[str, Any]:
     info = candidate["extra"]["gsm_ic"]
-    values = {
-        "original_question": candidate["question"]
-        if candidate["question"] is not None
-        else candidate["problem_question"],
-        "new_question": candidate["rewritten_question"],
-        "answer": candidate["ground_truth"]
-        if candidate["ground_truth"] is not None
-        else candidate["problem_ground_truth"],
-        **info["fields"],
-    }
+    question, answer = original_question_and_answer(candidate)
+    values = {"original_question": question, "new_question": candidate["rewritten_question"], "answer": answer,
+              **info["fields"]}
     return {key: values[key] for key in info["keys"]}
 
 
@@ -132,7 +126,6 @@ def write_files(session: Any, out: Path) -> dict[str, int]:
     from sqlalchemy import select
 
     from annotator.models import SourceFile
-    from annotator.store import iter_candidates
 
     counts: dict[str, int] = {}
     files = session.execute(select(SourceFile).where(SourceFile.format == FORMAT).order_by(SourceFile.id)).scalars()

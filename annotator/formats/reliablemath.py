@@ -33,6 +33,7 @@ from annotator.formats._records import (
     require_str,
 )
 from annotator.formats._source import ImportPart, SourceFileInfo
+from annotator.store import original_question_and_answer
 
 FORMAT = "reliablemath"
 RELEASE_ANNOTATOR = "import:reliablemath"
@@ -301,26 +302,24 @@ def unsol_record(candidate: dict[str, Any]) -> dict[str, Any]:
     difficulty = candidate["difficulty_eval"]
     if (candidate.get("extra") or {}).get(FLOAT_DIFFICULTY):
         difficulty = float(difficulty)
+    question, ground_truth = original_question_and_answer(candidate)
     return {
         "data_id": candidate["data_id"],
-        "question": candidate["question"] if candidate["question"] is not None else candidate["problem_question"],
+        "question": question,
         "rewritten_question": candidate["rewritten_question"],
-        "ground_truth": (
-            candidate["ground_truth"] if candidate["ground_truth"] is not None else candidate["problem_ground_truth"]
-        ),
+        "ground_truth": ground_truth,
         "difficulty_eval": difficulty,
     }
 
 
 def sheet_record(candidate: dict[str, Any]) -> dict[str, Any]:
     """A Fig. 10 annotation-sheet row with every field, labels as resolved so far (empty when unlabelled)."""
+    question, ground_truth = original_question_and_answer(candidate)
     return {
         "unsol_id": candidate["data_id"],
         "data_source": candidate["data_source"],
-        "question": candidate["question"] if candidate["question"] is not None else candidate["problem_question"],
-        "ground_truth": (
-            candidate["ground_truth"] if candidate["ground_truth"] is not None else candidate["problem_ground_truth"]
-        ),
+        "question": question,
+        "ground_truth": ground_truth,
         "rewritten_condition": candidate["rewritten_condition"],
         "rewritten_question": candidate["rewritten_question"],
         "unsolvable_reason": candidate["unsolvable_reason"],

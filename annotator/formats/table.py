@@ -112,12 +112,12 @@ def _int(value: Any, loc: Location, field: str) -> int:
     return number
 
 
-def flat_row(candidate: dict[str, Any], *, json_encode: bool) -> dict[str, Any]:
-    """A candidate as a flat row; with `json_encode`, JSON-typed values become `{name}_json` text cells."""
+def flat_row(candidate: dict[str, Any]) -> dict[str, Any]:
+    """A candidate as a CSV/Parquet row: JSON-typed values become `{name}_json` text cells."""
     row: dict[str, Any] = {}
     for column in FLAT_COLUMNS:
         value = candidate.get(column)
-        if json_encode and column in JSON_ENCODED:
+        if column in JSON_ENCODED:
             row[f"{column}_json"] = json.dumps(value, ensure_ascii=False)
         else:
             row[column] = value
