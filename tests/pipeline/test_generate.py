@@ -221,6 +221,11 @@ def _count_calls(engine: Engine) -> int:
         return session.execute(select(func.count()).select_from(LLMCall)).scalar_one()
 
 
+def _count_candidates(engine: Engine) -> int:
+    with read_session(engine) as session:
+        return session.execute(select(func.count()).select_from(Candidate)).scalar_one()
+
+
 def _wait_for(condition: Any, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -249,15 +254,23 @@ def test_sigkill_mid_run_then_rerun_repeats_no_completed_request(tmp_path: Path)
     add_problems(killed_engine, problems)
     add_problems(calm_engine, problems)
 
+    def finished(server: OpenAIServer, *, locked: bool = False) -> list[int]:
+        """Problems whose every request was answered (`locked`: called under the server's lock)."""
+        count = server._completed_matching if locked else server.completed_matching
+        return [i for i in range(problems) if count(f"Problem {i}:") == REQUESTS_PER_PROBLEM]
+
     with OpenAIServer() as server:
-        server.hold_after(60)
+        # Stop once 60 answers were delivered and at least one problem is complete, so that the kill falls
+        # between written candidates and cached answers of unfinished problems.
+        server.hold_when(lambda s: sum(s.completed.values()) >= 60 and bool(finished(s, locked=True)))
         process = subprocess.Popen(_cli(killed_url, server), env=_env(killed_url), cwd=PROJECT_ROOT,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            # Stopped at a known point: requests beyond the 60th answer are held, and every answer the
-            # client received is committed. Then kill it without warning.
+            # Stalled at a known point: every request after it is held, every answer the client received is
+            # committed, and every finished problem's candidates are written. Then kill it without warning.
             _wait_for(lambda: server.held >= 1 and server.inflight == server.held
-                      and _count_calls(killed_engine) == server.total_completed(),
+                      and _count_calls(killed_engine) == server.total_completed()
+                      and _count_candidates(killed_engine) == 4 * len(finished(server)),
                       60, "the client to stall at the hold point")
         finally:
             process.send_signal(signal.SIGKILL)
@@ -281,7 +294,8 @@ def test_sigkill_mid_run_then_rerun_repeats_no_completed_request(tmp_path: Path)
     final = _candidates(killed_engine, any_server=True)
     assert final == _candidates(calm_engine, any_server=True)
     assert len(final) == problems * 4
-    assert partial and all(final[data_id] == row for data_id, row in partial.items())  # kept as written before the kill
+    assert len(partial) >= 4  # at least one finished problem, kept as written before the kill
+    assert all(final[data_id] == row for data_id, row in partial.items())
 
 
 def test_cli_exits_non_zero_when_items_fail(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ Answers come from a script (by default `scripted_answer`, a deterministic stand-
 models) and can be overridden per prompt with injected faults: HTTP errors with `Retry-After`, slow answers
 past the client's timeout, dropped connections, malformed answers. The server counts, per prompt hash
 (`prompt_hash(messages)`), how many requests it received and how many answers it delivered in full, and it
-can hold every request after the n-th delivered answer (to stop a client at a known point).
+can hold every request once n answers were delivered, or once a condition on the delivered answers holds
+(to stop a client at a known point).
 
 Run standalone (the benchmark does, to keep the server out of the client's process):
     python -m tests.support.openai_server --latency 0.1
@@ -104,7 +105,7 @@ class OpenAIServer:
         self.authorizations: Counter[str] = Counter()  # Authorization headers seen (to prove a key was sent)
         self._faults: list[tuple[Callable[[str], bool], list[Reply]]] = []
         self._lock = threading.Lock()
-        self._hold_after: int | None = None
+        self._hold_when: Callable[[OpenAIServer], bool] | None = None
         self._release = threading.Event()
         self.held = 0
         self.inflight = 0
@@ -121,14 +122,29 @@ class OpenAIServer:
 
     def hold_after(self, answers: int) -> None:
         """Hold every request that arrives after `answers` answers were delivered, until `release()`."""
+        self.hold_when(lambda server: sum(server.completed.values()) >= answers)
+
+    def hold_when(self, condition: Callable[[OpenAIServer], bool]) -> None:
+        """Hold every request that arrives once `condition(self)` is true, until `release()`.
+
+        The condition is evaluated under the server's lock: it may read `completed` and `prompts` directly.
+        """
         with self._lock:
-            self._hold_after = answers
+            self._hold_when = condition
             self._release.clear()
 
     def release(self) -> None:
         with self._lock:
-            self._hold_after = None
+            self._hold_when = None
             self._release.set()
+
+    def completed_matching(self, text: str) -> int:
+        """How many answers were delivered in full for prompts containing `text`."""
+        with self._lock:
+            return self._completed_matching(text)
+
+    def _completed_matching(self, text: str) -> int:
+        return sum(count for key, count in self.completed.items() if text in self.prompts.get(key, ""))
 
     def total_completed(self) -> int:
         with self._lock:
@@ -174,7 +190,7 @@ class OpenAIServer:
 
     def _should_hold(self) -> bool:
         with self._lock:
-            if self._hold_after is None or sum(self.completed.values()) < self._hold_after:
+            if self._hold_when is None or not self._hold_when(self):
                 return False
             self.held += 1
             return True
