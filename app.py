@@ -1,23 +1,19 @@
 """Streamlit entry point: `streamlit run app.py`.
 
 Asks for a name and password before any page (or, on a database without accounts, for the first admin),
-then shows the pages the signed-in user's role allows. A sign-in lasts across reruns and page reloads:
-the browser keeps a session token in a cookie, which Streamlit hands back in `st.context.cookies` when the
-page is loaded again.
+then shows the pages the signed-in user's role allows. A sign-in lasts across reruns and page reloads
+(`pages/_session.py`).
 """
 
-import time
 from pathlib import Path
 
 import streamlit as st
 
-from annotator import auth, diff, queue
+from annotator import auth, diff
 from annotator.db import database_url, get_engine, read_session, write_session
 from annotator.models import Role
+from pages import _session
 
-COOKIE = "annotator_session"
-# A signed-in session re-checks its token (expired? account disabled?) at most this often, not per rerun.
-RECHECK_SECONDS = 60
 # Absolute, so that the app also runs from a wrapper script elsewhere (the AppTest tests do that).
 PAGES = Path(__file__).resolve().parent / "pages"
 
@@ -26,64 +22,6 @@ PAGES = Path(__file__).resolve().parent / "pages"
 def _engine(url: str):  # type: ignore[no-untyped-def]
     # Created (and the schema upgraded) once per server process and database, not on every rerun.
     return get_engine(url)
-
-
-def _cookie_script(token: str | None) -> None:
-    """Store (or clear) the token in a cookie. The script holds only a token `auth.is_token` accepted."""
-    if token is not None and not auth.is_token(token):
-        return
-    value, max_age = (token, int(auth.session_lifetime().total_seconds())) if token else ("", 0)
-    st.html(
-        f'<script>document.cookie = "{COOKIE}={value}; Max-Age={max_age}; Path=/; SameSite=Strict";</script>',
-        unsafe_allow_javascript=True,
-        width="content",
-    )
-
-
-def _sign_in(user: auth.User, token: str) -> None:
-    st.session_state["user"] = user
-    st.session_state["auth_token"] = token
-    st.session_state["auth_checked"] = time.monotonic()
-
-
-def _sign_out() -> None:
-    engine = st.session_state["engine"]
-    user = st.session_state.get("user")
-    with write_session(engine) as session:
-        auth.end_session(session, token=st.session_state.get("auth_token"))
-        if user is not None:
-            queue.release(session, annotator_id=user.id)
-    for key in list(st.session_state):
-        if key != "engine":
-            del st.session_state[key]
-    st.session_state["cookie_action"] = "clear"
-    st.session_state["cookie_checked"] = True  # the old cookie is dead; do not look at it again
-
-
-def current_user(engine) -> auth.User | None:  # type: ignore[no-untyped-def]
-    """The signed-in user: from this session, else from the cookie of a reloaded page."""
-    user = st.session_state.get("user")
-    if user is not None:
-        if time.monotonic() - st.session_state.get("auth_checked", 0) > RECHECK_SECONDS:
-            with read_session(engine) as session:
-                found = auth.user_for_token(session, token=st.session_state.get("auth_token"))
-            if found is None:
-                _sign_out()
-                st.session_state["auth_message"] = "Your session ended; please sign in again."
-                return None
-            st.session_state["user"] = found[0]
-            st.session_state["auth_checked"] = time.monotonic()
-        return st.session_state["user"]
-    if not st.session_state.get("cookie_checked"):
-        st.session_state["cookie_checked"] = True
-        token = st.context.cookies.get(COOKIE)
-        if token:
-            with read_session(engine) as session:
-                found = auth.user_for_token(session, token=token)
-            if found is not None:
-                _sign_in(found[0], token)
-                return found[0]
-    return None
 
 
 def _first_admin_form(engine) -> None:  # type: ignore[no-untyped-def]
@@ -105,7 +43,7 @@ def _first_admin_form(engine) -> None:  # type: ignore[no-untyped-def]
         except auth.AuthError as exc:
             st.error(str(exc))
             return
-        _sign_in(user, token)
+        _session.sign_in(user, token)
         st.session_state["cookie_action"] = "set"
         st.rerun()
 
@@ -125,7 +63,7 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
         if user is None or token is None:
             st.error("Unknown name or wrong password.")
             return
-        _sign_in(user, token)
+        _session.sign_in(user, token)
         st.session_state["cookie_action"] = "set"
         st.rerun()
 
@@ -144,13 +82,13 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
 st.set_page_config(page_title="Unsolvable-math annotator", layout="wide")
 st.session_state.setdefault("engine", _engine(database_url()))
 engine = st.session_state["engine"]
-user = current_user(engine)
+user = _session.current_user(engine)
 
 if user is None:
     # The pages are declared (hidden) so that the address the browser asked for survives signing in.
     st.navigation(_pages(None), position="hidden")
     if st.session_state.pop("cookie_action", None) == "clear":
-        _cookie_script(None)
+        _session.cookie_script(None)
     with read_session(engine) as session:
         first_run = not auth.has_accounts(session)
     (_first_admin_form if first_run else _sign_in_form)(engine)
@@ -158,9 +96,9 @@ if user is None:
 
 with st.sidebar:
     if st.session_state.pop("cookie_action", None) == "set":
-        _cookie_script(st.session_state.get("auth_token"))
+        _session.cookie_script(st.session_state.get("auth_token"))
     st.caption(f"Signed in as **{diff.markdown(user.name)}** ({user.role})")
-    st.button("Sign out", on_click=_sign_out, key="sign_out")
+    st.button("Sign out", on_click=_session.sign_out, key="sign_out")
 
 navigation = st.navigation(_pages(user))
 navigation.run()

@@ -22,6 +22,8 @@ from sqlmodel import Session
 from annotator.models import Annotator, Role, SignInSession, utcnow
 
 DEFAULT_SESSION_HOURS = 12.0
+# How often a signed-in app session re-checks its token (expired? account disabled?), not on every rerun.
+DEFAULT_SESSION_RECHECK_SECONDS = 60.0
 ROLES = tuple(role.value for role in Role)
 _hasher = PasswordHasher()
 # Verifying against this when the name is unknown makes a wrong name cost as much time as a wrong password.
@@ -51,6 +53,11 @@ def require_role(user: User | None, *roles: str) -> None:
 def session_lifetime() -> timedelta:
     hours = float(os.environ.get("ANNOTATOR_SESSION_HOURS") or DEFAULT_SESSION_HOURS)
     return timedelta(hours=hours)
+
+
+def session_recheck_seconds() -> float:
+    """How soon an open app session notices that its sign-in ended or its account was disabled."""
+    return float(os.environ.get("ANNOTATOR_SESSION_RECHECK_SECONDS") or DEFAULT_SESSION_RECHECK_SECONDS)
 
 
 def hash_password(password: str) -> str:

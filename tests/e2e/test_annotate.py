@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from annotator.db import get_engine, read_session
+from annotator import auth
+from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotation, AnnotationEvent, Candidate, CandidateClaim
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
@@ -153,3 +154,28 @@ def test_script_and_img_in_a_candidate_do_not_execute(app: RunningApp, browser) 
     assert page.locator("a[href^='javascript']").count() == 0
     assert dialogs == []
     context.close()
+
+
+def test_a_keypress_notices_a_disabled_account(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """A decision key reruns only the annotate page's fragment, not app.py; once the session re-check is due
+    the page still asks for a whole run, so a disabled account is signed out on its next keypress."""
+    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+    engine = get_engine(url)
+    add_user(engine, "ann", password=PASSWORD)
+    add_candidates(engine, 5, data_source="aime")
+    running = start_app(url, tmp_path / "streamlit.log", env={"ANNOTATOR_SESSION_RECHECK_SECONDS": "0"})
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        sign_in(page, running.url)
+        shows(page, "aime_0_remove_1")
+        press(page, "1")
+        shows(page, "aime_1_contradict_1")  # still signed in: the re-check found the session valid
+        with write_session(engine) as session:
+            auth.set_active(session, name="ann", active=False)
+        press(page, "2")
+        page.get_by_text("Your session ended; please sign in again.").wait_for()
+        assert page.get_by_role("heading", name=re.compile(r"^aime_2_remove_1 ·")).count() == 0
+        context.close()
+    finally:
+        stop_app(running)
