@@ -155,11 +155,10 @@ def _empty_state() -> None:
 def workspace() -> None:
     """The candidate, the five decision buttons, progress and the comment field.
 
-    A fragment: a keypress reruns only this function, not app.py, the navigation and the sidebar (about
-    10 ms of a ~60 ms keypress, see BENCHMARKS.md). Kept to few elements, each at the same place on every
-    rerun: one heading, one row of buttons (same keys every time, so they are not remounted), one status
-    line, the comment, the two questions, one block of fields, and the sections the annotator chose to
-    keep open.
+    A fragment: a keypress reruns only this function, not app.py, the navigation and the sidebar (p50 63
+    -> 46 ms per keypress, see BENCHMARKS.md). Kept to few elements, each at the same place on every rerun:
+    one heading, one row of buttons (same keys every time, so they are not remounted), one status line, the
+    comment, the two questions, one block of fields, and the sections the annotator chose to keep open.
     """
     if _session.recheck(engine) is None:
         st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
