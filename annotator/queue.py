@@ -12,7 +12,7 @@ has more than N annotators labelling or holding one candidate, so two people do 
 An annotator holds at most one claim, which is also how a reloaded page resumes on the same candidate.
 Call the functions that write inside `db.write_session()` (on SQLite that is `BEGIN IMMEDIATE`, which
 makes "find the next one and claim it" atomic; on PostgreSQL the candidate row is locked with
-`FOR UPDATE SKIP LOCKED`).
+`FOR UPDATE SKIP LOCKED` and checked again under the lock).
 """
 
 from __future__ import annotations
@@ -202,21 +202,39 @@ def claim_next(
     )
     if held is not None and held not in exclude:
         return held
-    candidate_id = next_candidate_id(
-        session,
-        annotator_id=annotator_id,
-        data_source=data_source,
-        rewrite_type=rewrite_type,
-        include_filtered=include_filtered,
-        exclude=exclude,
-        now=now,
-        lock=session.get_bind().dialect.name == "postgresql",
-    )
+    filters: dict[str, Any] = {
+        "annotator_id": annotator_id, "data_source": data_source, "rewrite_type": rewrite_type,
+        "include_filtered": include_filtered, "now": now,
+    }
+    if session.get_bind().dialect.name != "postgresql":
+        # SQLite: write_session's BEGIN IMMEDIATE already serialises "find the next one and claim it".
+        candidate_id = next_candidate_id(session, exclude=exclude, **filters)
+    else:
+        candidate_id = _lock_next_open(session, exclude=exclude, filters=filters)
     if candidate_id is None:
         release(session, annotator_id=annotator_id)
     else:
         claim(session, annotator_id=annotator_id, candidate_id=candidate_id, now=now)
     return candidate_id
+
+
+def _lock_next_open(session: Session, *, exclude: Collection[int], filters: dict[str, Any]) -> int | None:
+    """PostgreSQL: lock the next open candidate's row and make sure, under the lock, that it is still open.
+
+    `FOR UPDATE SKIP LOCKED` alone is not enough under READ COMMITTED: when another annotator claimed the
+    candidate and committed while this query ran, the row lock is free again but the query's snapshot
+    still shows no claim. Everyone who claims or labels a candidate holds its row lock first, so once this
+    transaction holds it, a fresh statement (a fresh snapshot) sees every claim and label there is.
+    """
+    passed: list[int] = []
+    while True:
+        candidate_id = next_candidate_id(session, exclude=[*exclude, *passed], lock=True, **filters)
+        if candidate_id is None:
+            return None
+        still_open = next_candidate_query(session, **filters).where(Candidate.id == candidate_id)
+        if session.execute(still_open).scalar_one_or_none() is not None:
+            return candidate_id
+        passed.append(candidate_id)
 
 
 def decide(
