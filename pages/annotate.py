@@ -71,9 +71,15 @@ def _load() -> None:
     state["loaded"] = True
 
 
+def _signed_in() -> bool:
+    """Callbacks run before any page code: one whose session has ended (or whose account was disabled) since
+    the last check must write nothing. A no-op until the periodic check is due."""
+    return _session.recheck(engine) is not None
+
+
 def _decide(human_check: int, difficulty_eval: int | None) -> None:
     view = state["view"]
-    if view is None:
+    if view is None or not _signed_in():
         return
     spent = time.monotonic() - state.get("shown_at", time.monotonic())
     with write_session(engine) as session:
@@ -99,7 +105,7 @@ def _decide(human_check: int, difficulty_eval: int | None) -> None:
 
 def _skip() -> None:
     view = state["view"]
-    if view is None:
+    if view is None or not _signed_in():
         return
     with write_session(engine) as session:
         if state["mode"] == "review":
@@ -116,6 +122,8 @@ def _skip() -> None:
 
 def _back() -> None:
     view = state["view"]
+    if not _signed_in():
+        return
     with write_session(engine) as session:
         previous = queue.previous_labelled(
             session, annotator_id=user.id, before_candidate_id=None if view is None else view["id"]
@@ -128,6 +136,8 @@ def _back() -> None:
 
 
 def _filters_changed() -> None:
+    if not _signed_in():
+        return
     state["skipped"] = []
     with write_session(engine) as session:
         queue.release(session, annotator_id=user.id)

@@ -158,11 +158,11 @@ def test_script_and_img_in_a_candidate_do_not_execute(app: RunningApp, browser) 
 
 def test_a_keypress_notices_a_disabled_account(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """A decision key reruns only the annotate page's fragment, not app.py; once the session re-check is due
-    the page still asks for a whole run, so a disabled account is signed out on its next keypress."""
+    the page still makes it, so a disabled account is signed out on its next keypress, which records nothing."""
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
     engine = get_engine(url)
     add_user(engine, "ann", password=PASSWORD)
-    add_candidates(engine, 5, data_source="aime")
+    ids = add_candidates(engine, 5, data_source="aime")
     running = start_app(url, tmp_path / "streamlit.log", env={"ANNOTATOR_SESSION_RECHECK_SECONDS": "0"})
     try:
         context = browser.new_context()
@@ -179,3 +179,9 @@ def test_a_keypress_notices_a_disabled_account(tmp_path: Path, browser) -> None:
         context.close()
     finally:
         stop_app(running)
+    # The key that found the account disabled recorded nothing: only the label from before is there.
+    with read_session(engine) as session:
+        labels = session.execute(select(Annotation.candidate_id, Annotation.human_check)).all()
+        claims = session.execute(select(CandidateClaim.candidate_id)).scalars().all()
+    assert [tuple(row) for row in labels] == [(ids[0], 1)]
+    assert claims == []
