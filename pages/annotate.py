@@ -170,7 +170,7 @@ def workspace() -> None:
     one heading, one row of buttons (same keys every time, so they are not remounted), one status line, the
     comment, the two questions, one block of fields, and the sections the annotator chose to keep open.
     """
-    if _session.recheck(engine) is None:
+    if not _signed_in():
         st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
     view = state["view"]
     rewrite_type = (view or {}).get("rewrite_type", "")
