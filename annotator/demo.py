@@ -16,10 +16,9 @@ from sqlalchemy import Engine
 
 from annotator import distract, treecut
 from annotator.formats import treecut as treecut_format
-from annotator.formats._records import CandidateRecord, Location, ProblemRecord
-from annotator.formats._source import ImportPart
 from annotator.importer import import_parts
 from annotator.models import Problem
+from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord
 
 DATA_SOURCE = "demo"
 SEED = 2025

@@ -26,9 +26,8 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from annotator.db import read_session
-from annotator.formats._records import CandidateRecord, Location
-from annotator.formats._source import ImportPart
 from annotator.models import Candidate, Problem
+from annotator.records import CandidateRecord, ImportPart, Location
 
 TEMPLATES = (
     "The shoe size of {role} is {number}.",

@@ -16,9 +16,8 @@ from sqlmodel import Session
 
 from annotator import labels
 from annotator.db import write_session
-from annotator.formats._records import CandidateRecord, InputError, Location, ProblemRecord
-from annotator.formats._source import ImportPart, SourceFileInfo
 from annotator.models import Annotation, AnnotationEvent, Candidate, Problem, SourceFile, utcnow
+from annotator.records import CandidateRecord, ImportPart, InputError, Location, ProblemRecord, SourceFileInfo
 
 BATCH_SIZE = 2000
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")

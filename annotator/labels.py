@@ -13,20 +13,15 @@ from collections.abc import Sequence
 from sqlalchemy import select, update
 from sqlmodel import Session
 
-from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Role, utcnow
+from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, utcnow
+from annotator.vocabulary import Label, LabelError, Role
 
-
-class LabelError(ValueError):
-    """A label that breaks the rules (e.g. difficulty_eval missing when human_check is 1)."""
+__all__ = ["LabelError", "record_label", "resolve", "validate"]
 
 
 def validate(human_check: int, difficulty_eval: int | None) -> None:
-    if human_check not in (0, 1):
-        raise LabelError(f"human_check must be 0 or 1, got {human_check!r}")
-    if human_check == 1 and difficulty_eval not in (0, 1):
-        raise LabelError(f"difficulty_eval must be 0 or 1 when human_check is 1, got {difficulty_eval!r}")
-    if human_check == 0 and difficulty_eval is not None:
-        raise LabelError("difficulty_eval must be empty when human_check is 0")
+    """Raises `LabelError` when (human_check, difficulty_eval) is not a label (see `vocabulary.Label`)."""
+    Label(human_check, difficulty_eval)
 
 
 def resolve(values: Sequence[tuple[int, int | None]]) -> tuple[int | None, int | None]:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Column, Index, Text, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
+
+from annotator.vocabulary import CandidateStatus, Role, RunStatus
 
 
 def utcnow() -> datetime:
@@ -47,23 +48,6 @@ def _json(nullable: bool = True) -> Any:
 
 def _text(nullable: bool = True) -> Any:
     return Field(default=None, sa_column=Column(Text, nullable=nullable))
-
-
-class Role(StrEnum):
-    annotator = "annotator"
-    reviewer = "reviewer"
-    admin = "admin"
-
-
-class CandidateStatus(StrEnum):
-    """Where a candidate stands in the workflow.
-
-    `pending` candidates are in the annotation queue; `filtered` ones failed an automatic step
-    (e.g. LLM verification) and are hidden from the queue by default but kept.
-    """
-
-    pending = "pending"
-    filtered = "filtered"
 
 
 class Annotator(SQLModel, table=True):
@@ -112,7 +96,7 @@ class Candidate(SQLModel, table=True):
     problem_id: int = Field(foreign_key="problem.id", index=True)
     data_id: str = Field(max_length=300, unique=True, index=True)
     data_source: str = Field(max_length=100)  # copied from the problem: the queue filters on it
-    rewrite_type: str = Field(max_length=50)  # remove / contradict / distractor / ...
+    rewrite_type: str = Field(max_length=50)  # a RewriteType, or another name a source uses
     condition_index: int | None = None  # k in `{source}_{idx}_{type}_{k}`, counted from 1
     extracted_condition: str | None = _text()
     rewritten_question: str = _text(nullable=False)
@@ -222,7 +206,7 @@ class GenerationRun(SQLModel, table=True):
     """One run of the construction pipeline (ReliableMath Steps 1-2): what it was asked, how far it got."""
 
     id: int | None = Field(default=None, primary_key=True)
-    status: str = Field(default="queued", max_length=20)  # queued/running/succeeded/partial/cancelled/failed
+    status: str = Field(default=RunStatus.queued, max_length=20)  # a RunStatus
     steps: str = Field(default="1,2", max_length=20)
     prompt_version: str = Field(max_length=50)
     # Per role (extract = M_I, rewrite = M_R): model, base URL, the NAME of the API-key variable, parameters.

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotator.formats import _io, gsm_ic, reliablemath, table, treecut, umwp
-from annotator.formats._records import InputError
-from annotator.formats._source import ImportPart
+from annotator.records import ImportPart, InputError
 
 IMPORT_FORMATS = ("reliablemath", "check", "annotation", "table", "treecut", "umwp", "gsm_ic")
 # The flat export formats read back as tables.

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from annotator.formats._records import InputError, Location
+from annotator.records import InputError, Location
 
 Row = tuple[Location, dict[str, Any]]
 

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from annotator.formats import _io
-from annotator.formats._records import CandidateRecord, Location, ProblemRecord, require, require_str
-from annotator.formats._source import ImportPart, SourceFileInfo
 from annotator.formats.umwp import _style, dumps_file
+from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord, SourceFileInfo, require, require_str
 from annotator.store import iter_candidates, original_question_and_answer
 
 FORMAT = "gsm_ic"

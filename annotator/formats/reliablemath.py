@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from annotator.formats import _io
-from annotator.formats._records import (
+from annotator.records import (
     CandidateRecord,
     DataId,
+    ImportPart,
     InputError,
     LabelRecord,
     Location,
     ProblemRecord,
+    SourceFileInfo,
     check_json_value,
     optional_str,
     parse_data_id,
@@ -32,7 +34,6 @@ from annotator.formats._records import (
     require,
     require_str,
 )
-from annotator.formats._source import ImportPart, SourceFileInfo
 from annotator.store import original_question_and_answer
 
 FORMAT = "reliablemath"

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from annotator.formats import _io
-from annotator.formats._records import CandidateRecord, Location, ProblemRecord
-from annotator.formats._source import ImportPart, SourceFileInfo
 from annotator.formats.reliablemath import kind_of, problem_from, sheet_candidate
+from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord, SourceFileInfo
 
 FLAT_COLUMNS = (
     "data_id",

@@ -28,15 +28,16 @@ from typing import Any
 
 from annotator import treecut
 from annotator.formats import _io
-from annotator.formats._records import (
+from annotator.records import (
     CandidateRecord,
+    ImportPart,
     InputError,
     Location,
     ProblemRecord,
+    SourceFileInfo,
     require,
     require_str,
 )
-from annotator.formats._source import ImportPart, SourceFileInfo
 
 FORMAT = "treecut"
 KEYS = ("problem", "answer", "proof")

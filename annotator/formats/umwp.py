@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.formats import _io
-from annotator.formats._records import CandidateRecord, Location, ProblemRecord, require, require_str
-from annotator.formats._source import ImportPart, SourceFileInfo
+from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord, SourceFileInfo, require, require_str
 
 FORMAT = "umwp"
 DATA_SOURCE = "umwp"

@@ -1,18 +1,18 @@
-"""What every reader yields, and the checks every reader applies to its input."""
+"""What every reader yields (problems, candidates, labels, grouped in import parts), and the checks every
+reader applies to its input."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
+
+from annotator.vocabulary import DataId
 
 # A text field larger than this is rejected: no real problem is that long, and it keeps a broken or
 # hostile file from filling the database.
 MAX_TEXT_CHARS = 1_000_000
 
-DATA_ID_RE = re.compile(
-    r"^(?P<source>[A-Za-z0-9][A-Za-z0-9\-.]*(?:_[A-Za-z][A-Za-z0-9\-.]*)*)_(?P<idx>\d+)_(?P<type>[A-Za-z]+)_(?P<k>\d+)$"
-)
 
 
 class InputError(ValueError):
@@ -86,27 +86,13 @@ class CandidateRecord:
     location: Location | None = None
 
 
-@dataclass(frozen=True)
-class DataId:
-    data_source: str
-    problem_position: int
-    rewrite_type: str
-    condition_index: int
-
-    def __str__(self) -> str:
-        return f"{self.data_source}_{self.problem_position}_{self.rewrite_type}_{self.condition_index}"
-
-
 def parse_data_id(value: Any, loc: Location, field_name: str = "data_id") -> DataId:
     """Parse `{source}_{idx}_{type}_{k}`, where idx is the problem's position in its source file."""
     text = require_str(value, loc, field_name)
-    match = DATA_ID_RE.match(text)
-    if not match:
-        raise loc.error(f"{text!r} is not of the form {{source}}_{{index}}_{{remove|contradict}}_{{k}}", field_name)
-    k = int(match["k"])
-    if k < 1:
-        raise loc.error(f"{text!r}: the condition number k counts from 1", field_name)
-    return DataId(match["source"], int(match["idx"]), match["type"], k)
+    try:
+        return DataId.parse(text)
+    except ValueError as exc:
+        raise loc.error(str(exc), field_name) from None
 
 
 def require(obj: dict[str, Any], key: str, loc: Location) -> Any:
@@ -195,3 +181,21 @@ def parse_label(
 def _preview(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass
+class SourceFileInfo:
+    """A file as the database remembers it (see `models.SourceFile`)."""
+
+    format: str
+    name: str
+    kind: str
+    sha256: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ImportPart:
+    path: str
+    records: Iterable[ProblemRecord | CandidateRecord]
+    source_file: SourceFileInfo | None = None

@@ -1,0 +1,151 @@
+"""The users' words as types: roles, candidate and run statuses, rewrite types, a label, a `data_id`.
+
+One place for each word, so that pages, the command line, statistics, the database and exports say the
+same thing. The database keeps these as plain strings and integers (a rewrite type is open to values
+this module does not list, e.g. from a flat table); these types are what the code compares against.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    annotator = "annotator"
+    reviewer = "reviewer"
+    admin = "admin"
+
+
+class CandidateStatus(StrEnum):
+    """Where a candidate stands in the workflow.
+
+    `pending` candidates are in the annotation queue; `filtered` ones failed an automatic step
+    (e.g. LLM verification) and are hidden from the queue by default but kept.
+    """
+
+    pending = "pending"
+    filtered = "filtered"
+
+
+class RewriteType(StrEnum):
+    """How a candidate was made from its problem.
+
+    ReliableMath removes or contradicts one necessary condition; GSM-IC adds an irrelevant sentence
+    (`distractor`: solvable by design); UMWP's categories 2-5 have their own names.
+    """
+
+    remove = "remove"
+    contradict = "contradict"
+    distractor = "distractor"
+    ambiguous = "ambiguous"
+    unrealistic = "unrealistic"
+    unrelated = "unrelated"
+    noquestion = "noquestion"
+
+
+# The release's order of rewrite types within a problem; others sort after these, by name.
+RELEASE_REWRITE_ORDER = (RewriteType.remove, RewriteType.contradict)
+
+
+class RunStatus(StrEnum):
+    """The life of a background LLM run (see `annotator.runs`)."""
+
+    queued = "queued"
+    running = "running"
+    succeeded = "succeeded"
+    partial = "partial"  # finished, but some items failed after all their retries
+    cancelled = "cancelled"
+    failed = "failed"
+
+    @property
+    def active(self) -> bool:
+        return self in (RunStatus.queued, RunStatus.running)
+
+
+ACTIVE_RUN_STATUSES = (RunStatus.queued, RunStatus.running)
+
+
+class LabelError(ValueError):
+    """A label that breaks the rules (e.g. difficulty_eval missing when human_check is 1)."""
+
+
+@dataclass(frozen=True)
+class Label:
+    """One decision on a candidate: `human_check` (1 acceptable / 0 not) and, only when acceptable,
+    `difficulty_eval` (0 simple / 1 hard). Constructing one checks the rules."""
+
+    human_check: int
+    difficulty_eval: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.human_check not in (0, 1) or isinstance(self.human_check, bool):
+            raise LabelError(f"human_check must be 0 or 1, got {self.human_check!r}")
+        if self.human_check == 1 and (self.difficulty_eval not in (0, 1) or isinstance(self.difficulty_eval, bool)):
+            raise LabelError(f"difficulty_eval must be 0 or 1 when human_check is 1, got {self.difficulty_eval!r}")
+        if self.human_check == 0 and self.difficulty_eval is not None:
+            raise LabelError("difficulty_eval must be empty when human_check is 0")
+
+    @property
+    def key(self) -> str:
+        """The key that gives this label on the Annotate page."""
+        return LABEL_KEYS[self]
+
+    def name(self, rewrite_type: str | None = None) -> str:
+        """What the label means for a candidate of this rewrite type, e.g. "unsolvable · hard"."""
+        acceptable = "acceptable" if rewrite_type in SOLVABLE_BY_DESIGN else "unsolvable"
+        if self.human_check == 0:
+            return "not acceptable"
+        return f"{acceptable} · {'hard' if self.difficulty_eval == 1 else 'simple'}"
+
+
+UNSOLVABLE_SIMPLE = Label(1, 0)
+UNSOLVABLE_HARD = Label(1, 1)
+NOT_ACCEPTABLE = Label(0, None)
+# In the order the Annotate page offers them.
+LABELS = (UNSOLVABLE_SIMPLE, UNSOLVABLE_HARD, NOT_ACCEPTABLE)
+LABEL_KEYS = {UNSOLVABLE_SIMPLE: "1", UNSOLVABLE_HARD: "2", NOT_ACCEPTABLE: "0"}
+SKIP_KEY = "S"
+BACK_KEY = "B"
+# Rewrite types whose candidates are meant to stay solvable: human_check = 1 means "answer unchanged".
+SOLVABLE_BY_DESIGN = frozenset({RewriteType.distractor})
+
+
+def label_name(human_check: int | None, difficulty_eval: int | None, rewrite_type: str | None = None) -> str:
+    """The name of a stored (possibly unresolved) label; "—" when there is none or it is tied."""
+    if human_check is None:
+        return "—"
+    return Label(human_check, difficulty_eval if human_check == 1 else None).name(rewrite_type)
+
+
+_DATA_ID_RE = re.compile(
+    r"^(?P<source>[A-Za-z0-9][A-Za-z0-9\-.]*(?:_[A-Za-z][A-Za-z0-9\-.]*)*)_(?P<idx>\d+)_(?P<type>[A-Za-z]+)_(?P<k>\d+)$"
+)
+
+
+@dataclass(frozen=True)
+class DataId:
+    """A candidate's id, `{data_source}_{position}_{rewrite_type}_{k}` (ReliableMath's `data_id`).
+
+    `position` is the problem's index in its source file (not its `id`); `k` counts conditions from 1.
+    """
+
+    data_source: str
+    problem_position: int
+    rewrite_type: str
+    condition_index: int
+
+    def __str__(self) -> str:
+        return f"{self.data_source}_{self.problem_position}_{self.rewrite_type}_{self.condition_index}"
+
+    @classmethod
+    def parse(cls, text: str) -> DataId:
+        """Raises ValueError with the reason when `text` is not a data_id."""
+        match = _DATA_ID_RE.match(text)
+        if not match:
+            raise ValueError(f"{text!r} is not of the form {{source}}_{{index}}_{{remove|contradict}}_{{k}}")
+        k = int(match["k"])
+        if k < 1:
+            raise ValueError(f"{text!r}: the condition number k counts from 1")
+        return cls(match["source"], int(match["idx"]), match["type"], k)
