@@ -2,17 +2,18 @@
 
 Asks for a name and password before any page (or, on a database without accounts, for the first admin),
 then shows the pages the signed-in user's role allows. A sign-in lasts across reruns and page reloads
-(`pages/_session.py`).
+(`pages/sign_in.py`).
 """
 
 from pathlib import Path
 
 import streamlit as st
 
-from annotator import auth, diff
+from annotator import auth
 from annotator.db import database_url, get_engine, read_session, write_session
-from annotator.models import Role
-from pages import _session
+from annotator.vocabulary import Role
+from ui import sign_in
+from ui.markdown import escape_markdown
 
 # Absolute, so that the app also runs from a wrapper script elsewhere (the AppTest tests do that).
 PAGES = Path(__file__).resolve().parent / "pages"
@@ -39,11 +40,11 @@ def _first_admin_form(engine) -> None:  # type: ignore[no-untyped-def]
         try:
             with write_session(engine) as session:
                 user = auth.create_first_admin(session, name=name, password=password)
-                token = auth.start_session(session, user=user)
+                token = auth.start_sign_in(session, user=user)
         except auth.AuthError as exc:
             st.error(str(exc))
             return
-        _session.sign_in(user, token)
+        sign_in.sign_in(user, token)
         st.session_state["cookie_action"] = "set"
         st.rerun()
 
@@ -59,11 +60,11 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
     if submitted:
         with write_session(engine) as session:
             user = auth.authenticate(session, name=name, password=password)
-            token = auth.start_session(session, user=user) if user is not None else None
+            token = auth.start_sign_in(session, user=user) if user is not None else None
         if user is None or token is None:
             st.error("Unknown name or wrong password.")
             return
-        _session.sign_in(user, token)
+        sign_in.sign_in(user, token)
         st.session_state["cookie_action"] = "set"
         st.rerun()
 
@@ -74,7 +75,7 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
         st.Page(PAGES / "browse.py", title="Browse", icon=":material/table_rows:"),
         st.Page(PAGES / "overview.py", title="Overview", icon=":material/insights:"),
     ]
-    if user is not None and user.role == Role.admin:
+    if auth.allows(user, Role.admin):
         pages.append(st.Page(PAGES / "generate.py", title="Generate", icon=":material/auto_awesome:"))
     return pages
 
@@ -82,13 +83,13 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
 st.set_page_config(page_title="Unsolvable-math annotator", layout="wide")
 st.session_state.setdefault("engine", _engine(database_url()))
 engine = st.session_state["engine"]
-user = _session.current_user(engine)
+user = sign_in.current_user(engine)
 
 if user is None:
     # The pages are declared (hidden) so that the address the browser asked for survives signing in.
     st.navigation(_pages(None), position="hidden")
     if st.session_state.pop("cookie_action", None) == "clear":
-        _session.cookie_script(None)
+        sign_in.cookie_script(None)
     with read_session(engine) as session:
         first_run = not auth.has_accounts(session)
     (_first_admin_form if first_run else _sign_in_form)(engine)
@@ -96,9 +97,9 @@ if user is None:
 
 with st.sidebar:
     if st.session_state.pop("cookie_action", None) == "set":
-        _session.cookie_script(st.session_state.get("auth_token"))
-    st.caption(f"Signed in as **{diff.markdown(user.name)}** ({user.role})")
-    st.button("Sign out", on_click=_session.sign_out, key="sign_out")
+        sign_in.cookie_script(st.session_state.get("auth_token"))
+    st.caption(f"Signed in as **{escape_markdown(user.name)}** ({user.role})")
+    st.button("Sign out", on_click=sign_in.sign_out, key="sign_out")
 
 navigation = st.navigation(_pages(user))
 navigation.run()

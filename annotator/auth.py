@@ -1,9 +1,10 @@
-"""Accounts, passwords and sign-in sessions.
+"""Accounts (people who sign in, and system annotators for imports and pipelines), passwords, sign-ins.
 
-Passwords are stored as Argon2id hashes (argon2-cffi). A sign-in creates a random session token: the
-browser keeps the token (the app puts it in a cookie), the database keeps only its SHA-256, so a copy of
-the database cannot be used to sign in. Sessions last `session_lifetime()` (env `ANNOTATOR_SESSION_HOURS`,
-default 12 hours) and end when the account is disabled.
+"Sign-in" is a signed-in browser; "session" in this code base always means a database session.
+Passwords are stored as Argon2id hashes (argon2-cffi). A sign-in creates a random token: the browser keeps
+the token (the app puts it in a cookie), the database keeps only its SHA-256, so a copy of the database
+cannot be used to sign in. A sign-in lasts `sign_in_lifetime()` (env `ANNOTATOR_SESSION_HOURS`, default 12
+hours) and ends when the account is disabled.
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlmodel import Session
 
-from annotator.models import Annotator, Role, SignInSession, utcnow
+from annotator.models import Annotator, SignInSession, utcnow
+from annotator.vocabulary import Role
 
-DEFAULT_SESSION_HOURS = 12.0
-# How often a signed-in app session re-checks its token (expired? account disabled?), not on every rerun.
-DEFAULT_SESSION_RECHECK_SECONDS = 60.0
+DEFAULT_SIGN_IN_HOURS = 12.0
+# How often a signed-in browser re-checks its token (expired? account disabled?), not on every rerun.
+DEFAULT_SIGN_IN_RECHECK_SECONDS = 60.0
 ROLES = tuple(role.value for role in Role)
 _hasher = PasswordHasher()
 # Verifying against this when the name is unknown makes a wrong name cost as much time as a wrong password.
@@ -43,21 +45,26 @@ class User:
     role: str
 
 
+def allows(user: User | None, *roles: str) -> bool:
+    """Whether `user` is signed in with one of `roles` (the one rule every page and callback applies)."""
+    return user is not None and user.role in roles
+
+
 def require_role(user: User | None, *roles: str) -> None:
     """Raise PermissionError unless `user` has one of `roles`."""
-    if user is None or user.role not in roles:
+    if not allows(user, *roles):
         who = "nobody is signed in" if user is None else f"{user.name} is {user.role}"
         raise PermissionError(f"needs role {' or '.join(roles)}; {who}")
 
 
-def session_lifetime() -> timedelta:
-    hours = float(os.environ.get("ANNOTATOR_SESSION_HOURS") or DEFAULT_SESSION_HOURS)
+def sign_in_lifetime() -> timedelta:
+    hours = float(os.environ.get("ANNOTATOR_SESSION_HOURS") or DEFAULT_SIGN_IN_HOURS)
     return timedelta(hours=hours)
 
 
-def session_recheck_seconds() -> float:
-    """How soon an open app session notices that its sign-in ended or its account was disabled."""
-    return float(os.environ.get("ANNOTATOR_SESSION_RECHECK_SECONDS") or DEFAULT_SESSION_RECHECK_SECONDS)
+def sign_in_recheck_seconds() -> float:
+    """How soon an open page notices that its sign-in ended or its account was disabled."""
+    return float(os.environ.get("ANNOTATOR_SESSION_RECHECK_SECONDS") or DEFAULT_SIGN_IN_RECHECK_SECONDS)
 
 
 def hash_password(password: str) -> str:
@@ -163,8 +170,8 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def start_session(session: Session, *, user: User, lifetime: timedelta | None = None) -> str:
-    """A new sign-in token for `user`; also drops this user's expired sessions."""
+def start_sign_in(session: Session, *, user: User, lifetime: timedelta | None = None) -> str:
+    """A new sign-in token for `user`; also drops this user's expired sign-ins."""
     now = utcnow()
     session.execute(
         delete(SignInSession).where(SignInSession.annotator_id == user.id, SignInSession.expires_at <= now)
@@ -175,7 +182,7 @@ def start_session(session: Session, *, user: User, lifetime: timedelta | None = 
             token_hash=_token_hash(token),
             annotator_id=user.id,
             created_at=now,
-            expires_at=now + (lifetime or session_lifetime()),
+            expires_at=now + (lifetime or sign_in_lifetime()),
         )
     )
     session.flush()
@@ -183,12 +190,12 @@ def start_session(session: Session, *, user: User, lifetime: timedelta | None = 
 
 
 def is_token(value: object) -> bool:
-    """Whether `value` looks like a token `start_session` made (so only such strings reach the page's script)."""
+    """Whether `value` looks like a token `start_sign_in` made (so only such strings reach the page's script)."""
     return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def user_for_token(session: Session, *, token: str | None, now: datetime | None = None) -> tuple[User, datetime] | None:
-    """The user a token signs in and when its session ends, or None if it is unknown, expired or disabled."""
+    """The user a token signs in and when its sign-in ends, or None if it is unknown, expired or disabled."""
     if not is_token(token):
         return None
     assert token is not None
@@ -203,16 +210,20 @@ def user_for_token(session: Session, *, token: str | None, now: datetime | None 
     return _user(row[0]), row[1]
 
 
-def end_session(session: Session, *, token: str | None) -> None:
+def end_sign_in(session: Session, *, token: str | None) -> None:
     if is_token(token):
         assert token is not None
         session.execute(delete(SignInSession).where(SignInSession.token_hash == _token_hash(token)))
 
 
-def active_session_count(session: Session, *, name: str) -> int:
-    annotator = _account(session, name=name)
-    return session.execute(
-        select(func.count()).select_from(SignInSession).where(
-            SignInSession.annotator_id == annotator.id, SignInSession.expires_at > utcnow()
-        )
-    ).scalar_one()
+def system_annotator_id(session: Session, *, name: str) -> int:
+    """The id of the annotator called `name`; an unknown name becomes a system annotator (an import or a
+    pipeline, e.g. "import:reliablemath"), which cannot sign in."""
+    found = session.execute(select(Annotator.id).where(Annotator.name == name)).scalar_one_or_none()
+    if found is not None:
+        return found
+    annotator = Annotator(name=name, role=Role.annotator, is_system=True)
+    session.add(annotator)
+    session.flush()
+    assert annotator.id is not None
+    return annotator.id

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Engine, func, insert, select, update
 from sqlmodel import Session
 
-from annotator import labels
+from annotator import auth, labels
 from annotator.db import write_session
 from annotator.models import Annotation, AnnotationEvent, Candidate, Problem, SourceFile, utcnow
 from annotator.records import CandidateRecord, ImportPart, InputError, Location, ProblemRecord, SourceFileInfo
@@ -260,7 +260,7 @@ class _Importer:
 
     def _annotator_id(self, name: str) -> int:
         if name not in self.annotator_ids:
-            self.annotator_ids[name] = labels.annotator_id_by_name(self.session, name=name)
+            self.annotator_ids[name] = auth.system_annotator_id(self.session, name=name)
         return self.annotator_ids[name]
 
     def _insert_candidates(self, records: list[CandidateRecord]) -> None:

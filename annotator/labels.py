@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from sqlalchemy import select, update
 from sqlmodel import Session
 
-from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, utcnow
-from annotator.vocabulary import Label, LabelError, Role
+from annotator.models import Annotation, AnnotationEvent, Candidate, utcnow
+from annotator.vocabulary import Label, LabelError
 
 __all__ = ["LabelError", "record_label", "resolve", "validate"]
 
@@ -123,16 +123,3 @@ def record_label(
     session.flush()
     refresh_candidate(session, candidate_id=candidate_id)
     return annotation
-
-
-def annotator_id_by_name(session: Session, *, name: str) -> int:
-    """The id of the annotator called `name`; an unknown name becomes a system annotator (an import or a
-    pipeline, e.g. "import:reliablemath"), which cannot sign in."""
-    found = session.execute(select(Annotator.id).where(Annotator.name == name)).scalar_one_or_none()
-    if found is not None:
-        return found
-    annotator = Annotator(name=name, role=Role.annotator, is_system=True)
-    session.add(annotator)
-    session.flush()
-    assert annotator.id is not None
-    return annotator.id

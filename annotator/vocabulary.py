@@ -113,10 +113,11 @@ SOLVABLE_BY_DESIGN = frozenset({RewriteType.distractor})
 
 
 def label_name(human_check: int | None, difficulty_eval: int | None, rewrite_type: str | None = None) -> str:
-    """The name of a stored (possibly unresolved) label; "—" when there is none or it is tied."""
-    if human_check is None:
+    """The name of a stored (possibly unresolved) label; "—" when there is none, it is tied or it is broken."""
+    try:
+        return Label(human_check, difficulty_eval if human_check == 1 else None).name(rewrite_type)  # type: ignore[arg-type]
+    except LabelError:
         return "—"
-    return Label(human_check, difficulty_eval if human_check == 1 else None).name(rewrite_type)
 
 
 _DATA_ID_RE = re.compile(

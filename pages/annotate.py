@@ -12,19 +12,18 @@ from typing import Any
 
 import streamlit as st
 
-from annotator import diff, queue
-from annotator.auth import require_role
+from annotator import queue
 from annotator.db import read_session, write_session
-from annotator.models import Role
-from pages import _session, _view
+from annotator.vocabulary import BACK_KEY, NOT_ACCEPTABLE, SKIP_KEY, UNSOLVABLE_HARD, UNSOLVABLE_SIMPLE, label_name
+from ui import guard
+from ui import view as _view
+from ui.markdown import escape_markdown
 
 PROGRESS_TTL_SECONDS = 15
 ALL = "(all)"
 HERE = Path(__file__).resolve().parent
 
-engine = st.session_state["engine"]
-user = st.session_state["user"]
-require_role(user, Role.annotator, Role.reviewer, Role.admin)
+engine, user = guard.require()
 state: dict[str, Any] = st.session_state.setdefault(
     "annotate",
     {"loaded": False, "view": None, "mode": "queue", "skipped": [], "mine": 0, "message": None, "shown": []},
@@ -72,9 +71,9 @@ def _load() -> None:
 
 
 def _signed_in() -> bool:
-    """Callbacks run before any page code: one whose session has ended (or whose account was disabled) since
+    """Callbacks run before any page code: one whose sign-in has ended (or whose account was disabled) since
     the last check must write nothing. A no-op until the periodic check is due."""
-    return _session.recheck(engine) is not None
+    return guard.permitted()
 
 
 def _decide(human_check: int, difficulty_eval: int | None) -> None:
@@ -99,8 +98,8 @@ def _decide(human_check: int, difficulty_eval: int | None) -> None:
             _show(session, following, "review")
         else:
             _next_from_queue(session)
-    name = _view.label_name(human_check, difficulty_eval, view["rewrite_type"])
-    state["message"] = f"Saved {diff.markdown(view['data_id'])}: {name}."
+    name = label_name(human_check, difficulty_eval, view["rewrite_type"])
+    state["message"] = f"Saved {escape_markdown(view['data_id'])}: {name}."
 
 
 def _skip() -> None:
@@ -117,7 +116,7 @@ def _skip() -> None:
             queue.release(session, annotator_id=user.id, candidate_id=view["id"])
             state["skipped"].append(view["id"])
         _next_from_queue(session)
-    state["message"] = f"Skipped {diff.markdown(view['data_id'])}."
+    state["message"] = f"Skipped {escape_markdown(view['data_id'])}."
 
 
 def _back() -> None:
@@ -177,26 +176,20 @@ def workspace() -> None:
     if view is None:
         heading = "Nothing to annotate"
     else:
-        heading = " · ".join(diff.markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
+        heading = " · ".join(escape_markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
         if view["status"] != "pending":
-            heading += f" · {diff.markdown(view['status'])}"
+            heading += f" · {escape_markdown(view['status'])}"
     st.markdown(f"#### {heading}")
 
     with st.container(horizontal=True):
-        st.button(
-            _view.label_name(1, 0, rewrite_type).capitalize(), key="decide_1", shortcut="1", on_click=_decide,
-            args=(1, 0), disabled=view is None, width="stretch", type="primary",
-        )
-        st.button(
-            _view.label_name(1, 1, rewrite_type).capitalize(), key="decide_2", shortcut="2", on_click=_decide,
-            args=(1, 1), disabled=view is None, width="stretch", type="primary",
-        )
-        st.button(
-            "Not acceptable", key="decide_0", shortcut="0", on_click=_decide, args=(0, None),
-            disabled=view is None, width="stretch",
-        )
-        st.button("Skip", key="skip", shortcut="S", on_click=_skip, disabled=view is None, width="stretch")
-        st.button("Back", key="back", shortcut="B", on_click=_back, width="stretch")
+        for label in (UNSOLVABLE_SIMPLE, UNSOLVABLE_HARD, NOT_ACCEPTABLE):
+            st.button(
+                label.name(rewrite_type).capitalize(), key=f"decide_{label.key}", shortcut=label.key,
+                on_click=_decide, args=(label.human_check, label.difficulty_eval), disabled=view is None,
+                width="stretch", type="secondary" if label == NOT_ACCEPTABLE else "primary",
+            )
+        st.button("Skip", key="skip", shortcut=SKIP_KEY, on_click=_skip, disabled=view is None, width="stretch")
+        st.button("Back", key="back", shortcut=BACK_KEY, on_click=_back, width="stretch")
 
     overall = _overall(str(engine.url), **_filters())
     status = [
@@ -206,7 +199,7 @@ def workspace() -> None:
     ]
     mine = (view or {}).get("my_label")
     if view is not None and state["mode"] == "review" and mine:
-        name = _view.label_name(mine["human_check"], mine["difficulty_eval"], rewrite_type)
+        name = label_name(mine["human_check"], mine["difficulty_eval"], rewrite_type)
         status.insert(0, f":orange-badge[You labelled this one {name}. Press a decision key to change it, S to go "
                       "forward.]")
     if state.get("message"):

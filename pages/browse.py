@@ -6,17 +6,16 @@ Reviewers and admins see everyone's labels; annotators see only their own.
 import pandas as pd
 import streamlit as st
 
-from annotator import browse, diff, queue
-from annotator.auth import require_role
+from annotator import browse, queue
 from annotator.db import read_session
-from annotator.models import Role
-from pages import _view
+from annotator.vocabulary import label_name
+from ui import guard
+from ui import view as _view
+from ui.markdown import escape_markdown
 
 ALL = "(all)"
 
-engine = st.session_state["engine"]
-user = st.session_state["user"]
-require_role(user, Role.annotator, Role.reviewer, Role.admin)
+engine, user = guard.require()
 everyone = browse.sees_everyone(user)
 
 
@@ -84,12 +83,12 @@ if not page.rows:
 
 table = pd.DataFrame(page.rows)
 table["mine"] = [
-    _view.label_name(row["my_human_check"], row["my_difficulty_eval"], row["rewrite_type"])
+    label_name(row["my_human_check"], row["my_difficulty_eval"], row["rewrite_type"])
     if row["my_human_check"] is not None else "" for row in page.rows
 ]
 if everyone:
     table["label"] = [
-        _view.label_name(row["human_check"], row["difficulty_eval"], row["rewrite_type"]) if row["label_count"] else ""
+        label_name(row["human_check"], row["difficulty_eval"], row["rewrite_type"]) if row["label_count"] else ""
         for row in page.rows
     ]
     table = table.drop(columns=["human_check", "difficulty_eval"])
@@ -112,14 +111,14 @@ if view is None:
     st.stop()
 
 st.divider()
-st.markdown(f"#### {diff.markdown(view['data_id'])} · {diff.markdown(view['data_source'])} · "
-            f"{diff.markdown(view['rewrite_type'])} · {diff.markdown(view['status'])}")
+st.markdown(f"#### {escape_markdown(view['data_id'])} · {escape_markdown(view['data_source'])} · "
+            f"{escape_markdown(view['rewrite_type'])} · {escape_markdown(view['status'])}")
 _view.candidate(view)
 st.markdown("**Labels**" if everyone else "**My label**")
 if history["labels"]:
     labels = pd.DataFrame(history["labels"])
     labels.insert(1, "label", [
-        _view.label_name(row["human_check"], row["difficulty_eval"], view["rewrite_type"]) for row in history["labels"]
+        label_name(row["human_check"], row["difficulty_eval"], view["rewrite_type"]) for row in history["labels"]
     ])
     st.dataframe(labels, hide_index=True, width="stretch")
 else:

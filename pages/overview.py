@@ -3,22 +3,24 @@
 import pandas as pd
 import streamlit as st
 
-from annotator import queue, stats
-from annotator.auth import require_role
+from annotator import auth, queue, stats
 from annotator.db import read_session, write_session
 from annotator.demo import load_demo
-from annotator.models import Role
+from annotator.vocabulary import Role
+from ui import guard
+
+engine, user = guard.require()
+is_admin = auth.allows(user, Role.admin)
 
 
 def _load_demo() -> None:
     # Loading data changes the project: checked when the button acts, not only when it is drawn.
-    require_role(st.session_state.get("user"), Role.admin)
-    load_demo(st.session_state["engine"])
+    if guard.permitted(Role.admin):
+        load_demo(engine)
 
 
-is_admin = getattr(st.session_state.get("user"), "role", None) == Role.admin
 st.title("Overview")
-with read_session(st.session_state["engine"]) as session:
+with read_session(engine) as session:
     result = stats.compute(session)
 
 if result["problems"] == 0 and result["total"]["candidates"] == 0:
@@ -47,9 +49,10 @@ else:
 
 def _save_labels_per_candidate() -> None:
     # Checked again when it changes data, not only when the control is drawn.
-    require_role(st.session_state.get("user"), Role.admin)
+    if not guard.permitted(Role.admin):
+        return
     value = int(st.session_state["settings_labels_per_candidate"])
-    with write_session(st.session_state["engine"]) as session:
+    with write_session(engine) as session:
         queue.set_labels_per_candidate(session, value=value)
     st.toast(f"Labels per candidate set to {value}.")
 
@@ -57,7 +60,7 @@ def _save_labels_per_candidate() -> None:
 # Project settings, for admins only (the same as `python -m annotator settings ...`).
 if is_admin:
     st.subheader("Project settings")
-    with read_session(st.session_state["engine"]) as session:
+    with read_session(engine) as session:
         st.session_state.setdefault("settings_labels_per_candidate", queue.labels_per_candidate(session))
     st.number_input(
         "Labels per candidate", min_value=1, max_value=100, step=1, key="settings_labels_per_candidate",

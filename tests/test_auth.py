@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import Engine, select
 
 from annotator import auth
+from annotator.auth import system_annotator_id
 from annotator.db import read_session, write_session
-from annotator.labels import annotator_id_by_name
 from annotator.models import Annotator, SignInSession, utcnow
 from tests.conftest import PROJECT_ROOT
 
@@ -41,7 +41,7 @@ def test_bad_accounts_are_refused(engine: Engine) -> None:
 
 def test_system_annotators_cannot_sign_in_and_do_not_count_as_accounts(engine: Engine) -> None:
     with write_session(engine) as session:
-        annotator_id_by_name(session, name="import:reliablemath")
+        system_annotator_id(session, name="import:reliablemath")
     with read_session(engine) as session:
         assert not auth.has_accounts(session)
         assert auth.authenticate(session, name="import:reliablemath", password="") is None
@@ -58,7 +58,7 @@ def test_first_admin_only_once(engine: Engine) -> None:
 def test_session_token_signs_in_until_it_expires_or_the_account_is_disabled(engine: Engine) -> None:
     with write_session(engine) as session:
         user = auth.create_user(session, name="ann", role="reviewer", password="pw")
-        token = auth.start_session(session, user=user, lifetime=timedelta(hours=1))
+        token = auth.start_sign_in(session, user=user, lifetime=timedelta(hours=1))
     with read_session(engine) as session:
         stored = session.execute(select(SignInSession.token_hash)).scalar_one()
         assert token not in stored  # only the hash is kept
@@ -77,8 +77,8 @@ def test_session_token_signs_in_until_it_expires_or_the_account_is_disabled(engi
 def test_sign_out_ends_the_session(engine: Engine) -> None:
     with write_session(engine) as session:
         user = auth.create_user(session, name="ann", role="annotator", password="pw")
-        token = auth.start_session(session, user=user)
-        auth.end_session(session, token=token)
+        token = auth.start_sign_in(session, user=user)
+        auth.end_sign_in(session, token=token)
     with read_session(engine) as session:
         assert auth.user_for_token(session, token=token) is None
 

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine, func, insert, select, text
 from sqlalchemy.exc import DBAPIError
 
-from annotator import labels
+from annotator import auth, labels
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem
 from tests.conftest import PROJECT_ROOT
@@ -159,8 +159,8 @@ def test_concurrent_writers_lose_nothing(database_url: str) -> None:
 
 def test_annotator_id_by_name_creates_system_annotators_once(engine: Engine) -> None:
     with write_session(engine) as session:
-        first = labels.annotator_id_by_name(session, name="import:x.json")
-        assert labels.annotator_id_by_name(session, name="import:x.json") == first
+        first = auth.system_annotator_id(session, name="import:x.json")
+        assert auth.system_annotator_id(session, name="import:x.json") == first
     with read_session(engine) as session:
         annotator = session.get(Annotator, first)
         assert annotator.is_system and annotator.password_hash is None
@@ -169,7 +169,7 @@ def test_annotator_id_by_name_creates_system_annotators_once(engine: Engine) -> 
             insert(Annotator), [{"name": "bob", "role": "annotator", "is_system": False, "is_active": True}]
         )
     with write_session(engine) as session:
-        bob = labels.annotator_id_by_name(session, name="bob")
+        bob = auth.system_annotator_id(session, name="bob")
     with read_session(engine) as session:
         assert not session.get(Annotator, bob).is_system
 

@@ -1,8 +1,8 @@
-"""The signed-in user of this browser session, for app.py and for pages that rerun only a fragment.
+"""Signing in and out in the browser, and the signed-in user, for app.py, the guard and fragments.
 
 A sign-in lasts across reruns and page reloads: the browser keeps a session token in a cookie, which
 Streamlit hands back in `st.context.cookies` when the page is loaded again. The token is re-checked
-(expired? account disabled?) every `auth.session_recheck_seconds()`, not on every rerun.
+(expired? account disabled?) every `auth.sign_in_recheck_seconds()`, not on every rerun.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def cookie_script(token: str | None) -> None:
     """Store (or clear) the token in a cookie. The script holds only a token `auth.is_token` accepted."""
     if token is not None and not auth.is_token(token):
         return
-    value, max_age = (token, int(auth.session_lifetime().total_seconds())) if token else ("", 0)
+    value, max_age = (token, int(auth.sign_in_lifetime().total_seconds())) if token else ("", 0)
     st.html(
         f'<script>document.cookie = "{COOKIE}={value}; Max-Age={max_age}; Path=/; SameSite=Strict";</script>',
         unsafe_allow_javascript=True,
@@ -31,7 +31,7 @@ def cookie_script(token: str | None) -> None:
 
 
 def _recheck_at() -> float:
-    return time.monotonic() + auth.session_recheck_seconds()
+    return time.monotonic() + auth.sign_in_recheck_seconds()
 
 
 def sign_in(user: auth.User, token: str) -> None:
@@ -44,7 +44,7 @@ def sign_out() -> None:
     engine = st.session_state["engine"]
     user = st.session_state.get("user")
     with write_session(engine) as session:
-        auth.end_session(session, token=st.session_state.get("auth_token"))
+        auth.end_sign_in(session, token=st.session_state.get("auth_token"))
         if user is not None:
             queue.release(session, annotator_id=user.id)
     for key in list(st.session_state):

@@ -1,10 +1,7 @@
-"""Word-level diff of the original and the rewritten question, and text-safe Markdown for the page.
+"""Word-level diff of the original and the rewritten question, as highlighted text-safe Markdown.
 
-Problem and model text is shown as Markdown with LaTeX, never as HTML: every ASCII punctuation character
-outside a math segment is backslash-escaped, so `<script>`, `<img onerror=...>`, links, images, emphasis,
-`:emoji:` codes and Streamlit's `:color[...]` directives in a candidate all show as the literal text.
-Math segments (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`) are kept whole, both for the renderer (KaTeX,
-which escapes HTML itself) and for the diff, which compares them as single tokens.
+Math segments are compared as single tokens; everything else goes through `ui.markdown`, so the diff shows
+dataset text literally.
 """
 
 from __future__ import annotations
@@ -12,31 +9,12 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-import string
 from dataclasses import dataclass
 from typing import Literal
 
+from ui.markdown import escape_markdown, escape_text, split_math
+
 Op = Literal["equal", "delete", "insert", "replace"]
-
-# A `$...$` segment follows Pandoc's rule (no space just inside the dollars, no digit right after the
-# closing one), so "costs $5 and $10" stays text; it may not contain another `$`.
-_MATH = re.compile(
-    r"\$\$(?P<dd>.+?)\$\$"
-    r"|\\\[(?P<db>.+?)\\\]"
-    r"|\\\((?P<ib>.+?)\\\)"
-    r"|\$(?P<id>(?=[^\s$])[^$]*?[^\s$\\])\$(?!\d)"
-    r"|\$(?P<i1>[^\s$])\$(?!\d)",
-    re.DOTALL,
-)
-_PUNCTUATION = set(string.punctuation)
-
-
-@dataclass(frozen=True)
-class Piece:
-    """A run of plain text, or one math segment (its LaTeX without delimiters)."""
-
-    text: str
-    math: Literal["", "inline", "display"] = ""
 
 
 @dataclass(frozen=True)
@@ -46,46 +24,6 @@ class Segment:
     op: Op
     old: str
     new: str
-
-
-def split_math(text: str) -> list[Piece]:
-    pieces: list[Piece] = []
-    position = 0
-    for match in _MATH.finditer(text):
-        if match.start() > position:
-            pieces.append(Piece(text[position : match.start()]))
-        kind = match.lastgroup or ""
-        body = match.group(kind)
-        pieces.append(Piece(body, "display" if kind in ("dd", "db") else "inline"))
-        position = match.end()
-    if position < len(text):
-        pieces.append(Piece(text[position:]))
-    return pieces
-
-
-def _escape(text: str) -> str:
-    out = []
-    for index, line in enumerate(text.split("\n")):
-        # Spaces starting a line would make an indented code block; punctuation would be Markdown or HTML.
-        if index:
-            line = line.lstrip(" \t")
-        out.append("".join("\\" + char if char in _PUNCTUATION else char for char in line))
-    return "  \n".join(out)
-
-
-def _math(piece: Piece) -> str:
-    body = piece.text.strip()
-    if piece.math == "display":
-        return f"\n$$\n{body}\n$$\n"
-    return f"${body}$"
-
-
-def markdown(text: str | None) -> str:
-    """`text` as Markdown that renders it literally, with its LaTeX rendered."""
-    if not text:
-        return ""
-    text = text.lstrip(" \t")
-    return "".join(_math(piece) if piece.math else _escape(piece.text) for piece in split_math(text))
 
 
 def _tokens(text: str) -> list[str]:
@@ -136,7 +74,7 @@ def _highlight(text: str, color: str) -> str:
             # A directive cannot span lines; the highlighted words are shown on one.
             lead = " " if piece.text[:1].isspace() else ""
             tail = " " if piece.text[-1:].isspace() else ""
-            parts.append(f"{lead}:{color}-background[{_escape(' '.join(piece.text.split()))}]{tail}")
+            parts.append(f"{lead}:{color}-background[{escape_text(' '.join(piece.text.split()))}]{tail}")
         else:
             parts.append(piece.text)
     trailing = " " if text[-1:].isspace() else ""
@@ -150,7 +88,7 @@ def _render(segments: list[Segment], *, new: bool) -> str:
     for segment in segments:
         text = segment.new if new else segment.old
         if segment.op == "equal":
-            parts.append(markdown(text))
+            parts.append(escape_markdown(text))
         elif segment.op in changed:
             parts.append(_highlight(text, color))
     return "".join(parts)

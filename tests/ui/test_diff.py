@@ -5,7 +5,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator import diff
+from ui import diff
+from ui.markdown import escape_markdown
 
 
 def _unescape(markdown: str) -> str:
@@ -41,7 +42,7 @@ def test_render_highlights_each_side() -> None:
 
 def test_markdown_escapes_html_and_markdown_but_keeps_latex() -> None:
     text = '<script>alert(1)</script> <img src=x onerror="alert(2)"> **b** [l](javascript:x) :red[y] $\\frac{a}{b}$'
-    rendered = diff.markdown(text)
+    rendered = escape_markdown(text)
     # Every special character outside math is escaped; nothing unescaped can start a tag or a link.
     assert "<" not in rendered.replace("\\<", "")
     assert "[" not in rendered.replace("\\[", "")
@@ -51,13 +52,13 @@ def test_markdown_escapes_html_and_markdown_but_keeps_latex() -> None:
 
 
 def test_latex_delimiters_become_dollar_math() -> None:
-    rendered = diff.markdown(r"Solve \(x^2 = 4\) and \[y = \sqrt{2}\] now.")
+    rendered = escape_markdown(r"Solve \(x^2 = 4\) and \[y = \sqrt{2}\] now.")
     assert "$x^2 = 4$" in rendered
     assert "$$\ny = \\sqrt{2}\n$$" in rendered
 
 
 def test_dollar_amounts_stay_text() -> None:
-    rendered = diff.markdown("It costs $5 and $10 in total, and $x$ is the tip.")
+    rendered = escape_markdown("It costs $5 and $10 in total, and $x$ is the tip.")
     assert rendered.startswith("It costs \\$5 and \\$10")
     assert rendered.endswith("$x$ is the tip\\.")
 
@@ -69,7 +70,7 @@ def test_brackets_inside_highlighted_math_do_not_break_the_directive() -> None:
 
 
 def test_indentation_does_not_become_a_code_block() -> None:
-    assert diff.markdown("a\n    b") == "a  \nb"
+    assert escape_markdown("a\n    b") == "a  \nb"
 
 
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80))
@@ -77,7 +78,7 @@ def test_text_without_math_round_trips_through_escaping(text: str) -> None:
     if "$" in text or "\\" in text:
         return
     expected = "\n".join(line.lstrip(" \t") for line in text.lstrip(" \t").split("\n"))
-    assert _unescape(diff.markdown(text).replace("  \n", "\n")) == expected
+    assert _unescape(escape_markdown(text).replace("  \n", "\n")) == expected
 
 
 @given(st.text(max_size=60), st.text(max_size=60))

@@ -1,4 +1,4 @@
-"""The human-check guidelines annotators see next to each candidate (Markdown, written by us, not user data).
+"""The human-check guidelines annotators see next to each candidate (Markdown written by us, not dataset text).
 
 `remove` / `contradict` candidates follow ReliableMath, Appendix G.3 ("Principle of Evaluation").
 `distractor` candidates (GSM-IC style: an irrelevant sentence added) are checked the other way round:
@@ -7,9 +7,13 @@ the rewrite must leave the answer unchanged and the problem unambiguous.
 
 from __future__ import annotations
 
-KEYS = """
-**Keys:** `1` acceptable, simple · `2` acceptable, hard · `0` not acceptable · `S` skip · `B` back.
-"""
+from annotator.vocabulary import BACK_KEY, LABELS, SKIP_KEY, SOLVABLE_BY_DESIGN
+
+
+def keys_line(rewrite_type: str | None = None) -> str:
+    """The keys and what each label means for this rewrite type, e.g. "`2` unsolvable · hard"."""
+    keys = [f"`{label.key}` {label.name(rewrite_type)}" for label in LABELS]
+    return "**Keys:** " + " · ".join([*keys, f"`{SKIP_KEY}` skip", f"`{BACK_KEY}` back"]) + "."
 
 RELIABLEMATH_G3 = """
 You see the original question and its answer (`ground_truth`), the rewritten question, the changed
@@ -62,5 +66,5 @@ acceptable when the added information changes nothing about how the problem is s
 
 def guideline_for(rewrite_type: str) -> str:
     """The guideline (Markdown) for a candidate of this rewrite type."""
-    body = DISTRACTOR if rewrite_type == "distractor" else RELIABLEMATH_G3
-    return body.strip() + "\n\n" + KEYS.strip()
+    body = DISTRACTOR if rewrite_type in SOLVABLE_BY_DESIGN else RELIABLEMATH_G3
+    return body.strip() + "\n\n" + keys_line(rewrite_type)

@@ -1,6 +1,6 @@
 """Rendering one candidate, shared by the annotate and browse pages.
 
-All problem and model text goes through `annotator.diff.markdown` (escaped Markdown with LaTeX) or
+All problem and model text goes through `ui.markdown.escape_markdown` (escaped Markdown with LaTeX) or
 `st.json`: never raw HTML.
 
 The annotate page redraws a candidate on every keypress, and what costs time there is the number of
@@ -17,8 +17,9 @@ from typing import Any
 
 import streamlit as st
 
-from annotator import diff
-from annotator.guidelines import guideline_for
+from ui.diff import side_by_side
+from ui.guidelines import guideline_for
+from ui.markdown import escape_markdown
 
 LABEL_NAMES = {(1, 0): "unsolvable · simple", (1, 1): "unsolvable · hard", (0, None): "not acceptable"}
 DISTRACTOR_LABEL_NAMES = {(1, 0): "acceptable · simple", (1, 1): "acceptable · hard", (0, None): "not acceptable"}
@@ -31,18 +32,13 @@ SECTIONS = (GUIDELINE, SOLUTION, MODEL_OUTPUTS)
 SHORT = 80
 
 
-def label_name(human_check: int | None, difficulty_eval: int | None, rewrite_type: str = "") -> str:
-    names = DISTRACTOR_LABEL_NAMES if rewrite_type == "distractor" else LABEL_NAMES
-    return names.get((human_check, difficulty_eval if human_check == 1 else None), "—")
-
-
 def text(value: Any) -> str:
     """Any field as safe Markdown: strings with their LaTeX, anything else as its JSON."""
     if value is None:
         return "—"
     if isinstance(value, str):
-        return diff.markdown(value) or "—"
-    return diff.markdown(json.dumps(value, ensure_ascii=False))
+        return escape_markdown(value) or "—"
+    return escape_markdown(json.dumps(value, ensure_ascii=False))
 
 
 def _short(value: Any) -> str | None:
@@ -99,7 +95,7 @@ def details(view: dict[str, Any]) -> str:
 
 def questions(view: dict[str, Any]) -> None:
     """The original and the rewritten question side by side, the word diff highlighted, LaTeX rendered."""
-    old, new, changed = diff.side_by_side(view.get("question"), view.get("rewritten_question"))
+    old, new, changed = side_by_side(view.get("question"), view.get("rewritten_question"))
     if not changed:
         new += "\n\n:orange-badge[The rewritten question is identical to the original.]"
     left, right = st.columns(2, border=True)
