@@ -9,6 +9,7 @@ hours) and ends when the account is disabled.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import secrets
@@ -28,8 +29,13 @@ DEFAULT_SIGN_IN_HOURS = 12.0
 DEFAULT_SIGN_IN_RECHECK_SECONDS = 60.0
 ROLES = tuple(role.value for role in Role)
 _hasher = PasswordHasher()
-# Verifying against this when the name is unknown makes a wrong name cost as much time as a wrong password.
-_DUMMY_HASH = _hasher.hash("not a password")
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified against when the name is unknown, so a wrong name costs as much time as a wrong password
+    (made on first use: hashing is slow on purpose, and most commands never need it)."""
+    return _hasher.hash("not a password")
 
 
 class AuthError(ValueError):
@@ -122,7 +128,7 @@ def authenticate(session: Session, *, name: str, password: str) -> User | None:
     annotator = session.execute(select(Annotator).where(Annotator.name == name.strip())).scalar_one_or_none()
     usable = annotator is not None and annotator.is_active and not annotator.is_system and annotator.password_hash
     try:
-        _hasher.verify(annotator.password_hash if usable else _DUMMY_HASH, password)  # type: ignore[union-attr,arg-type]
+        _hasher.verify(annotator.password_hash if usable else _dummy_hash(), password)  # type: ignore[union-attr,arg-type]
     except (VerificationError, InvalidHashError):
         return None
     if not usable:

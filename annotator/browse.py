@@ -14,8 +14,9 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
 from annotator.auth import User
-from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Role
-from annotator.queue import labels_per_candidate
+from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate
+from annotator.queue import complete, labels_per_candidate
+from annotator.vocabulary import Role
 
 PAGE_SIZE = 50
 SNIPPET_CHARS = 160
@@ -88,8 +89,8 @@ def list_candidates(
         "labelled by me": labelled_by(viewer.id),
         "not labelled by me": ~labelled_by(viewer.id),
         "unlabelled": Candidate.label_count == 0,
-        "in progress": and_(Candidate.label_count > 0, Candidate.label_count < target),
-        "complete": Candidate.label_count >= target,
+        "in progress": and_(Candidate.label_count > 0, ~complete(target)),
+        "complete": complete(target),
         "kept": Candidate.human_check == 1,
         "rejected": Candidate.human_check == 0,
         "disputed": and_(Candidate.label_count > 0, Candidate.human_check.is_(None)),

@@ -21,12 +21,12 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, delete, exists, func, literal, select
+from sqlalchemy import ColumnElement, Select, delete, exists, func, literal, select
 from sqlmodel import Session
 
 from annotator.labels import record_label
 from annotator.models import Annotation, Candidate, CandidateClaim, CandidateStatus, Problem, utcnow
-from annotator.store import get_setting, original_question_and_answer, set_setting
+from annotator.store import candidates_query, get_setting, original_question_and_answer, set_setting
 
 LABELS_PER_CANDIDATE = "labels_per_candidate"
 CLAIM_MINUTES = 30
@@ -67,6 +67,11 @@ def set_labels_per_candidate(session: Session, *, value: int) -> None:
     set_setting(session, key=LABELS_PER_CANDIDATE, value=value)
 
 
+def complete(target: int) -> ColumnElement[bool]:
+    """Whether a candidate has all the labels the project asks for (`labels_per_candidate` = `target`)."""
+    return Candidate.label_count >= target
+
+
 def _statuses(include_filtered: bool) -> list[str]:
     return [CandidateStatus.pending, CandidateStatus.filtered] if include_filtered else [CandidateStatus.pending]
 
@@ -99,7 +104,7 @@ def next_candidate_query(
     statuses = _statuses(include_filtered)
     query = select(Candidate.id).where(
         Candidate.status.in_(statuses) if len(statuses) > 1 else Candidate.status == statuses[0],
-        Candidate.label_count < target,
+        ~complete(target),  # renders as label_count < target: the index's order
         ~_labelled_by(annotator_id),
     )
     held_by_others = (
@@ -295,7 +300,7 @@ def load(session: Session, *, candidate_id: int, annotator_id: int) -> dict[str,
     `question` / `ground_truth` fall back to the problem's when the candidate has none of its own.
     """
     row = session.execute(
-        select(*VIEW_COLUMNS).join(Problem, Problem.id == Candidate.problem_id).where(Candidate.id == candidate_id)
+        candidates_query(columns=VIEW_COLUMNS, order="id").where(Candidate.id == candidate_id)
     ).first()
     if row is None:
         return None
@@ -330,7 +335,7 @@ def overall_progress(
         rewrite_type=rewrite_type,
     )
     total = session.execute(base).scalar_one()
-    done = session.execute(base.where(Candidate.label_count >= target)).scalar_one()
+    done = session.execute(base.where(complete(target))).scalar_one()
     return {"total": total, "done": done, "labels_per_candidate": target}
 
 

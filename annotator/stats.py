@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from annotator.models import Candidate, Problem
 from annotator.store import data_sources
+from annotator.vocabulary import CandidateStatus
 
 COUNT_KEYS = ("candidates", "checked", "kept", "rejected", "disputed", "simple", "hard", "filtered")
 
@@ -43,7 +44,7 @@ def compute(session: Session) -> dict[str, Any]:
         by_type = entry["by_rewrite_type"].setdefault(rewrite_type, _empty())
         for counts in (by_type, entry["total"], total):
             counts["candidates"] += count
-            if status == "filtered":
+            if status == CandidateStatus.filtered:
                 counts["filtered"] += count
             if checked:
                 counts["checked"] += count

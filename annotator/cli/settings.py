@@ -6,9 +6,7 @@ from typing import Annotated
 
 import typer
 
-from annotator import queue
 from annotator.cli._app import app, fail
-from annotator.db import get_engine, read_session, write_session
 
 
 @app.command()
@@ -19,6 +17,9 @@ def settings(
     ] = None,
 ) -> None:
     """Show the project settings, or change the ones given."""
+    from annotator import queue  # imported when used: `--help` stays fast
+    from annotator.db import get_engine, read_session, write_session
+
     engine = get_engine()
     if labels_per_candidate is not None:
         try:

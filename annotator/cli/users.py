@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from annotator import auth
 from annotator.cli._app import app, fail
-from annotator.db import get_engine, read_session, write_session
+from annotator.vocabulary import Role
+
+ROLES = tuple(role.value for role in Role)
 
 users = typer.Typer(help="Accounts that can sign in to the app.", no_args_is_help=True)
 app.add_typer(users, name="user")
@@ -29,13 +30,16 @@ def _read_password(password_stdin: bool) -> str:
 @users.command("add")
 def add(
     name: Annotated[str, typer.Argument(help="The name people sign in with.")],
-    role: Annotated[str, typer.Option(help=f"One of: {', '.join(auth.ROLES)}.")] = "annotator",
+    role: Annotated[str, typer.Option(help=f"One of: {', '.join(ROLES)}.")] = "annotator",
     password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the password from stdin.")] = False,
 ) -> None:
     """Add an account; the password is asked for (or read from stdin) and stored as an Argon2 hash."""
-    if role not in auth.ROLES:
-        fail(f"unknown role {role!r}; choose one of {', '.join(auth.ROLES)}", 2)
+    if role not in ROLES:
+        fail(f"unknown role {role!r}; choose one of {', '.join(ROLES)}", 2)
     password = _read_password(password_stdin)
+    from annotator import auth  # imported when used: `--help` stays fast
+    from annotator.db import get_engine, write_session
+
     try:
         with write_session(get_engine()) as session:
             user = auth.create_user(session, name=name, role=role, password=password)
@@ -49,6 +53,9 @@ def list_command(
     all_: Annotated[bool, typer.Option("--all", help="Also list import/pipeline pseudo-annotators.")] = False,
 ) -> None:
     """Accounts with their role and whether they are active."""
+    from annotator import auth
+    from annotator.db import get_engine, read_session
+
     with read_session(get_engine()) as session:
         rows = auth.list_users(session, include_system=all_)
     for row in rows:
@@ -57,6 +64,9 @@ def list_command(
 
 
 def _set_active(name: str, active: bool) -> None:
+    from annotator import auth
+    from annotator.db import get_engine, write_session
+
     try:
         with write_session(get_engine()) as session:
             auth.set_active(session, name=name, active=active)
@@ -84,6 +94,9 @@ def password(
 ) -> None:
     """Set a new password (ends the account's sessions)."""
     new = _read_password(password_stdin)
+    from annotator import auth
+    from annotator.db import get_engine, write_session
+
     try:
         with write_session(get_engine()) as session:
             auth.set_password(session, name=name, password=new)
