@@ -1,0 +1,85 @@
+"""The one page guard (`ui.guard`), run by AppTest against a real SQLite file and real sign-ins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, update
+from streamlit.testing.v1 import AppTest
+
+from annotator import auth
+from annotator.db import get_engine, write_session
+from annotator.models import Annotator
+from tests.support.candidates import add_user
+
+
+def _guarded_page() -> None:
+    import streamlit as st
+
+    from ui import guard
+
+    engine, user = guard.require(*st.session_state["roles"])
+    st.write(f"allowed: {user.name}")
+
+    def act() -> None:
+        st.session_state["acted"] = guard.permitted(*st.session_state["roles"])
+
+    st.button("act", on_click=act)
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Engine:
+    return get_engine(f"sqlite:///{tmp_path / 'annotator.sqlite'}")
+
+
+def _signed_in(engine: Engine, name: str, role: str, roles: tuple[str, ...]) -> AppTest:
+    add_user(engine, name, role=role)
+    with write_session(engine) as session:
+        user = auth.authenticate(session, name=name, password="pw-secret")
+        assert user is not None
+        token = auth.start_sign_in(session, user=user)
+    app = AppTest.from_function(_guarded_page, default_timeout=30)
+    app.session_state["engine"] = engine
+    app.session_state["user"] = user
+    app.session_state["auth_token"] = token
+    app.session_state["auth_recheck_at"] = 0.0  # the next callback re-checks against the database
+    app.session_state["roles"] = roles
+    return app.run()
+
+
+def test_a_page_for_admins_stops_with_a_clear_message_for_an_annotator(engine: Engine) -> None:
+    app = _signed_in(engine, "ann", "annotator", ("admin",))
+    assert not app.exception
+    assert [e.value for e in app.error] == ["This page is for admins only; you are signed in as ann (annotator)."]
+    assert not any("allowed" in m.value for m in app.markdown)
+
+
+def test_a_page_for_everyone_lets_any_role_in(engine: Engine) -> None:
+    app = _signed_in(engine, "rev", "reviewer", ())
+    assert not app.error
+    assert [m.value for m in app.markdown] == ["allowed: rev"]
+
+
+def test_nobody_signed_in_is_asked_to_sign_in() -> None:
+    app = AppTest.from_function(_guarded_page, default_timeout=30)
+    app.session_state["roles"] = ()
+    app.run()
+    assert [e.value for e in app.error] == ["Please sign in first."]
+
+
+def test_a_callback_writes_nothing_once_the_account_is_disabled(engine: Engine) -> None:
+    app = _signed_in(engine, "boss", "admin", ("admin",))
+    with write_session(engine) as session:
+        auth.set_active(session, name="boss", active=False)
+    app.button[0].click().run()
+    assert app.session_state["acted"] is False
+    assert "user" not in app.session_state  # the re-check signed the browser out
+
+
+def test_a_callback_is_refused_after_the_role_changed(engine: Engine) -> None:
+    app = _signed_in(engine, "boss", "admin", ("admin",))
+    with write_session(engine) as session:
+        session.execute(update(Annotator).where(Annotator.name == "boss").values(role="annotator"))
+    app.button[0].click().run()
+    assert app.session_state["acted"] is False
