@@ -25,35 +25,14 @@ from sqlalchemy import ColumnElement, Select, delete, exists, func, literal, sel
 from sqlmodel import Session
 
 from annotator.labels import record_label
-from annotator.models import Annotation, Candidate, CandidateClaim, CandidateStatus, Problem, utcnow
-from annotator.store import candidates_query, get_setting, original_question_and_answer, set_setting
+from annotator.models import Annotation, Candidate, CandidateClaim, CandidateStatus, utcnow
+from annotator.store import CANDIDATE_COLUMNS, candidates_query, get_setting, original_question_and_answer, set_setting
 
 LABELS_PER_CANDIDATE = "labels_per_candidate"
 CLAIM_MINUTES = 30
 
-# What the annotate and browse pages show of a candidate.
-VIEW_COLUMNS = (
-    Candidate.id,
-    Candidate.data_id,
-    Candidate.data_source,
-    Candidate.rewrite_type,
-    Candidate.condition_index,
-    Candidate.extracted_condition,
-    Candidate.rewritten_question,
-    Candidate.rewritten_condition,
-    Candidate.unsolvable_reason,
-    Candidate.question,
-    Candidate.ground_truth,
-    Candidate.llm_outputs,
-    Candidate.extra,
-    Candidate.status,
-    Candidate.label_count,
-    Candidate.human_check,
-    Candidate.difficulty_eval,
-    Problem.question.label("problem_question"),
-    Problem.ground_truth.label("problem_ground_truth"),
-    Problem.solution,
-)
+# What the annotate and browse pages show of a candidate: the store's candidate row and the model outputs.
+VIEW_COLUMNS = (*CANDIDATE_COLUMNS, Candidate.llm_outputs)
 
 
 def labels_per_candidate(session: Session) -> int:
@@ -125,27 +104,12 @@ def next_candidate_query(
     return query.order_by(Candidate.label_count, Candidate.id).limit(1)
 
 
-def next_candidate_id(
-    session: Session,
-    *,
-    annotator_id: int,
-    data_source: str | None = None,
-    rewrite_type: str | None = None,
-    include_filtered: bool = False,
-    exclude: Collection[int] = (),
-    now: datetime | None = None,
-    lock: bool = False,
-) -> int | None:
-    """The first candidate this annotator has not labelled that still needs labels, or None."""
-    query = next_candidate_query(
-        session,
-        annotator_id=annotator_id,
-        data_source=data_source,
-        rewrite_type=rewrite_type,
-        include_filtered=include_filtered,
-        exclude=exclude,
-        now=now,
-    )
+def next_candidate_id(session: Session, *, lock: bool = False, **criteria: Any) -> int | None:
+    """The first candidate this annotator has not labelled that still needs labels, or None.
+
+    `criteria` are `next_candidate_query`'s; `lock` takes the row lock (PostgreSQL, SKIP LOCKED).
+    """
+    query = next_candidate_query(session, **criteria)
     if lock:
         query = query.with_for_update(skip_locked=True, of=Candidate)
     return session.execute(query).scalar_one_or_none()
@@ -194,23 +158,25 @@ def claim_next(
     session: Session,
     *,
     annotator_id: int,
-    data_source: str | None = None,
-    rewrite_type: str | None = None,
-    include_filtered: bool = False,
     exclude: Collection[int] = (),
     now: datetime | None = None,
+    **queue_filters: Any,
 ) -> int | None:
-    """The candidate to show: the one this annotator already holds (resume), else the next one, claimed."""
+    """The candidate to show: the one this annotator already holds (resume), else the next one, claimed.
+
+    `queue_filters` are `next_candidate_query`'s `data_source`, `rewrite_type` and `include_filtered`.
+    """
     now = now or utcnow()
     held = claimed_candidate_id(
-        session, annotator_id=annotator_id, data_source=data_source, rewrite_type=rewrite_type, now=now
+        session,
+        annotator_id=annotator_id,
+        data_source=queue_filters.get("data_source"),
+        rewrite_type=queue_filters.get("rewrite_type"),
+        now=now,
     )
     if held is not None and held not in exclude:
         return held
-    filters: dict[str, Any] = {
-        "annotator_id": annotator_id, "data_source": data_source, "rewrite_type": rewrite_type,
-        "include_filtered": include_filtered, "now": now,
-    }
+    filters: dict[str, Any] = {"annotator_id": annotator_id, "now": now, **queue_filters}
     if session.get_bind().dialect.name != "postgresql":
         # SQLite: write_session's BEGIN IMMEDIATE already serialises "find the next one and claim it".
         candidate_id = next_candidate_id(session, exclude=exclude, **filters)

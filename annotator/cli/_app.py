@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 import typer
 
@@ -15,7 +16,7 @@ app = typer.Typer(
 )
 
 
-def fail(message: str, code: int = 1) -> None:
+def fail(message: str, code: int = 1) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 

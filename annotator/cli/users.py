@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
@@ -37,14 +38,7 @@ def add(
     if role not in ROLES:
         fail(f"unknown role {role!r}; choose one of {', '.join(ROLES)}", 2)
     password = _read_password(password_stdin)
-    from annotator import auth  # imported when used: `--help` stays fast
-    from annotator.db import get_engine, write_session
-
-    try:
-        with write_session(get_engine()) as session:
-            user = auth.create_user(session, name=name, role=role, password=password)
-    except auth.AuthError as exc:
-        fail(str(exc))
+    user = _change_accounts(lambda session, auth: auth.create_user(session, name=name, role=role, password=password))
     typer.echo(f"added {user.name} ({user.role})")
 
 
@@ -63,15 +57,20 @@ def list_command(
         typer.echo(f"{row['name']}\t{row['role']}\t{state}")
 
 
-def _set_active(name: str, active: bool) -> None:
-    from annotator import auth
+def _change_accounts(change: Callable[[Any, Any], Any]) -> Any:
+    """`change(session, auth)` in one transaction; a refused change (`AuthError`) is a one-line error."""
+    from annotator import auth  # imported when used: `--help` stays fast
     from annotator.db import get_engine, write_session
 
     try:
         with write_session(get_engine()) as session:
-            auth.set_active(session, name=name, active=active)
+            return change(session, auth)
     except auth.AuthError as exc:
         fail(str(exc))
+
+
+def _set_active(name: str, active: bool) -> None:
+    _change_accounts(lambda session, auth: auth.set_active(session, name=name, active=active))
     typer.echo(f"{'enabled' if active else 'disabled'} {name}")
 
 
@@ -94,12 +93,5 @@ def password(
 ) -> None:
     """Set a new password (ends the account's sessions)."""
     new = _read_password(password_stdin)
-    from annotator import auth
-    from annotator.db import get_engine, write_session
-
-    try:
-        with write_session(get_engine()) as session:
-            auth.set_password(session, name=name, password=new)
-    except auth.AuthError as exc:
-        fail(str(exc))
+    _change_accounts(lambda session, auth: auth.set_password(session, name=name, password=new))
     typer.echo(f"changed the password of {name}")
