@@ -1,0 +1,195 @@
+"""Inter-annotator agreement on nominal labels (`human_check`, `difficulty_eval`).
+
+Ratings are a raters x items matrix with -1 where a rater gave no label. Every coefficient comes from the
+library made for it where one exists (Krippendorff's alpha from `krippendorff`, Fleiss' kappa from
+`statsmodels`, Cohen's kappa from `scikit-learn`); Gwet's AC1, which none of them has, follows Gwet (2008,
+Eq. 14-15, multiple raters with missing ratings). A value that is undefined for the data (one category only,
+no item with two raters) is None, and `undefined` says why: never NaN, never 0.
+"""
+
+from __future__ import annotations
+
+import statistics
+import warnings
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+MISSING = -1
+ONE_VALUE = "only one label value occurs"
+NO_PAIRS = "no item has labels from two or more annotators"
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Labels as a raters x items matrix (`MISSING` where a rater gave none)."""
+
+    raters: tuple[str, ...]
+    items: tuple[Hashable, ...]
+    matrix: np.ndarray  # int8, shape (len(raters), len(items))
+    categories: tuple[int, ...] = (0, 1)
+
+    @classmethod
+    def from_triples(
+        cls, triples: Iterable[tuple[Hashable, str, int]], *, categories: Sequence[int] = (0, 1)
+    ) -> Ratings:
+        """From (item, rater, label) triples; a rater's second label on one item replaces the first."""
+        rater_index: dict[str, int] = {}
+        item_index: dict[Hashable, int] = {}
+        cells: list[tuple[int, int, int]] = []
+        for item, rater, label in triples:
+            cells.append(
+                (rater_index.setdefault(rater, len(rater_index)), item_index.setdefault(item, len(item_index)), label)
+            )
+        matrix = np.full((len(rater_index), len(item_index)), MISSING, dtype=np.int8)
+        if cells:
+            rows, columns, labels = (np.array(part) for part in zip(*cells))
+            matrix[rows, columns] = labels
+        return cls(tuple(rater_index), tuple(item_index), matrix, tuple(categories))
+
+    def counts(self) -> np.ndarray:
+        """items x categories: how many raters gave each category to each item."""
+        return np.stack([(self.matrix == k).sum(axis=0) for k in self.categories], axis=1)
+
+
+def _undefined(result: dict[str, Any], key: str, reason: str) -> None:
+    result[key] = None
+    result.setdefault("undefined", {})[key] = reason
+
+
+def percent_agreement(counts: np.ndarray) -> float | None:
+    """Mean over items with two or more labels of the share of agreeing pairs of labels."""
+    raters = counts.sum(axis=1)
+    rated = raters >= 2
+    if not rated.any():
+        return None
+    agreeing = (counts[rated] * (counts[rated] - 1)).sum(axis=1)
+    return float((agreeing / (raters[rated] * (raters[rated] - 1))).mean())
+
+
+def gwet_ac1(counts: np.ndarray) -> float | None:
+    """Gwet's AC1: chance agreement from the categories' prevalence, stable when one category dominates."""
+    raters = counts.sum(axis=1)
+    rated = raters >= 2
+    if not rated.any():
+        return None
+    pa = percent_agreement(counts)
+    assert pa is not None
+    labelled = raters >= 1
+    prevalence = (counts[labelled] / raters[labelled, None]).mean(axis=0)
+    k = counts.shape[1]
+    pe = float((prevalence * (1 - prevalence)).sum() / (k - 1))
+    return (pa - pe) / (1 - pe)
+
+
+def krippendorff_alpha(ratings: Ratings) -> tuple[float | None, str | None]:
+    import krippendorff
+
+    data = np.where(ratings.matrix == MISSING, np.nan, ratings.matrix.astype(float))
+    try:
+        return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")), None
+    except ValueError as exc:
+        # It raises when one value occurs ("more than one value in the domain") or no unit has two coders.
+        return None, ONE_VALUE if "domain" in str(exc) else NO_PAIRS
+
+
+def fleiss(counts: np.ndarray) -> tuple[float | None, int | None, str | None]:
+    """Fleiss' kappa over the items with the most common number of raters (two or more), and that number."""
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    raters = counts.sum(axis=1)
+    numbers, frequency = np.unique(raters[raters >= 2], return_counts=True)
+    if not len(numbers):
+        return None, None, NO_PAIRS
+    n = int(numbers[frequency == frequency.max()].max())  # the larger number on a tie
+    table = counts[raters == n]
+    if (table.sum(axis=0) > 0).sum() < 2:
+        return None, n, ONE_VALUE
+    return float(fleiss_kappa(table, method="fleiss")), n, None
+
+
+def cohen(a: np.ndarray, b: np.ndarray, categories: Sequence[int]) -> tuple[float | None, str | None]:
+    """Cohen's kappa of two label vectors of equal length (no missing values)."""
+    from sklearn.metrics import cohen_kappa_score
+
+    if not len(a):
+        return None, "no shared items"
+    if len(np.union1d(a, b)) < 2:
+        return None, ONE_VALUE
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = cohen_kappa_score(a, b, labels=list(categories))
+    return (None, ONE_VALUE) if np.isnan(value) else (float(value), None)
+
+
+def pairwise(ratings: Ratings) -> list[dict[str, Any]]:
+    """Cohen's kappa for every pair of raters with shared items."""
+    rows = []
+    m = ratings.matrix
+    for i in range(len(ratings.raters)):
+        for j in range(i + 1, len(ratings.raters)):
+            shared = (m[i] != MISSING) & (m[j] != MISSING)
+            if not shared.any():
+                continue
+            kappa, reason = cohen(m[i, shared], m[j, shared], ratings.categories)
+            row = {"a": ratings.raters[i], "b": ratings.raters[j], "items": int(shared.sum()), "kappa": kappa}
+            if reason:
+                row["reason"] = reason
+            rows.append(row)
+    return rows
+
+
+def versus_majority(ratings: Ratings) -> dict[str, dict[str, Any]]:
+    """Each rater against the strict majority of the other raters, on the items where there is one."""
+    counts = ratings.counts()
+    result = {}
+    for i, rater in enumerate(ratings.raters):
+        mine = ratings.matrix[i]
+        others = counts.copy()
+        labelled = mine != MISSING
+        others[labelled, np.searchsorted(ratings.categories, mine[labelled])] -= 1
+        top = others.max(axis=1)
+        strict = (top * 2 > others.sum(axis=1)) & labelled
+        majority = np.asarray(ratings.categories)[others.argmax(axis=1)]
+        kappa, reason = cohen(mine[strict], majority[strict], ratings.categories)
+        result[rater] = {"items_vs_majority": int(strict.sum()), "kappa_vs_majority": kappa}
+        if reason:
+            result[rater]["reason"] = reason
+    return result
+
+
+def agreement(ratings: Ratings, *, seconds: dict[str, list[float]] | None = None) -> dict[str, Any]:
+    """Every coefficient for one label, with per-annotator figures (`seconds`: each rater's time per item)."""
+    counts = ratings.counts()
+    result: dict[str, Any] = {"items": int((counts.sum(axis=1) >= 1).sum())}
+    for key, value in (("percent", percent_agreement(counts)), ("ac1", gwet_ac1(counts))):
+        result[key] = value
+        if value is None:
+            _undefined(result, key, NO_PAIRS)
+    alpha, reason = krippendorff_alpha(ratings)
+    result["alpha"] = alpha
+    if reason:
+        _undefined(result, "alpha", reason)
+    kappa, raters, reason = fleiss(counts)
+    result["fleiss_kappa"], result["fleiss_raters"] = kappa, raters
+    if reason:
+        _undefined(result, "fleiss_kappa", reason)
+    result["pairwise"] = pairwise(ratings)
+    majority = versus_majority(ratings)
+    result["annotators"] = [
+        {
+            "name": rater,
+            "labels": int((ratings.matrix[i] != MISSING).sum()),
+            **majority[rater],
+            "median_seconds": _median((seconds or {}).get(rater)),
+        }
+        for i, rater in enumerate(ratings.raters)
+    ]
+    return result
+
+
+def _median(values: list[float] | None) -> float | None:
+    values = [v for v in values or () if v is not None]
+    return statistics.median(values) if values else None

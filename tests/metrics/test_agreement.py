@@ -1,0 +1,112 @@
+"""Agreement coefficients against the libraries and the published worked examples (design notes, section 8)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from annotator.metrics import Ratings, agreement
+from annotator.metrics.agreement import ONE_VALUE, cohen, gwet_ac1
+
+
+def _from_table(table: list[list[int]]) -> Ratings:
+    """Two raters from a 2x2 contingency table: table[i][j] items rated i by A and j by B."""
+    triples = []
+    item = 0
+    for a in range(2):
+        for b in range(2):
+            for _ in range(table[a][b]):
+                triples += [(item, "A", a), (item, "B", b)]
+                item += 1
+    return Ratings.from_triples(triples)
+
+
+def test_two_by_two_table_gives_the_known_kappa_pi_and_ac1() -> None:
+    """[[20,5],[10,15]]: Cohen's kappa 0.400, Scott's pi (= Fleiss' kappa for two raters) 0.394, AC1 0.406."""
+    result = agreement(_from_table([[20, 5], [10, 15]]))
+    assert result["items"] == 50
+    assert result["percent"] == pytest.approx(0.7)
+    assert result["pairwise"] == [{"a": "A", "b": "B", "items": 50, "kappa": pytest.approx(0.4, abs=5e-4)}]
+    assert result["fleiss_kappa"] == pytest.approx(0.394, abs=5e-4)
+    assert result["fleiss_raters"] == 2
+    assert result["ac1"] == pytest.approx(0.406, abs=5e-4)
+
+
+def test_krippendorff_2011_example_with_missing_values() -> None:
+    """Krippendorff (2011), 'Computing Krippendorff's alpha-reliability', 4 coders x 12 units: nominal 0.743."""
+    nan = None
+    data = {
+        "A": [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+        "B": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+        "C": [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+        "D": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+    }
+    triples = [(unit, coder, value) for coder, row in data.items() for unit, value in enumerate(row) if value]
+    result = agreement(Ratings.from_triples(triples, categories=(1, 2, 3, 4, 5)))
+    assert result["alpha"] == pytest.approx(0.743, abs=5e-4)
+    assert result["items"] == 12
+    # Most units have 4 coders: Fleiss' kappa runs over those and says so.
+    assert result["fleiss_raters"] == 4
+
+
+def test_values_agree_with_the_libraries_on_random_labels() -> None:
+    import krippendorff
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    rng = np.random.default_rng(7)
+    truth = rng.random(400) < 0.8
+    labels = np.where(rng.random((3, 400)) < 0.85, truth, ~truth).astype(int)
+    triples = [(item, f"r{rater}", int(labels[rater, item])) for rater in range(3) for item in range(400)]
+    result = agreement(Ratings.from_triples(triples))
+    assert result["pairwise"][0]["kappa"] == pytest.approx(cohen_kappa_score(labels[0], labels[1]))
+    table, _ = aggregate_raters(labels.T)
+    assert result["fleiss_kappa"] == pytest.approx(fleiss_kappa(table))
+    assert result["alpha"] == pytest.approx(krippendorff.alpha(labels, level_of_measurement="nominal"))
+    assert not math.isnan(result["ac1"]) and result["ac1"] > result["fleiss_kappa"]  # prevalence 0.8
+
+
+def test_one_category_only_is_null_with_the_reason_never_nan_or_zero() -> None:
+    triples = [(item, rater, 1) for item in range(5) for rater in ("a", "b")]
+    result = agreement(Ratings.from_triples(triples))
+    assert result["percent"] == 1.0
+    assert result["alpha"] is None and result["undefined"]["alpha"] == ONE_VALUE
+    assert result["fleiss_kappa"] is None and result["undefined"]["fleiss_kappa"] == ONE_VALUE
+    assert result["pairwise"] == [{"a": "a", "b": "b", "items": 5, "kappa": None, "reason": ONE_VALUE}]
+    assert result["ac1"] == pytest.approx(1.0)  # AC1 stays defined where kappa collapses
+
+
+def test_fewer_than_two_raters_per_item_is_null_with_the_reason() -> None:
+    result = agreement(Ratings.from_triples([(0, "a", 1), (1, "b", 0), (2, "a", 0)]))
+    assert result["items"] == 3
+    for key in ("percent", "ac1", "alpha", "fleiss_kappa"):
+        assert result[key] is None and result["undefined"][key]
+    assert result["pairwise"] == []  # no pair shares an item
+    assert result["fleiss_raters"] is None
+
+
+def test_each_annotator_against_the_majority_of_the_others() -> None:
+    # a and b always agree, c always says the opposite. For a (and b) the others tie, so there is no majority;
+    # for c the majority is a and b's label, never c's.
+    triples = []
+    for item, value in enumerate([1, 0, 1, 0, 1, 1]):
+        triples += [(item, "a", value), (item, "b", value), (item, "c", 1 - value)]
+    result = agreement(Ratings.from_triples(triples), seconds={"a": [3.0, 5.0, 4.0]})
+    people = {row["name"]: row for row in result["annotators"]}
+    assert people["a"]["kappa_vs_majority"] is None  # the others (b, c) always tie: no majority
+    assert people["a"]["items_vs_majority"] == 0
+    # c says 1 on 2 of 6 items, the majority on 4 of 6: po = 0, pe = 2/6 * 4/6 + 4/6 * 2/6 = 4/9, kappa = -0.8.
+    assert people["c"]["kappa_vs_majority"] == pytest.approx(-0.8)
+    assert people["c"]["items_vs_majority"] == 6
+    assert people["a"]["median_seconds"] == 4.0 and people["b"]["median_seconds"] is None
+    assert people["a"]["labels"] == 6
+
+
+def test_cohen_needs_shared_items() -> None:
+    assert cohen(np.array([], dtype=int), np.array([], dtype=int), (0, 1)) == (None, "no shared items")
+
+
+def test_ac1_is_undefined_without_pairs() -> None:
+    assert gwet_ac1(np.array([[1, 0], [0, 1]])) is None
