@@ -8,15 +8,15 @@ exports read one indexed table.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlmodel import Session
 
-from annotator.models import Annotation, AnnotationEvent, Candidate, utcnow
+from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, utcnow
 from annotator.vocabulary import Label, LabelError
 
-__all__ = ["LabelError", "record_label", "resolve", "validate"]
+__all__ = ["LabelError", "label_rows", "record_label", "resolve", "validate"]
 
 
 def validate(human_check: int, difficulty_eval: int | None) -> None:
@@ -123,3 +123,35 @@ def record_label(
     session.flush()
     refresh_candidate(session, candidate_id=candidate_id)
     return annotation
+
+
+def label_rows(
+    session: Session,
+    *,
+    data_source: str | None = None,
+    rewrite_type: str | None = None,
+    system_annotators: Collection[str] = (),
+) -> list[tuple[int, str, int, int | None, float | None]]:
+    """Every label as (candidate id, annotator name, human_check, difficulty_eval, seconds_spent).
+
+    System annotators (imports, pipelines) are left out unless named in `system_annotators`.
+    """
+    query = (
+        select(
+            Annotation.candidate_id,
+            Annotator.name,
+            Annotation.human_check,
+            Annotation.difficulty_eval,
+            Annotation.seconds_spent,
+        )
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .where(or_(Annotator.is_system.is_(False), Annotator.name.in_(list(system_annotators))))
+        .order_by(Annotation.candidate_id, Annotation.id)
+    )
+    if data_source or rewrite_type:
+        query = query.join(Candidate, Candidate.id == Annotation.candidate_id)
+        if data_source:
+            query = query.where(Candidate.data_source == data_source)
+        if rewrite_type:
+            query = query.where(Candidate.rewrite_type == rewrite_type)
+    return [tuple(row) for row in session.execute(query)]  # type: ignore[misc]

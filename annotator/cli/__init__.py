@@ -10,6 +10,7 @@ from annotator.cli import (
     generate,  # noqa: F401  (registers generate)
     settings,  # noqa: F401  (registers settings)
     sources,  # noqa: F401  (registers treecut, distract)
+    team,  # noqa: F401  (registers agreement)
     users,  # noqa: F401  (registers user add/list/disable/enable/password)
 )
 from annotator.cli._app import app, main

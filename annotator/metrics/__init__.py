@@ -1,5 +1,5 @@
 """Metrics over labels and verdicts: inter-annotator agreement (`agreement`)."""
 
-from annotator.metrics.agreement import Ratings, agreement
+from annotator.metrics.agreement import Ratings, agreement, label_agreement
 
-__all__ = ["Ratings", "agreement"]
+__all__ = ["Ratings", "agreement", "label_agreement"]

@@ -20,6 +20,7 @@ import numpy as np
 MISSING = -1
 ONE_VALUE = "only one label value occurs"
 NO_PAIRS = "no item has labels from two or more annotators"
+NO_GOLD = "no gold items"
 
 
 @dataclass(frozen=True)
@@ -156,12 +157,18 @@ def versus_majority(ratings: Ratings) -> dict[str, dict[str, Any]]:
         kappa, reason = cohen(mine[strict], majority[strict], ratings.categories)
         result[rater] = {"items_vs_majority": int(strict.sum()), "kappa_vs_majority": kappa}
         if reason:
-            result[rater]["reason"] = reason
+            _undefined(result[rater], "kappa_vs_majority", reason)
     return result
 
 
 def agreement(ratings: Ratings, *, seconds: dict[str, list[float]] | None = None) -> dict[str, Any]:
-    """Every coefficient for one label, with per-annotator figures (`seconds`: each rater's time per item)."""
+    """Every coefficient for one label, with per-annotator figures (`seconds`: each rater's time per item).
+
+    Returns:
+        `items, percent, alpha, fleiss_kappa, fleiss_raters, ac1, pairwise: [{a, b, items, kappa}],
+        annotators: [{name, labels, items_vs_majority, kappa_vs_majority, median_seconds, gold_accuracy}]`,
+        and `undefined: {key: reason}` beside any None value (in the result and in each annotator's row).
+    """
     counts = ratings.counts()
     result: dict[str, Any] = {"items": int((counts.sum(axis=1) >= 1).sum())}
     for key, value in (("percent", percent_agreement(counts)), ("ac1", gwet_ac1(counts))):
@@ -178,16 +185,35 @@ def agreement(ratings: Ratings, *, seconds: dict[str, list[float]] | None = None
         _undefined(result, "fleiss_kappa", reason)
     result["pairwise"] = pairwise(ratings)
     majority = versus_majority(ratings)
-    result["annotators"] = [
-        {
-            "name": rater,
-            "labels": int((ratings.matrix[i] != MISSING).sum()),
-            **majority[rater],
-            "median_seconds": _median((seconds or {}).get(rater)),
-        }
-        for i, rater in enumerate(ratings.raters)
-    ]
+    result["annotators"] = []
+    for i, rater in enumerate(ratings.raters):
+        row = {"name": rater, "labels": int((ratings.matrix[i] != MISSING).sum()), **majority[rater]}
+        row["median_seconds"] = _median((seconds or {}).get(rater))
+        _undefined(row, "gold_accuracy", NO_GOLD)
+        result["annotators"].append(row)
     return result
+
+
+def label_agreement(rows: Iterable[tuple[Hashable, str, int, int | None, float | None]]) -> dict[str, Any]:
+    """Agreement on `human_check` (every labelled item) and on `difficulty_eval` (items with at least two
+    `human_check = 1` labels, among the annotators who gave them), from (item, annotator, human_check,
+    difficulty_eval, seconds_spent) rows."""
+    checks: list[tuple[Hashable, str, int]] = []
+    accepted: dict[Hashable, list[tuple[str, int]]] = {}
+    seconds: dict[str, list[float]] = {}
+    for item, annotator, human_check, difficulty_eval, spent in rows:
+        checks.append((item, annotator, human_check))
+        if human_check == 1 and difficulty_eval is not None:
+            accepted.setdefault(item, []).append((annotator, difficulty_eval))
+        if spent is not None:
+            seconds.setdefault(annotator, []).append(spent)
+    difficulty = [
+        (item, name, value) for item, labels in accepted.items() if len(labels) >= 2 for name, value in labels
+    ]
+    return {
+        "human_check": agreement(Ratings.from_triples(checks), seconds=seconds),
+        "difficulty_eval": agreement(Ratings.from_triples(difficulty), seconds=seconds),
+    }
 
 
 def _median(values: list[float] | None) -> float | None:

@@ -96,6 +96,7 @@ def test_each_annotator_against_the_majority_of_the_others() -> None:
     result = agreement(Ratings.from_triples(triples), seconds={"a": [3.0, 5.0, 4.0]})
     people = {row["name"]: row for row in result["annotators"]}
     assert people["a"]["kappa_vs_majority"] is None  # the others (b, c) always tie: no majority
+    assert people["a"]["undefined"]["kappa_vs_majority"] == "no shared items"
     assert people["a"]["items_vs_majority"] == 0
     # c says 1 on 2 of 6 items, the majority on 4 of 6: po = 0, pe = 2/6 * 4/6 + 4/6 * 2/6 = 4/9, kappa = -0.8.
     assert people["c"]["kappa_vs_majority"] == pytest.approx(-0.8)

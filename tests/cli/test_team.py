@@ -1,0 +1,75 @@
+"""`python -m annotator agreement` over labels recorded the way the app records them, on a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from annotator import auth, labels
+from annotator.db import get_engine, write_session
+from tests.support.candidates import add_candidates, add_user
+from tests.test_importer import run_cli
+
+# (human_check, difficulty_eval) per candidate for three annotators; d is an import's pseudo-annotator.
+A = [(1, 0), (1, 1), (0, None), (1, 0), (1, 1), (0, None)]
+B = [(1, 0), (1, 0), (0, None), (1, 0), (0, None), (0, None)]
+C = [(1, 1), (1, 1), (1, 0), (1, 0), (1, 1), (0, None)]
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'team.sqlite'}"
+    engine = get_engine(url)
+    ids = add_candidates(engine, len(A), data_source="math") + add_candidates(engine, 2, data_source="aime")
+    people = {name: add_user(engine, name) for name in ("a", "b", "c")}
+    with write_session(engine) as session:
+        system = auth.system_annotator_id(session, name="import:sheet.json")
+        for name, decisions in (("a", A), ("b", B), ("c", C)):
+            for candidate_id, (check, difficulty) in zip(ids, decisions):
+                labels.record_label(
+                    session, candidate_id=candidate_id, annotator_id=people[name].id, human_check=check,
+                    difficulty_eval=difficulty, seconds_spent=10.0 + len(name),
+                )
+        for candidate_id in ids:
+            labels.record_label(session, candidate_id=candidate_id, annotator_id=system, human_check=1,
+                                difficulty_eval=0)
+    return url
+
+
+def test_agreement_json_counts_people_not_imports(url: str) -> None:
+    result = run_cli(url, "agreement", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert set(report) == {"human_check", "difficulty_eval"}
+    checks = report["human_check"]
+    assert checks["items"] == 6  # the two aime candidates carry only the import's labels
+    assert {row["name"] for row in checks["annotators"]} == {"a", "b", "c"}
+    pairs = {(row["a"], row["b"]): row for row in checks["pairwise"]}
+    expected = cohen_kappa_score([c for c, _ in A], [c for c, _ in B])
+    assert pairs[("a", "b")]["kappa"] == pytest.approx(expected) and pairs[("a", "b")]["items"] == 6
+    assert checks["fleiss_raters"] == 3
+    assert {row["median_seconds"] for row in checks["annotators"]} == {11.0}
+    # difficulty_eval: only candidates with two or more human_check = 1 labels, among those who accepted.
+    difficulty = report["difficulty_eval"]
+    accepted = [i for i in range(6) if sum(x[i][0] for x in (A, B, C)) >= 2]
+    assert difficulty["items"] == len(accepted) == 4
+
+
+def test_agreement_can_name_an_import_and_filter_by_data_source(url: str) -> None:
+    report = json.loads(run_cli(url, "agreement", "--json", "--include", "import:sheet.json").stdout)
+    assert report["human_check"]["items"] == 8
+    assert "import:sheet.json" in {row["name"] for row in report["human_check"]["annotators"]}
+    only_aime = json.loads(run_cli(url, "agreement", "--json", "--data-source", "aime").stdout)
+    assert only_aime["human_check"]["items"] == 0
+    assert only_aime["human_check"]["percent"] is None
+    assert only_aime["human_check"]["undefined"]["alpha"]
+
+
+def test_agreement_text_names_undefined_values(url: str) -> None:
+    result = run_cli(url, "agreement", "--data-source", "aime")
+    assert result.returncode == 0, result.stderr
+    assert "human_check: 0 items" in result.stdout
+    assert "percent       — (no item has labels from two or more annotators)" in result.stdout
