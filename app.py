@@ -8,6 +8,7 @@ then shows the pages the signed-in user's role allows. A sign-in lasts across re
 from pathlib import Path
 
 import streamlit as st
+from sqlalchemy.exc import OperationalError
 
 from annotator import auth
 from annotator.db import database_url, get_engine, read_session, write_session
@@ -58,13 +59,15 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
         password = st.text_input("Password", type="password")
         submitted = st.form_submit_button("Sign in", type="primary")
     if submitted:
-        with write_session(engine) as session:
-            user = auth.authenticate(session, name=name, password=password)
-            token = auth.start_sign_in(session, user=user) if user is not None else None
-        if user is None or token is None:
+        try:
+            signed_in = auth.sign_in(engine, name=name, password=password)
+        except OperationalError:
+            st.error("The database is busy; please press Sign in again.")
+            return
+        if signed_in is None:
             st.error("Unknown name or wrong password.")
             return
-        sign_in.sign_in(user, token)
+        sign_in.sign_in(*signed_in)
         st.session_state["cookie_action"] = "set"
         st.rerun()
 

@@ -18,9 +18,10 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, select
+from sqlalchemy import Engine, delete, select, update
 from sqlmodel import Session
 
+from annotator.db import read_session, write_session
 from annotator.models import Annotator, SignInSession, utcnow
 from annotator.vocabulary import Role
 
@@ -123,8 +124,9 @@ def create_first_admin(session: Session, *, name: str, password: str) -> User:
     return create_user(session, name=name, role=Role.admin, password=password)
 
 
-def authenticate(session: Session, *, name: str, password: str) -> User | None:
-    """The user if `name` and `password` match an active account, else None (whatever was wrong)."""
+def verify(session: Session, *, name: str, password: str) -> tuple[User, str | None] | None:
+    """The user if `name` and `password` match an active account (else None, whatever was wrong), and a new
+    hash of the password when the stored one uses outdated parameters. Reads only."""
     annotator = session.execute(select(Annotator).where(Annotator.name == name.strip())).scalar_one_or_none()
     usable = annotator is not None and annotator.is_active and not annotator.is_system and annotator.password_hash
     try:
@@ -134,10 +136,37 @@ def authenticate(session: Session, *, name: str, password: str) -> User | None:
     if not usable:
         return None
     assert annotator is not None
-    if _hasher.check_needs_rehash(annotator.password_hash):  # type: ignore[arg-type]
-        annotator.password_hash = _hasher.hash(password)
-        session.flush()
-    return _user(annotator)
+    rehash = _hasher.hash(password) if _hasher.check_needs_rehash(annotator.password_hash) else None  # type: ignore[arg-type]
+    return _user(annotator), rehash
+
+
+def authenticate(session: Session, *, name: str, password: str) -> User | None:
+    """`verify`, storing the new hash if there is one, in the caller's transaction."""
+    found = verify(session, name=name, password=password)
+    if found is None:
+        return None
+    user, rehash = found
+    if rehash is not None:
+        session.execute(update(Annotator).where(Annotator.id == user.id).values(password_hash=rehash))
+    return user
+
+
+def sign_in(engine: Engine, *, name: str, password: str) -> tuple[User, str] | None:
+    """Check the password and start a sign-in: the user and the browser's token, or None.
+
+    The password is verified outside any write transaction: Argon2 is slow on purpose, and on SQLite a write
+    transaction holds the database's one write lock, so sixteen people signing in at once would queue behind
+    each other's verifications. Only the short write (the token, and a rehash) takes the lock.
+    """
+    with read_session(engine) as session:
+        found = verify(session, name=name, password=password)
+    if found is None:
+        return None
+    user, rehash = found
+    with write_session(engine) as session:
+        if rehash is not None:
+            session.execute(update(Annotator).where(Annotator.id == user.id).values(password_hash=rehash))
+        return user, start_sign_in(session, user=user)
 
 
 def set_password(session: Session, *, name: str, password: str) -> None:

@@ -1,16 +1,18 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
 
 from annotator import auth
 from annotator.auth import system_annotator_id
-from annotator.db import read_session, write_session
+from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotator, SignInSession, utcnow
 from tests.conftest import PROJECT_ROOT
 
@@ -121,3 +123,27 @@ def test_user_commands(sqlite_url: str, sqlite_engine: Engine) -> None:
         assert auth.authenticate(session, name="alice", password="pa ss") is None
     unknown = _cli(sqlite_url, "user", "disable", "nobody")
     assert unknown.returncode == 1 and "no account called 'nobody'" in unknown.stderr
+
+
+def test_sign_in_verifies_the_password_without_the_write_lock(tmp_path: Path) -> None:
+    """Sixteen people signing in at once must not queue their (slow on purpose) Argon2 checks behind SQLite's
+    one write lock: a wrong password is refused while another connection holds that lock, and a right one
+    takes it only to record the sign-in."""
+    db = tmp_path / "lock.sqlite"
+    engine = get_engine(f"sqlite:///{db}")
+    with write_session(engine) as session:
+        auth.create_user(session, name="ann", role="annotator", password="s3cret")
+    holder = sqlite3.connect(db, timeout=0)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        assert auth.sign_in(engine, name="ann", password="wrong") is None
+        assert auth.sign_in(engine, name="nobody", password="s3cret") is None
+    finally:
+        holder.rollback()
+        holder.close()
+    signed_in = auth.sign_in(engine, name="ann", password="s3cret")
+    assert signed_in is not None
+    user, token = signed_in
+    with read_session(engine) as session:
+        found = auth.user_for_token(session, token=token)
+    assert found is not None and found[0] == user
