@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from annotator.treecut.parse import Equation, parse_problem
 
@@ -48,46 +49,16 @@ def solve(equations: list[Equation], question: str) -> Verdict:
             adjacency.setdefault(variable, []).append(index)
     affine: dict[str, tuple[int, int, int]] = {}  # variable -> (P, Q, D): value = (P + Q t) / D
     component_of: dict[str, int] = {}
-    pinned: dict[int, tuple[int, int] | None] = {}  # component -> its t as (numerator, denominator), None: free
     used = [False] * len(equations)
-    components: list[tuple[list[str], list[int]]] = []
+    components: list[_Component] = []
     contradiction = ""
     for start in adjacency:
         if start in affine:
             continue
-        comp = len(components)
-        affine[start] = (0, 1, 1)
-        component_of[start] = comp
-        members, constraints = [start], []
-        for variable in members:
-            for index in adjacency[variable]:
-                if used[index]:
-                    continue
-                used[index] = True
-                terms = equations[index].terms
-                if len(terms) == 2 and terms[0][1] != terms[1][1]:
-                    (a, u), (b, w) = terms if terms[0][1] == variable else (terms[1], terms[0])
-                    if w not in affine:
-                        # a*u + b*w = c  ->  w = (c - a*u) / b
-                        p, q, d = affine[u]
-                        affine[w] = (equations[index].rhs * d - a * p, -a * q, b * d)
-                        component_of[w] = comp
-                        members.append(w)
-                        continue
-                constraints.append(index)
-        t: tuple[int, int] | None = None  # exact rational (numerator, denominator), compared by cross-multiplying
-        for index in constraints:
-            alpha, beta, gamma = _linear_in_t(equations[index], affine)
-            if beta == 0:
-                if alpha != gamma:
-                    contradiction = contradiction or f"the formula {index + 1} contradicts the others"
-                continue
-            if t is None:
-                t = (gamma - alpha, beta)
-            elif t[0] * beta != (gamma - alpha) * t[1]:
-                contradiction = contradiction or f"the formula {index + 1} contradicts the others"
-        pinned[comp] = t
-        components.append((members, constraints))
+        members, constraints = _spanning_tree(start, len(components), equations, adjacency, affine, component_of, used)
+        t, conflict = _pin(constraints, equations, affine)
+        contradiction = contradiction or conflict
+        components.append(_Component(members, constraints, t))
     if contradiction:
         return Verdict(
             "contradictory", question=question, detail=f"The formulas have no common solution: {contradiction}."
@@ -99,16 +70,79 @@ def solve(equations: list[Equation], question: str) -> Verdict:
             undetermined=[question],
             detail=f"No formula mentions {question}, so its price is undetermined.",
         )
-    comp = component_of[question]
+    return _question_verdict(question, affine, components[component_of[question]])
+
+
+class _Component(NamedTuple):
+    members: list[str]  # its variables, breadth first from the one set to t
+    constraints: list[int]  # the equations that are not edges of its spanning tree
+    t: tuple[int, int] | None  # t as an exact (numerator, denominator), None while free
+
+
+def _spanning_tree(
+    start: str,
+    component: int,
+    equations: list[Equation],
+    adjacency: dict[str, list[int]],
+    affine: dict[str, tuple[int, int, int]],
+    component_of: dict[str, int],
+    used: list[bool],
+) -> tuple[list[str], list[int]]:
+    """Walk the component of `start` breadth first, setting `start` to t and each new variable from its edge;
+    returns its variables and the equations left over as constraints on t."""
+    affine[start] = (0, 1, 1)
+    component_of[start] = component
+    members: list[str] = [start]
+    constraints: list[int] = []
+    for variable in members:
+        for index in adjacency[variable]:
+            if used[index]:
+                continue
+            used[index] = True
+            terms = equations[index].terms
+            if len(terms) == 2 and terms[0][1] != terms[1][1]:
+                (a, u), (b, w) = terms if terms[0][1] == variable else (terms[1], terms[0])
+                if w not in affine:
+                    # a*u + b*w = c  ->  w = (c - a*u) / b
+                    p, q, d = affine[u]
+                    affine[w] = (equations[index].rhs * d - a * p, -a * q, b * d)
+                    component_of[w] = component
+                    members.append(w)
+                    continue
+            constraints.append(index)
+    return members, constraints
+
+
+def _pin(
+    constraints: list[int], equations: list[Equation], affine: dict[str, tuple[int, int, int]]
+) -> tuple[tuple[int, int] | None, str]:
+    """A component's t as fixed by its constraints (None if free), and the first contradiction among them."""
+    t: tuple[int, int] | None = None  # exact rational (numerator, denominator), compared by cross-multiplying
+    contradiction = ""
+    for index in constraints:
+        alpha, beta, gamma = _linear_in_t(equations[index], affine)
+        if beta == 0:
+            if alpha != gamma:
+                contradiction = contradiction or f"the formula {index + 1} contradicts the others"
+            continue
+        if t is None:
+            t = (gamma - alpha, beta)
+        elif t[0] * beta != (gamma - alpha) * t[1]:
+            contradiction = contradiction or f"the formula {index + 1} contradicts the others"
+    return t, contradiction
+
+
+def _question_verdict(question: str, affine: dict[str, tuple[int, int, int]], component: _Component) -> Verdict:
+    """The verdict on a variable some formula mentions, given its component (free of contradictions)."""
     p, q, d = affine[question]
-    t = pinned[comp]
+    t = component.t
     if q == 0 or t is not None:
         # (p + q * tn / td) / d, one exact Fraction
-        value = Fraction(p, d) if q == 0 or t is None else Fraction(p * t[1] + q * t[0], d * t[1])
+        value = Fraction(p, d) if q == 0 else Fraction(p * t[1] + q * t[0], d * t[1])
         return Verdict(
             "solvable", value=value, question=question, detail=f"The price of {question} is {format_value(value)}."
         )
-    members, constraints = components[comp]
+    members, constraints = component.members, component.constraints
     formulas = len(members) - 1 + len(constraints)
     undetermined = [m for m in members if affine[m][1] != 0]
     return Verdict(

@@ -142,43 +142,58 @@ def _parse_common(sentence: str, phrases: dict[str, tuple[int, str]]) -> Equatio
         return None
     body = sentence[:-1]
     if " than " in body:
-        left, _, right = body.partition(" than ")
-        second = phrases.get(right)
-        direction = left[-5:]
-        if second is None or direction not in (" more", " less"):
-            return None
-        amount = _split_amount(left[:-5])
-        if amount is None:
-            return None
-        rest, value = amount
-        if rest.endswith(" costs"):
-            first = phrases.get(rest[:-6])
-            if first is None or first[0] != 1:
-                return None
-        elif rest.endswith(" cost"):
-            first = phrases.get(rest[:-5])
-            if first is None or first[0] == 1:
-                return None
-        else:
-            return None
-        return Equation(
-            ((first[0], first[1]), (-second[0], second[1])), value if direction == " more" else -value, "difference"
-        )
+        return _common_difference(body, phrases)
     if body.startswith("The price of "):
-        left, sep, right = body[13:].partition(" is the same as that of ")
-        first, second = phrases.get(left), phrases.get(right)
-        if not sep or first is None or second is None:
-            return None
-        return Equation(((first[0], first[1]), (-second[0], second[1])), 0, "same")
+        return _common_same(body, phrases)
+    return _common_price_or_sum(body, phrases)
+
+
+def _common_difference(body: str, phrases: dict[str, tuple[int, str]]) -> Equation | None:
+    """`X cost(s) N dollars more / less than Y`."""
+    left, _, right = body.partition(" than ")
+    second = phrases.get(right)
+    direction = left[-5:]
+    if second is None or direction not in (" more", " less"):
+        return None
+    amount = _split_amount(left[:-5])
+    if amount is None:
+        return None
+    rest, value = amount
+    first = _common_subject(rest, phrases)
+    if first is None:
+        return None
+    return Equation((first, (-second[0], second[1])), value if direction == " more" else -value, "difference")
+
+
+def _common_subject(text: str, phrases: dict[str, tuple[int, str]]) -> tuple[int, str] | None:
+    """`a pie costs` -> (1, "pie"), `2 pies cost` -> (2, "pie"); None unless the verb agrees with the quantity."""
+    if text.endswith(" costs"):
+        first = phrases.get(text[:-6])
+        return first if first is not None and first[0] == 1 else None
+    if text.endswith(" cost"):
+        first = phrases.get(text[:-5])
+        return first if first is not None and first[0] != 1 else None
+    return None
+
+
+def _common_same(body: str, phrases: dict[str, tuple[int, str]]) -> Equation | None:
+    """`The price of X is the same as that of Y`."""
+    left, sep, right = body[13:].partition(" is the same as that of ")
+    first, second = phrases.get(left), phrases.get(right)
+    if not sep or first is None or second is None:
+        return None
+    return Equation((first, (-second[0], second[1])), 0, "same")
+
+
+def _common_price_or_sum(body: str, phrases: dict[str, tuple[int, str]]) -> Equation | None:
+    """`X costs N dollars`, `k Xs cost N dollars` or `X and Y cost N dollars`."""
     amount = _split_amount(body)
     if amount is None:
         return None
     rest, value = amount
     if rest.endswith(" costs"):
         first = phrases.get(rest[:-6])
-        if first is None or first[0] != 1:
-            return None
-        return Equation(((1, first[1]),), value, "price")
+        return Equation((first,), value, "price") if first is not None and first[0] == 1 else None
     if not rest.endswith(" cost"):
         return None
     items = rest[:-5]
