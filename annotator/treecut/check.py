@@ -30,6 +30,7 @@ class Verdict:
 
 
 def format_value(value: Fraction | None) -> str:
+    """`12`, `5/2` or `undetermined`."""
     if value is None:
         return "undetermined"
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"

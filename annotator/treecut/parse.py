@@ -288,12 +288,16 @@ def split_problem(text: str) -> tuple[list[str], str]:
 
 @dataclass
 class ParsedProblem:
+    """A problem text as equations, in the order of its sentences."""
+
     equations: list[Equation]
     question: str  # the questioned variable (singular phrase)
     sentences: list[str]
 
 
 def parse_problem(text: str, *, theme: str = "food", cache: dict[str, Equation] | None = None) -> ParsedProblem:
+    """The equations and the questioned variable of a problem; TreeCutParseError names the first sentence that
+    fits no template. `cache` (sentence -> equation) lets a problem and its counterpart share the parsing."""
     sentences, name = split_problem(text)
     vocab = _vocabulary(theme)
     entry = vocab.lookup.get(name)

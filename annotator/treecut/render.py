@@ -17,11 +17,16 @@ def _verb(n: int) -> str:
     return "costs" if n == 1 else "cost"
 
 
+# amount, capital and clause are shared with generate (proofs) and parse (articles): package-internal helpers.
+
+
 def amount(c: int) -> str:
+    """`1` -> "a dollar", `12` -> "12 dollars"."""
     return "a dollar" if c == 1 else f"{c} dollars"
 
 
 def capital(text: str) -> str:
+    """The text with its first letter upper-cased (the rest untouched, unlike `str.capitalize`)."""
     return text[0].upper() + text[1:]
 
 

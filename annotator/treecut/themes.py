@@ -49,6 +49,7 @@ class Name:
 
 
 def theme_names(theme: Theme, *, composite: bool) -> list[Name]:
+    """Every variable name of a theme: each item, or each item at each place (composite); built once."""
     key = (theme.name, composite)
     names = _NAMES.get(key)
     if names is None:
