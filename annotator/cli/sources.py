@@ -1,4 +1,8 @@
-"""More sources: `treecut` (generate verified TreeCut pairs) and `distract` (GSM-IC-style variants)."""
+"""More sources: `treecut` (generate verified TreeCut pairs) and `distract` (GSM-IC-style variants).
+
+The generator, the database and the importer are imported inside the commands, when they run: `--help` and
+every other command start without them.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +12,7 @@ from typing import Annotated
 
 import typer
 
-from annotator import distract as distract_module
-from annotator import treecut as treecut_module
 from annotator.cli._app import app, fail
-from annotator.db import get_engine
-from annotator.formats import treecut as treecut_format
-from annotator.importer import import_parts
 
 
 @app.command()
@@ -33,10 +32,14 @@ def treecut(
     order: Annotated[
         str, typer.Option("--order", help="forward, backward or random order of the conditions.")
     ] = "random",
-    theme: Annotated[str, typer.Option("--theme", help=f"One of: {', '.join(treecut_module.THEMES)}.")] = "food",
+    theme: Annotated[
+        str, typer.Option("--theme", help="Theme of the item names; an unknown one is refused with the known ones.")
+    ] = "food",
     do_import: Annotated[bool, typer.Option("--import", help="Also add the pairs to the database.")] = False,
 ) -> None:
     """Generate answerable/unanswerable TreeCut pairs, every one checked exactly, as TreeCut JSONL files."""
+    from annotator import treecut as treecut_module
+
     if count < 1:
         fail("--count must be at least 1", 2)
     try:
@@ -57,6 +60,10 @@ def treecut(
     typer.echo(f"{count} pairs generated and checked in {elapsed:.2f} s")
     typer.echo(f"{answerable}\n{unanswerable}")
     if do_import:
+        from annotator.db import get_engine
+        from annotator.formats import treecut as treecut_format
+        from annotator.importer import import_parts
+
         parts = [treecut_format.read_file(answerable), treecut_format.read_file(unanswerable)]
         summary = import_parts(parts, engine=get_engine())
         typer.echo(f"imported {summary.problems_added} problems and {summary.candidates_added} candidates")
@@ -77,6 +84,10 @@ def distract(
 ) -> None:
     """Add GSM-IC-style variants (an irrelevant sentence, Table 9 templates) of solvable problems as
     `distractor` candidates."""
+    from annotator import distract as distract_module
+    from annotator.db import get_engine
+    from annotator.importer import import_parts
+
     try:
         options = distract_module.Options(per_problem=per_problem, role=role, number=number, seed=seed)
     except ValueError as exc:
