@@ -7,10 +7,10 @@ from pathlib import Path
 from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
-from annotator.auth import User
 from annotator.db import read_session
 from annotator.demo import load_demo
 from annotator.models import Candidate, Problem
+from tests.support.candidates import add_user, sign_in_app
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,15 +42,13 @@ def test_loading_the_demo_twice_changes_nothing(sqlite_engine: Engine) -> None:
 
 def test_overview_offers_the_demo_to_admins_on_an_empty_database(sqlite_engine: Engine) -> None:
     annotator_view = AppTest.from_file(str(PROJECT_ROOT / "pages" / "overview.py"), default_timeout=30)
-    annotator_view.session_state["engine"] = sqlite_engine
-    annotator_view.session_state["user"] = User(id=2, name="ann", role="annotator")
+    sign_in_app(annotator_view, sqlite_engine, add_user(sqlite_engine, "ann"))
     annotator_view.run()
     assert not annotator_view.exception
     assert not [b for b in annotator_view.button if b.label == "Load the demo project"]
 
     app = AppTest.from_file(str(PROJECT_ROOT / "pages" / "overview.py"), default_timeout=30)
-    app.session_state["engine"] = sqlite_engine
-    app.session_state["user"] = User(id=1, name="boss", role="admin")
+    sign_in_app(app, sqlite_engine, add_user(sqlite_engine, "boss", role="admin"))
     app.run()
     assert not app.exception
     [button] = [b for b in app.button if b.label == "Load the demo project"]

@@ -81,3 +81,18 @@ def add_candidates(
 def add_user(engine: Engine, name: str, *, role: str = "annotator", password: str = "pw-" + "secret") -> auth.User:
     with write_session(engine) as session:
         return auth.create_user(session, name=name, role=role, password=password)
+
+
+def sign_in_app(app: Any, engine: Engine, user: auth.User) -> Any:
+    """Put a real sign-in of `user` into an AppTest's session state, as app.py does after the sign-in form.
+
+    Callbacks that change data re-check the sign-in against the database (`ui.guard.permitted`), so a user
+    object alone, with no token behind it, is signed out there.
+    """
+    with write_session(engine) as session:
+        token = auth.start_sign_in(session, user=user)
+    app.session_state["engine"] = engine
+    app.session_state["user"] = user
+    app.session_state["auth_token"] = token
+    app.session_state["auth_recheck_at"] = 0.0
+    return app

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from annotator import auth
 from annotator.db import get_engine, write_session
 from annotator.models import Annotator
-from tests.support.candidates import add_user
+from tests.support.candidates import add_user, sign_in_app
 
 
 def _guarded_page() -> None:
@@ -34,16 +34,8 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def _signed_in(engine: Engine, name: str, role: str, roles: tuple[str, ...]) -> AppTest:
-    add_user(engine, name, role=role)
-    with write_session(engine) as session:
-        user = auth.authenticate(session, name=name, password="pw-secret")
-        assert user is not None
-        token = auth.start_sign_in(session, user=user)
     app = AppTest.from_function(_guarded_page, default_timeout=30)
-    app.session_state["engine"] = engine
-    app.session_state["user"] = user
-    app.session_state["auth_token"] = token
-    app.session_state["auth_recheck_at"] = 0.0  # the next callback re-checks against the database
+    sign_in_app(app, engine, add_user(engine, name, role=role))
     app.session_state["roles"] = roles
     return app.run()
 
