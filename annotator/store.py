@@ -131,8 +131,15 @@ def iter_raw(session: Session, query: Select[Any]) -> Iterator[dict[str, Any]]:
 
 
 def source_file_options(session: Session, *, format: str) -> dict[str, dict[str, Any]]:
+    """{file name: how it was serialised} of the imported files of one format."""
     rows = session.execute(select(SourceFile.name, SourceFile.options).where(SourceFile.format == format))
     return {row.name: row.options or {} for row in rows}
+
+
+def source_files(session: Session, *, format: str) -> list[dict[str, Any]]:
+    """The imported files of one format (name, kind, options), in the order they were first imported."""
+    query = select(SourceFile.name, SourceFile.kind, SourceFile.options).where(SourceFile.format == format)
+    return [row._asdict() for row in session.execute(query.order_by(SourceFile.id))]
 
 
 def get_setting(session: Session, *, key: str, default: Any = None) -> Any:

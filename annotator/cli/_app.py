@@ -4,7 +4,7 @@ import sys
 
 import typer
 
-from annotator.formats import InputError
+from annotator.records import InputError
 
 app = typer.Typer(
     name="annotator",

@@ -1,0 +1,37 @@
+"""The exporters' registry: the import-free name list agrees with it, an unknown format is refused before the
+database or the output directory is touched, and writers are loaded only when an export runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from annotator import exports
+from tests.conftest import PROJECT_ROOT
+
+
+def test_the_name_list_is_exactly_the_registry() -> None:
+    assert exports.FORMATS == tuple(exports.exporters())
+    modules = {p.stem for p in (PROJECT_ROOT / "annotator" / "exports").glob("*.py") if p.stem != "__init__"}
+    assert {writer.__module__.rsplit(".", 1)[1] for writer in exports.exporters().values()} == modules
+
+
+def test_an_unknown_format_is_refused_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    database = tmp_path / "never.sqlite"
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", f"sqlite:///{database}")
+    with pytest.raises(exports.UnknownExportFormat, match="unknown export format 'xlsx'; choose one of reliablemath"):
+        exports.export("xlsx", tmp_path / "out")
+    assert not database.exists() and not (tmp_path / "out").exists()
+
+
+def test_importing_the_package_loads_no_writer_nor_the_database_layer() -> None:
+    code = (
+        "import sys; import annotator.exports; "
+        "print([m for m in sys.modules if m.startswith(('annotator.exports.', 'annotator.store', 'annotator.db', "
+        "'sqlalchemy', 'sqlmodel', 'pyarrow'))])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
