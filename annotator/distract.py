@@ -14,7 +14,6 @@ answer is unchanged and the problem unambiguous.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import re
@@ -26,6 +25,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from annotator.db import read_session
+from annotator.exports import gsm_ic as gsm_ic_export
 from annotator.models import Candidate, Problem
 from annotator.records import CandidateRecord, ImportPart, Location
 
@@ -353,21 +353,18 @@ def as_import_part(records: list[CandidateRecord]) -> ImportPart:
 
 
 def write_gsm_ic(records: list[CandidateRecord], out: Path) -> Path:
-    """The variants as a GSM-IC JSON array (`out` is a file, or a directory for `GSM-IC_distract.json`)."""
+    """The variants as a GSM-IC JSON array (`out` is a file, or a directory for `GSM-IC_distract.json`),
+    written by the exports' GSM-IC writer."""
     path = out / "GSM-IC_distract.json" if out.suffix.lower() != ".json" else out
     path.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for record in records:
-        fields = (record.extra or {})["gsm_ic"]["fields"]
-        rows.append(
-            {
-                "original_question": record.question,
-                "new_question": record.rewritten_question,
-                "answer": record.ground_truth
-                if isinstance(record.ground_truth, str)
-                else json.dumps(record.ground_truth),
-                **fields,
-            }
+    rows = [
+        gsm_ic_export.gsm_ic_record(
+            original_question=record.question or "",
+            new_question=record.rewritten_question,
+            answer=record.ground_truth,
+            info=(record.extra or {})["gsm_ic"],
         )
-    path.write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        for record in records
+    ]
+    path.write_text(gsm_ic_export.dumps(rows), encoding="utf-8")
     return path
