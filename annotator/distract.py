@@ -28,6 +28,7 @@ from annotator.db import read_session
 from annotator.exports import gsm_ic as gsm_ic_export
 from annotator.models import Candidate, Problem
 from annotator.records import CandidateRecord, ImportPart, Location
+from annotator.vocabulary import DataId, RewriteType
 
 TEMPLATES = (
     "The shoe size of {role} is {number}.",
@@ -310,9 +311,10 @@ def variants_for_database(
         problems = list(session.execute(query).scalars())
         # Imported distractors keep their numbers; generated ones count after them.
         imported: dict[int, int] = defaultdict(int)
-        rows = session.execute(
-            select(Candidate.problem_id, Candidate.provenance).where(Candidate.rewrite_type == "distractor")
+        distractors = select(Candidate.problem_id, Candidate.provenance).where(
+            Candidate.rewrite_type == RewriteType.distractor.value
         )
+        rows = session.execute(distractors)
         for problem_id, provenance in rows:
             if (provenance or {}).get("generator") != GENERATOR:
                 imported[problem_id] += 1
@@ -333,10 +335,10 @@ def candidate_record(problem: Problem, variant: Variant, *, k: int, options: Opt
     if variant.ambiguity_note:
         extra["ambiguity_note"] = variant.ambiguity_note
     return CandidateRecord(
-        data_id=f"{problem.data_source}_{problem.position}_distractor_{k}",
+        data_id=str(DataId(problem.data_source, problem.position, RewriteType.distractor, k)),
         data_source=problem.data_source,
         problem_position=problem.position,
-        rewrite_type="distractor",
+        rewrite_type=RewriteType.distractor,
         condition_index=k,
         rewritten_question=variant.new_question,
         rewritten_condition=variant.sentence,

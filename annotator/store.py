@@ -12,6 +12,7 @@ from sqlalchemy import Select, case, func, nulls_last, select
 from sqlmodel import Session
 
 from annotator.models import Candidate, Problem, Setting, SourceFile
+from annotator.vocabulary import RELEASE_REWRITE_ORDER
 
 STREAM_BATCH = 5000
 
@@ -49,7 +50,10 @@ PROBLEM_COLUMNS = (
     Problem.solution,
     Problem.extra,
 )
-_REWRITE_ORDER = case((Candidate.rewrite_type == "remove", 0), (Candidate.rewrite_type == "contradict", 1), else_=2)
+_REWRITE_ORDER = case(
+    *((Candidate.rewrite_type == rewrite_type.value, rank) for rank, rewrite_type in enumerate(RELEASE_REWRITE_ORDER)),
+    else_=len(RELEASE_REWRITE_ORDER),
+)
 
 
 def original_question_and_answer(candidate: dict[str, Any]) -> tuple[str, Any]:
