@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import PROJECT_ROOT
+from tests.support.imports import modules_loaded_by
 from tests.test_importer import run_cli
 
 
@@ -105,10 +106,6 @@ def test_the_data_commands_import_nothing_heavy_at_start_up() -> None:
             top_level.add(node.module or "")
     light = {"__future__", "pathlib", "typing", "typer", "annotator", "annotator.cli._app", "annotator.formats"}
     assert top_level == light
-    code = (
-        "import sys; import annotator.exports, annotator.formats.names; "
-        "print([m for m in sys.modules if m.startswith(('sqlalchemy', 'sqlmodel', 'alembic', 'pandas', 'pyarrow', "
-        "'openai', 'annotator.db', 'annotator.stats', 'annotator.importer', 'annotator.formats.table'))])"
-    )
-    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
+    heavy = ("sqlalchemy", "sqlmodel", "alembic", "pandas", "pyarrow", "openai", "annotator.db", "annotator.stats")
+    statement = "import annotator.exports, annotator.formats.names"
+    assert modules_loaded_by(statement, *heavy, "annotator.importer", "annotator.formats.table") == []

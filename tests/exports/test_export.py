@@ -3,14 +3,13 @@ database or the output directory is touched, and writers are loaded only when an
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from annotator import exports
 from tests.conftest import PROJECT_ROOT
+from tests.support.imports import modules_loaded_by
 
 
 def test_the_name_list_is_exactly_the_registry() -> None:
@@ -28,10 +27,5 @@ def test_an_unknown_format_is_refused_first(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_importing_the_package_loads_no_writer_nor_the_database_layer() -> None:
-    code = (
-        "import sys; import annotator.exports; "
-        "print([m for m in sys.modules if m.startswith(('annotator.exports.', 'annotator.store', 'annotator.db', "
-        "'sqlalchemy', 'sqlmodel', 'pyarrow'))])"
-    )
-    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
+    layers = ("annotator.exports.", "annotator.store", "annotator.db", "sqlalchemy", "sqlmodel", "pyarrow")
+    assert modules_loaded_by("import annotator.exports", *layers) == []

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from annotator.formats import InputError, aliases, read, registry
 from annotator.formats import names as format_names
 from tests.conftest import PROJECT_ROOT
+from tests.support.imports import modules_loaded_by
 
 FORMATS_DIR = PROJECT_ROOT / "annotator" / "formats"
 
@@ -63,22 +62,13 @@ def test_readers_import_neither_models_nor_store_nor_writers(path: Path) -> None
 
 
 def test_loading_every_reader_loads_no_database_layer() -> None:
-    code = (
-        "import sys; from annotator.formats import registry; registry(); "
-        "print([m for m in sys.modules if m.startswith(('annotator.models', 'annotator.store', 'annotator.db', "
-        "'annotator.exports', 'sqlalchemy', 'sqlmodel', 'pandas', 'pyarrow'))])"
-    )
-    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
+    layers = ("annotator.models", "annotator.store", "annotator.db", "annotator.exports", "sqlalchemy", "sqlmodel")
+    statement = "from annotator.formats import registry; registry()"
+    assert modules_loaded_by(statement, *layers, "pandas", "pyarrow") == []
 
 
 def test_importing_the_package_or_its_names_loads_no_reader() -> None:
-    code = (
-        "import json, sys; import annotator.formats, annotator.formats.names; "
-        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('annotator.formats.'))))"
-    )
-    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
-    loaded = json.loads(result.stdout)
+    loaded = modules_loaded_by("import annotator.formats, annotator.formats.names", "annotator.formats.")
     assert loaded == ["annotator.formats._io", "annotator.formats.names", "annotator.formats.registry"]
 
 
