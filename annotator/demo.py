@@ -19,6 +19,7 @@ from annotator.formats import treecut as treecut_format
 from annotator.importer import import_parts
 from annotator.models import Problem
 from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord
+from annotator.vocabulary import DataId, RewriteType
 
 DATA_SOURCE = "demo"
 SEED = 2025
@@ -26,20 +27,20 @@ TREECUT_SETTINGS = ((4, 2, 1), (6, 4, 2), (8, 6, 3), (10, 8, 4))  # numVars, ans
 PAIRS_PER_SETTING = 4
 
 # (question, ground truth, solution, [(rewrite type, condition, rewritten question, reason)])
-HANDWRITTEN: tuple[tuple[str, str, str, tuple[tuple[str, str, str, str], ...]], ...] = (
+HANDWRITTEN: tuple[tuple[str, str, str, tuple[tuple[RewriteType, str, str, str], ...]], ...] = (
     (
         r"Let $f(x) = ax^2 + bx + c$ with $f(0) = 3$, $f(1) = 6$ and $f(-1) = 4$. Find $f(2)$.",
         "13",
         r"$c = 3$; $a + b = 3$ and $a - b = 1$ give $a = 2$, $b = 1$, so $f(2) = 4a + 2b + c = 13$.",
         (
             (
-                "remove",
+                RewriteType.remove,
                 r"$f(-1) = 4$",
                 r"Let $f(x) = ax^2 + bx + c$ with $f(0) = 3$ and $f(1) = 6$. Find $f(2)$.",
                 r"Only $c = 3$ and $a + b = 3$ are known, so $f(2) = 2a + 9$ depends on the unknown $a$.",
             ),
             (
-                "contradict",
+                RewriteType.contradict,
                 r"$a + b = 5$",
                 r"Let $f(x) = ax^2 + bx + c$ with $f(0) = 3$, $f(1) = 6$, $f(-1) = 4$ and $a + b = 5$. Find $f(2)$.",
                 r"$f(0) = 3$ and $f(1) = 6$ force $a + b = 3$, which contradicts $a + b = 5$.",
@@ -52,13 +53,13 @@ HANDWRITTEN: tuple[tuple[str, str, str, tuple[tuple[str, str, str, str], ...]], 
         r"$c = \sqrt{6^2 + 8^2} = \sqrt{100} = 10$.",
         (
             (
-                "remove",
+                RewriteType.remove,
                 r"$b = 8$",
                 r"A right triangle has a leg $a = 6$. Find the length of its hypotenuse $c = \sqrt{a^2 + b^2}$.",
                 r"Without the second leg $b$, $c = \sqrt{36 + b^2}$ can be any number greater than $6$.",
             ),
             (
-                "contradict",
+                RewriteType.contradict,
                 r"its area is $30$",
                 r"A right triangle has legs $a = 6$ and $b = 8$, and its area is $30$. Find the length of its "
                 r"hypotenuse $c = \sqrt{a^2 + b^2}$.",
@@ -72,13 +73,13 @@ HANDWRITTEN: tuple[tuple[str, str, str, tuple[tuple[str, str, str, str], ...]], 
         r"$k = 3$ and $\int_0^{3} (3x^2 + 2x)\,dx = \left[x^3 + x^2\right]_0^3 = 27 + 9 = 36$.",
         (
             (
-                "remove",
+                RewriteType.remove,
                 r"$k$ is the root of $k^2 - 5k + 6 = 0$",
                 r"Evaluate $\int_0^{k} \left(3x^2 + 2x\right)\,dx$, where $k > 2$.",
                 r"The integral equals $k^3 + k^2$, which is not determined by $k > 2$ alone.",
             ),
             (
-                "contradict",
+                RewriteType.contradict,
                 r"$k > 4$",
                 r"Evaluate $\int_0^{k} \left(3x^2 + 2x\right)\,dx$, where $k$ is the root of $k^2 - 5k + 6 = 0$ with "
                 r"$k > 4$.",
@@ -92,14 +93,14 @@ HANDWRITTEN: tuple[tuple[str, str, str, tuple[tuple[str, str, str, str], ...]], 
         r"$\det A = 2 \cdot 3 - 1 \cdot 1 = 5$, so $\det(A^{-1}) = \frac{1}{\det A} = \frac{1}{5}$.",
         (
             (
-                "remove",
+                RewriteType.remove,
                 r"$A = \begin{pmatrix} 2 & 1 \\ 1 & 3 \end{pmatrix}$",
                 r"Let $A$ be a $2 \times 2$ matrix with $\operatorname{tr}(A) = 5$. Compute $\det\left(A^{-1}\right)$.",
                 r"The trace does not determine $\det A$ (e.g. $\operatorname{diag}(1, 4)$ and "
                 r"$\operatorname{diag}(2, 3)$).",
             ),
             (
-                "contradict",
+                RewriteType.contradict,
                 r"$A = \begin{pmatrix} 2 & 4 \\ 1 & 2 \end{pmatrix}$",
                 r"Let $A = \begin{pmatrix} 2 & 4 \\ 1 & 2 \end{pmatrix}$ be invertible. "
                 r"Compute $\det\left(A^{-1}\right)$.",
@@ -128,7 +129,7 @@ def _handwritten_part() -> ImportPart:
         for rewrite_type, condition, rewritten, reason in rewrites:
             records.append(
                 CandidateRecord(
-                    data_id=f"{DATA_SOURCE}_{position}_{rewrite_type}_1",
+                    data_id=str(DataId(DATA_SOURCE, position, rewrite_type, 1)),
                     data_source=DATA_SOURCE,
                     problem_position=position,
                     rewrite_type=rewrite_type,

@@ -14,7 +14,6 @@ answer is unchanged and the problem unambiguous.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import re
@@ -26,8 +25,10 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from annotator.db import read_session
+from annotator.exports import gsm_ic as gsm_ic_export
 from annotator.models import Candidate, Problem
 from annotator.records import CandidateRecord, ImportPart, Location
+from annotator.vocabulary import DataId, RewriteType
 
 TEMPLATES = (
     "The shoe size of {role} is {number}.",
@@ -310,9 +311,10 @@ def variants_for_database(
         problems = list(session.execute(query).scalars())
         # Imported distractors keep their numbers; generated ones count after them.
         imported: dict[int, int] = defaultdict(int)
-        rows = session.execute(
-            select(Candidate.problem_id, Candidate.provenance).where(Candidate.rewrite_type == "distractor")
+        distractors = select(Candidate.problem_id, Candidate.provenance).where(
+            Candidate.rewrite_type == RewriteType.distractor.value
         )
+        rows = session.execute(distractors)
         for problem_id, provenance in rows:
             if (provenance or {}).get("generator") != GENERATOR:
                 imported[problem_id] += 1
@@ -333,10 +335,10 @@ def candidate_record(problem: Problem, variant: Variant, *, k: int, options: Opt
     if variant.ambiguity_note:
         extra["ambiguity_note"] = variant.ambiguity_note
     return CandidateRecord(
-        data_id=f"{problem.data_source}_{problem.position}_distractor_{k}",
+        data_id=str(DataId(problem.data_source, problem.position, RewriteType.distractor, k)),
         data_source=problem.data_source,
         problem_position=problem.position,
-        rewrite_type="distractor",
+        rewrite_type=RewriteType.distractor,
         condition_index=k,
         rewritten_question=variant.new_question,
         rewritten_condition=variant.sentence,
@@ -353,21 +355,18 @@ def as_import_part(records: list[CandidateRecord]) -> ImportPart:
 
 
 def write_gsm_ic(records: list[CandidateRecord], out: Path) -> Path:
-    """The variants as a GSM-IC JSON array (`out` is a file, or a directory for `GSM-IC_distract.json`)."""
+    """The variants as a GSM-IC JSON array (`out` is a file, or a directory for `GSM-IC_distract.json`),
+    written by the exports' GSM-IC writer."""
     path = out / "GSM-IC_distract.json" if out.suffix.lower() != ".json" else out
     path.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for record in records:
-        fields = (record.extra or {})["gsm_ic"]["fields"]
-        rows.append(
-            {
-                "original_question": record.question,
-                "new_question": record.rewritten_question,
-                "answer": record.ground_truth
-                if isinstance(record.ground_truth, str)
-                else json.dumps(record.ground_truth),
-                **fields,
-            }
+    rows = [
+        gsm_ic_export.gsm_ic_record(
+            original_question=record.question or "",
+            new_question=record.rewritten_question,
+            answer=record.ground_truth,
+            info=(record.extra or {})["gsm_ic"],
         )
-    path.write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        for record in records
+    ]
+    path.write_text(gsm_ic_export.dumps(rows), encoding="utf-8")
     return path

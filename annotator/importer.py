@@ -18,6 +18,7 @@ from annotator import auth, labels
 from annotator.db import write_session
 from annotator.models import Annotation, AnnotationEvent, Candidate, Problem, SourceFile, utcnow
 from annotator.records import CandidateRecord, ImportPart, InputError, Location, ProblemRecord, SourceFileInfo
+from annotator.vocabulary import CandidateStatus
 
 BATCH_SIZE = 2000
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
@@ -46,9 +47,6 @@ class ImportSummary:
     labels_added: int = 0
     labels_updated: int = 0
     unchanged: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -277,7 +275,7 @@ class _Importer:
                     "data_id": record.data_id,
                     "data_source": record.data_source,
                     "position": record.position,
-                    "status": "pending",
+                    "status": CandidateStatus.pending.value,
                     "label_count": 1 if label else 0,
                     "human_check": label.human_check if label else None,
                     "difficulty_eval": label.difficulty_eval if label else None,

@@ -12,6 +12,7 @@ from sqlalchemy import Select, case, func, nulls_last, select
 from sqlmodel import Session
 
 from annotator.models import Candidate, Problem, Setting, SourceFile
+from annotator.vocabulary import RELEASE_REWRITE_ORDER
 
 STREAM_BATCH = 5000
 
@@ -49,7 +50,10 @@ PROBLEM_COLUMNS = (
     Problem.solution,
     Problem.extra,
 )
-_REWRITE_ORDER = case((Candidate.rewrite_type == "remove", 0), (Candidate.rewrite_type == "contradict", 1), else_=2)
+_REWRITE_ORDER = case(
+    *((Candidate.rewrite_type == rewrite_type.value, rank) for rank, rewrite_type in enumerate(RELEASE_REWRITE_ORDER)),
+    else_=len(RELEASE_REWRITE_ORDER),
+)
 
 
 def original_question_and_answer(candidate: dict[str, Any]) -> tuple[str, Any]:
@@ -131,8 +135,15 @@ def iter_raw(session: Session, query: Select[Any]) -> Iterator[dict[str, Any]]:
 
 
 def source_file_options(session: Session, *, format: str) -> dict[str, dict[str, Any]]:
+    """{file name: how it was serialised} of the imported files of one format."""
     rows = session.execute(select(SourceFile.name, SourceFile.options).where(SourceFile.format == format))
     return {row.name: row.options or {} for row in rows}
+
+
+def source_files(session: Session, *, format: str) -> list[dict[str, Any]]:
+    """The imported files of one format (name, kind, options), in the order they were first imported."""
+    query = select(SourceFile.name, SourceFile.kind, SourceFile.options).where(SourceFile.format == format)
+    return [row._asdict() for row in session.execute(query.order_by(SourceFile.id))]
 
 
 def get_setting(session: Session, *, key: str, default: Any = None) -> Any:

@@ -1,4 +1,9 @@
-"""Database and dataset commands: init, import, export, stats."""
+"""Database and dataset commands: init, import, export, stats.
+
+Nothing heavy is imported at start-up (no database layer, reader, writer or statistics): each command
+imports what it needs, so that `--help` and the other commands start at once. The format lists in the help
+come from the registries' import-free name lists.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,20 @@ from typing import Annotated
 
 import typer
 
-from annotator import stats as stats_module
+from annotator import exports
 from annotator.cli._app import app, fail
-from annotator.db import PROJECT_ROOT, current_revision, database_url, get_engine, read_session
-from annotator.exports import EXPORTERS, export
-from annotator.formats import ReadOptions, read
-from annotator.formats.table import parse_mapping
-from annotator.importer import import_parts
+from annotator.formats import names as format_names
+
+
+def import_format_help() -> str:
+    """The `import --format` help: every registered format with its description, in detection order, and the
+    other names it takes."""
+    formats = "; ".join(f"{name}: {description}" for name, description in format_names.FORMATS.items())
+    by_format: dict[str, list[str]] = {}
+    for alias, name in format_names.ALIASES.items():
+        by_format.setdefault(name, []).append(alias)
+    aliases = ", ".join(f"{'/'.join(names)} for {name}" for name, names in by_format.items())
+    return f"Detected if omitted. {formats}. Also: {aliases}."
 
 
 def _redacted(url: str) -> str:
@@ -25,6 +37,8 @@ def _redacted(url: str) -> str:
 @app.command()
 def init() -> None:
     """Create the database, or upgrade it to the newest schema."""
+    from annotator.db import current_revision, database_url, get_engine
+
     engine = get_engine()
     typer.echo(f"database {_redacted(database_url())} at revision {', '.join(current_revision(engine))}")
 
@@ -32,12 +46,7 @@ def init() -> None:
 @app.command("import")
 def import_command(
     paths: Annotated[list[Path], typer.Argument(help="Files or a ReliableMath release directory.")],
-    format: Annotated[
-        str | None,
-        typer.Option(
-            "--format", "-f", help="reliablemath, check, annotation, table (jsonl/csv/parquet); detected if omitted."
-        ),
-    ] = None,
+    format: Annotated[str | None, typer.Option("--format", "-f", help=import_format_help())] = None,
     mapping: Annotated[
         str | None,
         typer.Option("--map", help="Column mapping for flat tables: field=column,... e.g. question=problem."),
@@ -51,6 +60,11 @@ def import_command(
     ] = False,
 ) -> None:
     """Import problems, candidates and labels in one transaction: on any error nothing is imported."""
+    from annotator.db import get_engine
+    from annotator.formats import ReadOptions, read
+    from annotator.formats.table import parse_mapping
+    from annotator.importer import import_parts
+
     try:
         options = ReadOptions(mapping=parse_mapping(mapping), annotator=annotator, data_source=data_source)
     except ValueError as exc:
@@ -66,14 +80,20 @@ def import_command(
 
 @app.command("export")
 def export_command(
-    format: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(EXPORTERS)}.")] = "reliablemath",
+    format: Annotated[
+        str, typer.Option("--format", "-f", help=f"One of: {', '.join(exports.FORMATS)}.")
+    ] = "reliablemath",
     out: Annotated[Path | None, typer.Option(help="Output directory (default: exports/FORMAT).")] = None,
 ) -> None:
     """Write the dataset; `reliablemath` keeps only candidates whose label is human_check = 1."""
-    if format not in EXPORTERS:
-        fail(f"unknown export format {format!r}; choose one of {', '.join(EXPORTERS)}", 2)
+    from annotator.db import PROJECT_ROOT
+
     target = out or PROJECT_ROOT / "exports" / format
-    manifest = export(format, target, engine=get_engine())
+    try:
+        # The database is opened only once the format is known to have a writer.
+        manifest = exports.export(format, target)
+    except exports.UnknownExportFormat as exc:
+        fail(str(exc), 2)
     for name, entry in manifest["files"].items():
         typer.echo(f"{target / name}: {entry['records']} records")
 
@@ -81,6 +101,9 @@ def export_command(
 @app.command()
 def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON (deterministic).")] = False) -> None:
     """Per data source: candidates by rewrite type and difficulty, checked versus kept (paper Tables 2, 10, 11)."""
+    from annotator import stats as stats_module
+    from annotator.db import get_engine, read_session
+
     with read_session(get_engine()) as session:
         result = stats_module.compute(session)
     typer.echo(stats_module.to_json(result) if as_json else stats_module.to_text(result))

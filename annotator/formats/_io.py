@@ -7,9 +7,10 @@ JSONL, CSV and Parquet are streamed, so memory does not grow with the file. JSON
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -136,8 +137,34 @@ def rows(path: Path) -> Iterator[Row]:
     raise InputError(str(path), f"unsupported file type {suffix!r} (expected .json, .jsonl, .csv or .parquet)")
 
 
+# First records read during one detection, by path: every format's `sniff` looks at the same record, and
+# reading it can mean parsing a whole JSON array.
+_samples: ContextVar[dict[Path, dict[str, Any] | None] | None] = ContextVar("samples", default=None)
+
+
+@contextmanager
+def sampling() -> Iterator[None]:
+    """Within this block, `first_row` reads each file once."""
+    token = _samples.set({})
+    try:
+        yield
+    finally:
+        _samples.reset(token)
+
+
 def first_row(path: Path) -> dict[str, Any] | None:
     """The first record of a file, for format detection; None if it cannot be read (the reader says why)."""
+    if not path.is_file():
+        return None
+    samples = _samples.get()
+    if samples is None:
+        return _first_row(path)
+    if path not in samples:
+        samples[path] = _first_row(path)
+    return samples[path]
+
+
+def _first_row(path: Path) -> dict[str, Any] | None:
     try:
         for _loc, obj in rows(path):
             return obj
@@ -146,13 +173,18 @@ def first_row(path: Path) -> dict[str, Any] | None:
     return None
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def json_style(path: Path, text: str, data: Any) -> dict[str, Any]:
+    """How a JSON or JSONL file of records was serialised, so that an export can write it back byte for byte
+    (`annotator.exports.umwp.dumps_file` reads these keys: jsonl, indent, ensure_ascii, final_newline)."""
+    if path.suffix.lower() == ".jsonl":
+        return {"jsonl": True, "ensure_ascii": text.isascii()}
+    for indent in (None, 2, 4):
+        for ensure_ascii in (False, True):
+            if json.dumps(data, indent=indent, ensure_ascii=ensure_ascii) in (text, text.rstrip("\n")):
+                return {
+                    "jsonl": False,
+                    "indent": indent,
+                    "ensure_ascii": ensure_ascii,
+                    "final_newline": text.endswith("\n"),
+                }
+    return {"jsonl": False, "indent": 2, "ensure_ascii": False, "final_newline": True}

@@ -1,11 +1,11 @@
-"""GSM-IC (Shi et al., 2023): GSM8K problems with an irrelevant sentence added, in and out.
+"""GSM-IC (Shi et al., 2023): GSM8K problems with an irrelevant sentence added.
 
 A JSON array (`GSM-IC_2step.json`, `GSM-IC_mstep.json`) or JSONL of `{"original_question", "new_question",
 "answer", "n_steps", "role", "number", "sentence_template", "role_label", "number_label", "sentence_label"}`;
 answers are strings (some with thousands separators), numbers are strings too ("n/a" when none).
 Each distinct `original_question` becomes a problem (data source `gsm_ic-2step` etc., from the file name),
 each record a `distractor` candidate of it; the labels and the template are kept in the candidate's extra.
-Export writes each imported file back record for record.
+`annotator.exports.gsm_ic` writes each imported file back record for record.
 """
 
 from __future__ import annotations
@@ -16,18 +16,28 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from annotator.files import sha256_bytes
 from annotator.formats import _io
-from annotator.formats.umwp import _style, dumps_file
+from annotator.formats.registry import Format, ReadOptions
 from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord, SourceFileInfo, require, require_str
-from annotator.store import iter_candidates, original_question_and_answer
+from annotator.vocabulary import DataId, RewriteType
 
-FORMAT = "gsm_ic"
+NAME = "gsm_ic"
 REQUIRED = ("original_question", "new_question", "answer")
 TEXT_FIELDS = ("role", "number", "sentence_template", "role_label", "number_label", "sentence_label")
 
 
 def is_gsm_ic_record(sample: dict[str, Any]) -> bool:
     return {"original_question", "new_question"} <= set(sample)
+
+
+def sniff(path: Path) -> bool:
+    sample = _io.first_row(path)
+    return sample is not None and is_gsm_ic_record(sample)
+
+
+def read(path: Path, options: ReadOptions) -> list[ImportPart]:
+    return [read_file(path)]
 
 
 def data_source_for(path: Path) -> str:
@@ -57,7 +67,8 @@ def read_file(path: Path) -> ImportPart:
     text = _io.read_text(path)
     rows = list(_io.rows(path))
     data = [obj for _, obj in rows] if path.suffix.lower() != ".jsonl" else None
-    info = SourceFileInfo(FORMAT, path.name, "gsm_ic", _io.sha256_bytes(text.encode("utf-8")), _style(path, text, data))
+    style = _io.json_style(path, text, data)
+    info = SourceFileInfo(NAME, path.name, "gsm_ic", sha256_bytes(text.encode("utf-8")), style)
     data_source = data_source_for(path)
     positions: dict[str, tuple[int, Location, str]] = {}
     for loc, obj in rows:
@@ -94,10 +105,10 @@ def read_file(path: Path) -> ImportPart:
             kept = {key: value for key, value in obj.items() if key not in REQUIRED}
             sentence = filled_sentence(obj.get("sentence_template"), obj.get("role"), obj.get("number"))
             yield CandidateRecord(
-                data_id=f"{data_source}_{position}_distractor_{k}",
+                data_id=str(DataId(data_source, position, RewriteType.distractor, k)),
                 data_source=data_source,
                 problem_position=position,
-                rewrite_type="distractor",
+                rewrite_type=RewriteType.distractor,
                 condition_index=k,
                 rewritten_question=obj["new_question"],
                 rewritten_condition=sentence,
@@ -112,31 +123,10 @@ def read_file(path: Path) -> ImportPart:
     return ImportPart(str(path), records(), info)
 
 
-def record_from(candidate: dict[str, Any]) -> dict[str, Any]:
-    info = candidate["extra"]["gsm_ic"]
-    question, answer = original_question_and_answer(candidate)
-    values = {"original_question": question, "new_question": candidate["rewritten_question"], "answer": answer,
-              **info["fields"]}
-    return {key: values[key] for key in info["keys"]}
-
-
-def write_files(session: Any, out: Path) -> dict[str, int]:
-    """Every imported GSM-IC file under its own name, records in their original order."""
-    from sqlalchemy import select
-
-    from annotator.models import SourceFile
-
-    counts: dict[str, int] = {}
-    files = session.execute(select(SourceFile).where(SourceFile.format == FORMAT).order_by(SourceFile.id)).scalars()
-    for source_file in files:
-        options = source_file.options or {}
-        records = [
-            record_from(c)
-            for c in iter_candidates(session, data_source=options.get("data_source"))
-            if ((c.get("extra") or {}).get("gsm_ic") or {}).get("file") == source_file.name
-        ]
-        target = out / source_file.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(dumps_file(records, options).encode("utf-8"))
-        counts[source_file.name] = len(records)
-    return counts
+FORMAT = Format(
+    name=NAME,
+    description="GSM-IC JSON / JSONL (original_question, new_question, ...)",
+    sniff=sniff,
+    read=read,
+    aliases=("gsm-ic",),
+)

@@ -1,10 +1,11 @@
-"""ReliableMath: the released dataset, the authors' nested `{source}_check.json`, and the annotation sheet.
+"""ReliableMath: the released dataset, and the record shapes its other files share (`check`, `annotation`).
 
 Release layout (JSON arrays, `indent=4`):
   solve.json, solve/{source}.json  {"data_source", "id", "question", "ground_truth"[, "solution"]}
   unsol.json, unsol/{source}.json  {"data_id", "question", "rewritten_question", "ground_truth", "difficulty_eval"}
 `data_id` is `{source}_{idx}_{remove|contradict}_{k}` with idx the problem's position in solve/{source}.json.
 Released candidates were all human-checked (human_check = 1), so importing them records that label.
+`annotator.exports.reliablemath` writes the release back, in the style `dumps` and `FLOAT_DIFFICULTY` keep.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from annotator.files import sha256_bytes
 from annotator.formats import _io
+from annotator.formats.registry import Format, ReadOptions
 from annotator.records import (
     CandidateRecord,
-    DataId,
     ImportPart,
     InputError,
     LabelRecord,
@@ -34,30 +36,19 @@ from annotator.records import (
     require,
     require_str,
 )
-from annotator.store import original_question_and_answer
+from annotator.vocabulary import DataId
 
-FORMAT = "reliablemath"
+NAME = "reliablemath"
 RELEASE_ANNOTATOR = "import:reliablemath"
 SOLVE_KEYS = ("data_source", "id", "question", "ground_truth", "solution")
 UNSOL_KEYS = ("data_id", "question", "rewritten_question", "ground_truth", "difficulty_eval")
-# The paper's annotation sheet (Fig. 10); the authors' Excel sheets said `data_id` and `rewritten_condition:`.
-SHEET_KEYS = (
-    "unsol_id",
-    "data_source",
-    "question",
-    "ground_truth",
-    "rewritten_condition",
-    "rewritten_question",
-    "unsolvable_reason",
-    "human_check",
-    "difficulty_eval",
-)
 CHECK_KEY_RE = re.compile(r"^(?P<type>[a-z]+)_question_(?P<k>\d+)$")
 # Marks a release candidate whose difficulty_eval was written as a float (1.0), so exports write it back so.
 FLOAT_DIFFICULTY = "difficulty_eval_is_float"
 
 
 def dumps(records: list[dict[str, Any]], *, ensure_ascii: bool = False) -> str:
+    """A release file's text: JSON arrays with `indent=4`, non-ASCII escaped or not as the file was."""
     return json.dumps(records, indent=4, ensure_ascii=ensure_ascii)
 
 
@@ -67,9 +58,6 @@ def _style(text: str, data: Any) -> dict[str, Any]:
         if dumps(data, ensure_ascii=ensure_ascii) == text:
             return {"ensure_ascii": ensure_ascii}
     return {"ensure_ascii": False, "exact": False}
-
-
-# ---------------------------------------------------------------------------------------------- reading
 
 
 def is_release_dir(path: Path) -> bool:
@@ -105,6 +93,23 @@ def kind_of(sample: dict[str, Any]) -> str | None:
     return None
 
 
+def sample_kind(path: Path) -> str | None:
+    """`kind_of` the first record of a file (None for a directory or an unreadable file)."""
+    sample = _io.first_row(path)
+    return None if sample is None else kind_of(sample)
+
+
+def sniff(path: Path) -> bool:
+    """A release directory, or a .json file of solve or unsol records."""
+    if path.is_dir():
+        return is_release_dir(path)
+    return path.suffix.lower() == ".json" and sample_kind(path) in ("solve", "unsol")
+
+
+def read(path: Path, options: ReadOptions) -> list[ImportPart]:
+    return read_release(path)
+
+
 def read_release(path: Path) -> list[ImportPart]:
     """A release directory, or one release file (solve or unsol records)."""
     if path.is_dir():
@@ -119,7 +124,7 @@ def _read_release_file(path: Path, name: str) -> ImportPart:
     kind = kind_of(rows[0][1])
     if kind not in ("solve", "unsol"):
         raise rows[0][0].error("is neither a ReliableMath solve record nor an unsol record")
-    info = SourceFileInfo(FORMAT, name, kind, _io.sha256_bytes(text.encode("utf-8")), _style(text, data))
+    info = SourceFileInfo(NAME, name, kind, sha256_bytes(text.encode("utf-8")), _style(text, data))
     records = _solve_records(rows) if kind == "solve" else _unsol_records(rows)
     return ImportPart(str(path), records, info)
 
@@ -161,7 +166,7 @@ def _unsol_records(rows: list[_io.Row]) -> Iterator[CandidateRecord]:
         difficulty = parse_difficulty_eval(difficulty_raw, loc)
         if isinstance(difficulty_raw, str):
             raise loc.error(f"expected 0 or 1, got {difficulty_raw!r}", "difficulty_eval")
-        record = _candidate(
+        record = candidate_from(
             data_id,
             loc,
             rewritten_question=require_str(require(obj, "rewritten_question", loc), loc, "rewritten_question"),
@@ -175,7 +180,8 @@ def _unsol_records(rows: list[_io.Row]) -> Iterator[CandidateRecord]:
         yield record
 
 
-def _candidate(data_id: DataId, loc: Location, **fields: Any) -> CandidateRecord:
+def candidate_from(data_id: DataId, loc: Location, **fields: Any) -> CandidateRecord:
+    """A candidate whose id fields (data source, problem position, rewrite type, k) come from its data_id."""
     return CandidateRecord(
         data_id=str(data_id),
         data_source=data_id.data_source,
@@ -185,60 +191,6 @@ def _candidate(data_id: DataId, loc: Location, **fields: Any) -> CandidateRecord
         location=loc,
         **fields,
     )
-
-
-def read_check(path: Path, *, annotator: str) -> ImportPart:
-    """The authors' `{source}_check.json`: problems with nested `remove_question_k` / `contradict_question_k`."""
-    rows = list(_io.json_array_rows(path))
-    text = path.read_bytes()
-    info = SourceFileInfo(FORMAT, path.name, "check", _io.sha256_bytes(text))
-
-    def records() -> Iterator[ProblemRecord | CandidateRecord]:
-        positions: dict[str, int] = defaultdict(int)
-        for loc, obj in rows:
-            problem = problem_from(obj, loc, position=None)
-            problem.position = (
-                int(obj["position"]) if isinstance(obj.get("position"), int) else positions[problem.data_source]
-            )
-            positions[problem.data_source] += 1
-            yield problem
-            for key, nested in obj.items():
-                match = CHECK_KEY_RE.match(key)
-                if not match or not isinstance(nested, dict):
-                    continue
-                rewrite_type, k = match["type"], int(match["k"])
-                field_loc = Location(loc.path, f"{loc.record}, {key}")
-                data_id = DataId(problem.data_source, problem.position, rewrite_type, k)
-                question_key = f"{rewrite_type}_question"
-                known = {
-                    question_key,
-                    "rewritten_condition",
-                    "unsolvable_reason",
-                    "human_check",
-                    "difficulty_eval",
-                    "comment",
-                }
-                yield _candidate(
-                    data_id,
-                    field_loc,
-                    rewritten_question=require_str(require(nested, question_key, field_loc), field_loc, question_key),
-                    rewritten_condition=optional_str(
-                        nested.get("rewritten_condition"), field_loc, "rewritten_condition"
-                    ),
-                    unsolvable_reason=optional_str(nested.get("unsolvable_reason"), field_loc, "unsolvable_reason"),
-                    question=problem.question,
-                    ground_truth=problem.ground_truth,
-                    label=parse_label(
-                        nested.get("human_check"),
-                        nested.get("difficulty_eval"),
-                        field_loc,
-                        annotator=annotator,
-                        comment=optional_str(nested.get("comment"), field_loc, "comment"),
-                    ),
-                    llm_outputs={k2: v for k2, v in nested.items() if k2 not in known} or None,
-                )
-
-    return ImportPart(str(path), records(), info)
 
 
 def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, position: int | None) -> CandidateRecord:
@@ -252,7 +204,7 @@ def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, posit
     ground_truth = check_json_value(obj.get("ground_truth"), loc, "ground_truth")
     condition_field = "rewritten_condition" if "rewritten_condition" in obj else "rewritten_condition:"
     solution = optional_str(obj.get("solution"), loc, "solution")
-    record = _candidate(
+    record = candidate_from(
         data_id,
         loc,
         rewritten_question=require_str(require(obj, "rewritten_question", loc), loc, "rewritten_question"),
@@ -284,46 +236,9 @@ def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, posit
     return record
 
 
-# ---------------------------------------------------------------------------------------------- writing
-
-
-def solve_record(problem: dict[str, Any]) -> dict[str, Any]:
-    record = {
-        "data_source": problem["data_source"],
-        "id": problem["source_id"],
-        "question": problem["question"],
-        "ground_truth": problem["ground_truth"],
-    }
-    if problem.get("solution") is not None:
-        record["solution"] = problem["solution"]
-    return record
-
-
-def unsol_record(candidate: dict[str, Any]) -> dict[str, Any]:
-    difficulty = candidate["difficulty_eval"]
-    if (candidate.get("extra") or {}).get(FLOAT_DIFFICULTY):
-        difficulty = float(difficulty)
-    question, ground_truth = original_question_and_answer(candidate)
-    return {
-        "data_id": candidate["data_id"],
-        "question": question,
-        "rewritten_question": candidate["rewritten_question"],
-        "ground_truth": ground_truth,
-        "difficulty_eval": difficulty,
-    }
-
-
-def sheet_record(candidate: dict[str, Any]) -> dict[str, Any]:
-    """A Fig. 10 annotation-sheet row with every field, labels as resolved so far (empty when unlabelled)."""
-    question, ground_truth = original_question_and_answer(candidate)
-    return {
-        "unsol_id": candidate["data_id"],
-        "data_source": candidate["data_source"],
-        "question": question,
-        "ground_truth": ground_truth,
-        "rewritten_condition": candidate["rewritten_condition"],
-        "rewritten_question": candidate["rewritten_question"],
-        "unsolvable_reason": candidate["unsolvable_reason"],
-        "human_check": candidate["human_check"],
-        "difficulty_eval": candidate["difficulty_eval"],
-    }
+FORMAT = Format(
+    name=NAME,
+    description="the ReliableMath release (a directory, or one solve / unsol .json file)",
+    sniff=sniff,
+    read=read,
+)

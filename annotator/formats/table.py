@@ -2,8 +2,8 @@
 
 `--map question=problem_text,ground_truth=answer` renames the file's columns to ours. A row with a
 `rewritten_question` is a candidate (annotation-sheet fields); a row without one is a solvable problem.
-CSV and Parquet cannot keep a JSON type in a cell, so flat exports write `ground_truth_json` (the value as
-JSON text) there; importing such a file decodes it again.
+CSV and Parquet cannot keep a JSON type in a cell, so flat exports (`annotator.exports.table`) write
+`ground_truth_json` (the value as JSON text) there; importing such a file decodes it again.
 """
 
 from __future__ import annotations
@@ -14,29 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from annotator.files import sha256_file
 from annotator.formats import _io
-from annotator.formats.reliablemath import kind_of, problem_from, sheet_candidate
+from annotator.formats.registry import Format, ReadOptions
+from annotator.formats.reliablemath import kind_of, problem_from, sample_kind, sheet_candidate
 from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord, SourceFileInfo
 
-FLAT_COLUMNS = (
-    "data_id",
-    "data_source",
-    "problem_position",
-    "source_id",
-    "question",
-    "ground_truth",
-    "solution",
-    "rewrite_type",
-    "condition_index",
-    "extracted_condition",
-    "rewritten_question",
-    "rewritten_condition",
-    "unsolvable_reason",
-    "status",
-    "label_count",
-    "human_check",
-    "difficulty_eval",
-)
+# Columns whose JSON type a CSV or Parquet cell cannot keep: flat files hold them as `{name}_json` text.
 JSON_ENCODED = {"ground_truth", "source_id"}
 
 
@@ -73,8 +57,19 @@ def _mapped(obj: dict[str, Any], mapping: dict[str, str], loc: Location) -> dict
     return {key: (None if value == "" else value) for key, value in row.items()}
 
 
+def sniff(path: Path) -> bool:
+    """A file whose first record is a solvable problem (data_source, question, ground_truth)."""
+    return not path.is_dir() and sample_kind(path) == "solve"
+
+
+def read(path: Path, options: ReadOptions) -> list[ImportPart]:
+    """A flat table: its candidate rows (annotation-sheet fields) and its problem rows."""
+    annotator = options.annotator_for(path)
+    return [read_table(path, mapping=options.mapping, annotator=annotator, data_source=options.data_source)]
+
+
 def read_table(path: Path, *, mapping: dict[str, str], annotator: str, data_source: str | None = None) -> ImportPart:
-    info = SourceFileInfo("table", path.name, "table", _io.sha256_file(path), {"mapping": mapping} if mapping else {})
+    info = SourceFileInfo("table", path.name, "table", sha256_file(path), {"mapping": mapping} if mapping else {})
 
     def records() -> Iterator[ProblemRecord | CandidateRecord]:
         positions: dict[str, int] = defaultdict(int)
@@ -111,13 +106,10 @@ def _int(value: Any, loc: Location, field: str) -> int:
     return number
 
 
-def flat_row(candidate: dict[str, Any]) -> dict[str, Any]:
-    """A candidate as a CSV/Parquet row: JSON-typed values become `{name}_json` text cells."""
-    row: dict[str, Any] = {}
-    for column in FLAT_COLUMNS:
-        value = candidate.get(column)
-        if column in JSON_ENCODED:
-            row[f"{column}_json"] = json.dumps(value, ensure_ascii=False)
-        else:
-            row[column] = value
-    return row
+FORMAT = Format(
+    name="table",
+    description="any flat .jsonl / .csv / .parquet, columns named with --map",
+    sniff=sniff,
+    read=read,
+    aliases=("jsonl", "csv", "parquet"),  # the flat export formats read back as tables
+)

@@ -1,4 +1,5 @@
-"""TreeCut JSONL files (`{"problem", "answer", "proof"}`), in and out, byte for byte.
+"""TreeCut JSONL files (`{"problem", "answer", "proof"}`), read so that `annotator.exports.treecut` can write
+them back byte for byte.
 
 The generation parameters are only in the file name
 (`qa_theme-food_compositeName_True_numVars-4_ansDepth-2_order-random_hallu-True_cutDepth-1_REP-500.jsonl`).
@@ -27,7 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from annotator import treecut
+from annotator.files import sha256_bytes
 from annotator.formats import _io
+from annotator.formats.registry import Format, ReadOptions
+from annotator.formats.reliablemath import is_release_dir
 from annotator.records import (
     CandidateRecord,
     ImportPart,
@@ -38,8 +42,9 @@ from annotator.records import (
     require,
     require_str,
 )
+from annotator.vocabulary import DataId, RewriteType
 
-FORMAT = "treecut"
+NAME = "treecut"
 KEYS = ("problem", "answer", "proof")
 MAX_REPORTED = 20
 
@@ -50,6 +55,21 @@ def is_treecut_record(sample: dict[str, Any]) -> bool:
 
 def is_treecut_dir(path: Path) -> bool:
     return path.is_dir() and any(treecut.parse_file_name(p.name) for p in path.glob("*.jsonl"))
+
+
+def sniff(path: Path) -> bool:
+    """TreeCut-named JSONL files in a directory, or a file whose first record has problem, answer and proof.
+
+    A directory that is also a ReliableMath release is the release's (it always was).
+    """
+    if path.is_dir():
+        return is_treecut_dir(path) and not is_release_dir(path)
+    sample = _io.first_row(path)
+    return sample is not None and is_treecut_record(sample)
+
+
+def read(path: Path, options: ReadOptions) -> list[ImportPart]:
+    return read_path(path)
 
 
 def read_path(path: Path, *, provenance: dict[str, Any] | None = None) -> list[ImportPart]:
@@ -89,7 +109,7 @@ class _File:
                 str(path), f"unknown theme {self.theme!r} in the file name; known: {', '.join(treecut.THEMES)}"
             )
         data = path.read_bytes()
-        self.sha256 = _io.sha256_bytes(data)
+        self.sha256 = sha256_bytes(data)
         text = _io.read_text(path)
         self.ensure_ascii = text.isascii()
         self.final_newline = text.endswith("\n")
@@ -228,7 +248,7 @@ def read_file(path: Path, *, provenance: dict[str, Any] | None = None) -> Import
     file = _File(path)
     if not file.unanswerable:
         data_source = f"treecut-{file.tag()}-{file.sha256[:8]}"
-        info = SourceFileInfo(FORMAT, path.name, "answerable", file.sha256, file.options(data_source))
+        info = SourceFileInfo(NAME, path.name, "answerable", file.sha256, file.options(data_source))
         return ImportPart(str(path), (_problem(file, r, data_source) for r in file.records), info)
 
     sibling_path = _sibling(path, file.params)
@@ -238,7 +258,7 @@ def read_file(path: Path, *, provenance: dict[str, Any] | None = None) -> Import
         data_source = f"treecut-{sibling.tag()}-{sibling.sha256[:8]}"
     else:
         data_source = f"treecut-{file.tag()}-cut{file.params.get('cutDepth', 'x')}-{file.sha256[:8]}"
-    info = SourceFileInfo(FORMAT, path.name, "unanswerable", file.sha256, file.options(data_source))
+    info = SourceFileInfo(NAME, path.name, "unanswerable", file.sha256, file.options(data_source))
 
     def records() -> Iterator[ProblemRecord | CandidateRecord]:
         base = (
@@ -266,10 +286,10 @@ def read_file(path: Path, *, provenance: dict[str, Any] | None = None) -> Import
                 cut = original.sentences[missing[record.index]]
                 k = missing[record.index] + 1
                 yield CandidateRecord(
-                    data_id=f"{data_source}_{record.index}_remove_{k}",
+                    data_id=str(DataId(data_source, record.index, RewriteType.remove, k)),
                     data_source=data_source,
                     problem_position=record.index,
-                    rewrite_type="remove",
+                    rewrite_type=RewriteType.remove,
                     condition_index=k,
                     extracted_condition=cut,
                     rewritten_condition=cut,
@@ -293,10 +313,10 @@ def read_file(path: Path, *, provenance: dict[str, Any] | None = None) -> Import
                 location=record.loc,
             )
             yield CandidateRecord(
-                data_id=f"{data_source}_{record.index}_remove_1",
+                data_id=str(DataId(data_source, record.index, RewriteType.remove, 1)),
                 data_source=data_source,
                 problem_position=record.index,
-                rewrite_type="remove",
+                rewrite_type=RewriteType.remove,
                 condition_index=1,
                 rewritten_question=record.obj["problem"],
                 unsolvable_reason=treecut.unsolvable_reason(record.verdict),
@@ -309,62 +329,9 @@ def read_file(path: Path, *, provenance: dict[str, Any] | None = None) -> Import
     return ImportPart(str(path), records(), info)
 
 
-# ---------------------------------------------------------------------------------------------- writing
-
-
-def answerable_line(problem: dict[str, Any], ensure_ascii: bool) -> str:
-    info = (problem.get("extra") or {}).get("treecut") or {}
-    if "raw" in info:
-        return info["raw"]
-    return dumps(
-        {"problem": problem["question"], "answer": problem["ground_truth"], "proof": problem["solution"]}, ensure_ascii
-    )
-
-
-def unanswerable_line(candidate: dict[str, Any], ensure_ascii: bool) -> str:
-    info = (candidate.get("extra") or {}).get("treecut") or {}
-    if "raw" in info:
-        return info["raw"]
-    return dumps(
-        {"problem": candidate["rewritten_question"], "answer": info["answer"], "proof": info["proof"]}, ensure_ascii
-    )
-
-
-def file_text(lines: list[str], options: dict[str, Any]) -> str:
-    """The lines of a file with its blank lines put back and its final newline as it was."""
-    blanks = {int(number): text for number, text in (options.get("blank_lines") or {}).items()}
-    out: list[str] = []
-    records = iter(lines)
-    total = len(lines) + len(blanks)
-    for number in range(1, total + 1):
-        out.append(blanks[number] if number in blanks else next(records))
-    text = "\n".join(out)
-    return text + "\n" if options.get("final_newline", True) and out else text
-
-
-def write_files(session: Any, out: Path) -> dict[str, int]:
-    """Every TreeCut file that was imported, under its own name, byte for byte."""
-    from sqlalchemy import select
-
-    from annotator.models import SourceFile
-    from annotator.store import iter_candidates, iter_problems
-
-    counts: dict[str, int] = {}
-    files = session.execute(select(SourceFile).where(SourceFile.format == FORMAT).order_by(SourceFile.id)).scalars()
-    for source_file in files:
-        options = source_file.options or {}
-        data_source, ensure_ascii = options["data_source"], bool(options.get("ensure_ascii", True))
-        if source_file.kind == "answerable":
-            lines = [answerable_line(p, ensure_ascii) for p in iter_problems(session, data_source=data_source)]
-        else:
-            lines = [
-                unanswerable_line(c, ensure_ascii)
-                for c in iter_candidates(session, data_source=data_source)
-                if c["rewrite_type"] == "remove"
-                and ((c.get("extra") or {}).get("treecut") or {}).get("file") == source_file.name
-            ]
-        target = out / source_file.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(file_text(lines, options).encode("utf-8"))
-        counts[source_file.name] = len(lines)
-    return counts
+FORMAT = Format(
+    name=NAME,
+    description="TreeCut JSONL (problem, answer, proof), parameters in the file name, or a directory of them",
+    sniff=sniff,
+    read=read,
+)

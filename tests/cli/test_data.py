@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import os
+import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
+from tests.conftest import PROJECT_ROOT
+from tests.support.imports import modules_loaded_by
 from tests.test_importer import run_cli
 
 
@@ -54,3 +61,51 @@ def test_missing_path_is_reported(tmp_path: Path) -> None:
     missing = tmp_path / "nope.json"
     result = run_cli(f"sqlite:///{tmp_path / 'a.sqlite'}", "import", str(missing))
     assert result.returncode == 1 and f"{missing}: no such file or directory" in result.stderr
+
+
+def test_import_help_lists_exactly_the_registered_formats() -> None:
+    import typer.main
+
+    from annotator.cli import app
+    from annotator.cli.data import import_format_help
+    from annotator.formats import aliases, registry
+
+    listed = re.findall(r"(?:omitted\. |; )(\w+): ", import_format_help())
+    assert listed == list(registry())
+    for alias in aliases():
+        assert alias in import_format_help()
+    command = typer.main.get_command(app).commands["import"]  # type: ignore[attr-defined]
+    (option,) = [p for p in command.params if "--format" in p.opts]
+    assert option.help == import_format_help()
+    shown = subprocess.run(
+        [sys.executable, "-m", "annotator", "import", "--help"],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert all(re.search(rf"\b{name}: ", shown) for name in registry())
+
+
+def test_export_help_lists_every_exporter() -> None:
+    from annotator.exports import exporters
+
+    shown = run_cli("sqlite://", "export", "--help").stdout
+    assert all(name in shown for name in exporters())
+
+
+def test_the_data_commands_import_nothing_heavy_at_start_up() -> None:
+    """Each command imports what it needs when it runs (issue 9, item 8); the module itself stays light."""
+    tree = ast.parse((PROJECT_ROOT / "annotator" / "cli" / "data.py").read_text(encoding="utf-8"))
+    top_level = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            top_level.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            top_level.add(node.module or "")
+    light = {"__future__", "pathlib", "typing", "typer", "annotator", "annotator.cli._app", "annotator.formats"}
+    assert top_level == light
+    heavy = ("sqlalchemy", "sqlmodel", "alembic", "pandas", "pyarrow", "openai", "annotator.db", "annotator.stats")
+    statement = "import annotator.exports, annotator.formats.names"
+    assert modules_loaded_by(statement, *heavy, "annotator.importer", "annotator.formats.table") == []

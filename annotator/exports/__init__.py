@@ -1,0 +1,82 @@
+"""Exports: each format writes files into a directory; every export adds a `manifest.json` beside them.
+
+| format       | what                                                                          |
+|--------------|-------------------------------------------------------------------------------|
+| reliablemath | the release layout (solve / unsol files), only candidates with human_check = 1 |
+| annotation   | the paper's annotation sheet (Fig. 10), every candidate                        |
+| jsonl, csv, parquet | flat tables, one row per candidate                                     |
+| treecut, umwp, gsm-ic | each imported file of that format under its own name, byte for byte  |
+
+One module per format; each writer takes a read session and a directory and returns {file name: records},
+fed by the query functions of `annotator.store`. Exports hold dataset content and labels only: no annotator
+passwords, API keys or settings. Importing this package loads no writer (nor the database layer), so that
+the command line can list `FORMATS` at once; `export` loads them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from annotator import __version__
+from annotator.files import sha256_file
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlmodel import Session
+
+Exporter = Callable[["Session", Path], dict[str, int]]  # writes files, returns {file name: record count}
+# The names of `exporters()`, in its order, for listing without loading a writer (a test checks they agree).
+FORMATS = ("reliablemath", "annotation", "jsonl", "csv", "parquet", "treecut", "umwp", "gsm-ic")
+
+
+class UnknownExportFormat(ValueError):
+    """An export format that no writer has."""
+
+
+@cache
+def exporters() -> dict[str, Exporter]:
+    """Every export format's writer, by format name."""
+    from annotator.exports import annotation, gsm_ic, reliablemath, table, treecut, umwp
+
+    return {
+        "reliablemath": reliablemath.write_release,
+        "annotation": annotation.write_sheet,
+        "jsonl": table.write_jsonl,
+        "csv": table.write_csv,
+        "parquet": table.write_parquet,
+        "treecut": treecut.write_files,
+        "umwp": umwp.write_files,
+        "gsm-ic": gsm_ic.write_files,
+    }
+
+
+def export(format: str, out: Path, *, engine: Engine | None = None) -> dict[str, Any]:
+    """Write `format` into `out` and a manifest (counts, sha256 of each file, export time, tool version).
+
+    Raises UnknownExportFormat before touching the database or `out` when no writer has `format`.
+    """
+    writer = exporters().get(format)
+    if writer is None:
+        raise UnknownExportFormat(f"unknown export format {format!r}; choose one of {', '.join(exporters())}")
+    from annotator.db import get_engine, read_session
+
+    out.mkdir(parents=True, exist_ok=True)
+    with read_session(engine or get_engine()) as session:
+        counts = writer(session, out)
+    manifest = {
+        "tool": "annotator",
+        "version": __version__,
+        "format": format,
+        "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "files": {name: {"records": counts[name], "sha256": sha256_file(out / name)} for name in sorted(counts)},
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return manifest
+
+
+__all__ = ["FORMATS", "Exporter", "UnknownExportFormat", "export", "exporters"]

@@ -1,0 +1,36 @@
+"""The paper's annotation sheet (Fig. 10): every candidate with every field, labels as resolved so far."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session
+
+from annotator.exports.reliablemath import write_json
+from annotator.store import iter_candidates, original_question_and_answer
+
+FILE_NAME = "annotation.json"
+
+
+def sheet_record(candidate: dict[str, Any]) -> dict[str, Any]:
+    """A Fig. 10 annotation-sheet row with every field, labels as resolved so far (empty when unlabelled)."""
+    question, ground_truth = original_question_and_answer(candidate)
+    return {
+        "unsol_id": candidate["data_id"],
+        "data_source": candidate["data_source"],
+        "question": question,
+        "ground_truth": ground_truth,
+        "rewritten_condition": candidate["rewritten_condition"],
+        "rewritten_question": candidate["rewritten_question"],
+        "unsolvable_reason": candidate["unsolvable_reason"],
+        "human_check": candidate["human_check"],
+        "difficulty_eval": candidate["difficulty_eval"],
+    }
+
+
+def write_sheet(session: Session, out: Path) -> dict[str, int]:
+    """The paper's annotation sheet (Fig. 10), every candidate with every field."""
+    records = [sheet_record(c) for c in iter_candidates(session)]
+    write_json(out / FILE_NAME, records, {})
+    return {FILE_NAME: len(records)}

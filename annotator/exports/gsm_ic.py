@@ -1,0 +1,67 @@
+"""GSM-IC: every imported GSM-IC file under its own name, record for record; and the one GSM-IC record
+builder, which `annotator.distract` uses for the variants it writes.
+
+GSM-IC's answers are strings (some with thousands separators): an answer of another JSON type (a ground
+truth from another source) is written as its JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session
+
+from annotator.exports.umwp import dumps_file
+from annotator.formats.gsm_ic import NAME
+from annotator.store import iter_candidates, original_question_and_answer, source_files
+
+# A GSM-IC file that was not imported (e.g. `distract --out`): a JSON array, indent 2, non-ASCII kept, a final
+# newline.
+STYLE = {"jsonl": False, "indent": 2, "ensure_ascii": False, "final_newline": True}
+
+
+def gsm_ic_record(*, original_question: str, new_question: str, answer: Any, info: dict[str, Any]) -> dict[str, Any]:
+    """One GSM-IC record. `info` is the candidate's `extra["gsm_ic"]`: its other `fields` (role, number,
+    labels, template...) and, for an imported record, its key order (`keys`)."""
+    values = {
+        "original_question": original_question,
+        "new_question": new_question,
+        "answer": answer if isinstance(answer, str) else json.dumps(answer),
+        **info["fields"],
+    }
+    return {key: values[key] for key in info.get("keys") or values}
+
+
+def record_from(candidate: dict[str, Any]) -> dict[str, Any]:
+    """The GSM-IC record of a candidate row (`store.iter_candidates`)."""
+    question, answer = original_question_and_answer(candidate)
+    return gsm_ic_record(
+        original_question=question,
+        new_question=candidate["rewritten_question"],
+        answer=answer,
+        info=candidate["extra"]["gsm_ic"],
+    )
+
+
+def dumps(records: list[dict[str, Any]], style: dict[str, Any] | None = None) -> str:
+    """Records as a GSM-IC file: in `style` (an imported file's, noted on import) or GSM-IC's own."""
+    return dumps_file(records, STYLE if style is None else style)
+
+
+def write_files(session: Session, out: Path) -> dict[str, int]:
+    """Every imported GSM-IC file under its own name, records in their original order."""
+    counts: dict[str, int] = {}
+    for source_file in source_files(session, format=NAME):
+        name, options = source_file["name"], source_file["options"] or {}
+        records = [
+            record_from(c)
+            for c in iter_candidates(session, data_source=options.get("data_source"))
+            if ((c.get("extra") or {}).get("gsm_ic") or {}).get("file") == name
+        ]
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(dumps(records, options).encode("utf-8"))
+        counts[name] = len(records)
+    return counts

@@ -1,0 +1,23 @@
+"""The input formats' names, descriptions and aliases, as the registry holds them, without loading any reader.
+
+The command line builds its `import --format` help from these at start-up; `tests/formats/test_registry.py`
+checks that they are exactly the registry's (`annotator.formats.registry`), in its detection order.
+"""
+
+FORMATS: dict[str, str] = {
+    "treecut": "TreeCut JSONL (problem, answer, proof), parameters in the file name, or a directory of them",
+    "umwp": "UMWP JSONL / JSON (id, question, answer, answerable, ...)",
+    "gsm_ic": "GSM-IC JSON / JSONL (original_question, new_question, ...)",
+    "reliablemath": "the ReliableMath release (a directory, or one solve / unsol .json file)",
+    "check": "the ReliableMath authors' nested {source}_check.json",
+    "annotation": "the paper's annotation sheet (Fig. 10), .json / .jsonl / .csv / .parquet",
+    "table": "any flat .jsonl / .csv / .parquet, columns named with --map",
+}
+# Other names `--format` takes: the flat export formats read back as tables.
+ALIASES: dict[str, str] = {
+    "gsm-ic": "gsm_ic",
+    "sheet": "annotation",
+    "jsonl": "table",
+    "csv": "table",
+    "parquet": "table",
+}

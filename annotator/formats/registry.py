@@ -1,0 +1,110 @@
+"""The one registry of input formats: each format module declares a `Format`; detection and `read` walk them.
+
+To add a format: write `annotator/formats/<name>.py` with `sniff(path) -> bool`, `read(path, options)` and
+`FORMAT = Format(...)`, list it in `registry()` at its place in the detection order, and add its name and
+description to `names.py` (a test checks that the two agree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from annotator.formats import _io
+from annotator.records import ImportPart, InputError
+
+
+@dataclass
+class ReadOptions:
+    mapping: dict[str, str] = field(default_factory=dict)
+    # Who the labels in a labelled sheet belong to; an unknown name becomes a system annotator.
+    annotator: str | None = None
+    data_source: str | None = None
+
+    def annotator_for(self, path: Path) -> str:
+        """Whose labels the file at `path` holds: the given name, else a pseudo-annotator for the file."""
+        return self.annotator or f"import:{path.name}"
+
+
+@dataclass(frozen=True)
+class Format:
+    """An input format: its name (what `--format` takes), a one-line description, and how to recognise and
+    read a path (a file, or a directory for the formats that read one)."""
+
+    name: str
+    description: str
+    sniff: Callable[[Path], bool]
+    read: Callable[[Path, ReadOptions], list[ImportPart]]
+    aliases: tuple[str, ...] = ()
+
+
+@cache
+def registry() -> dict[str, Format]:
+    """Every format by name, in detection order: a path is read by the first format whose `sniff` accepts it."""
+    # Imported here: the format modules import this one, and listing the names must not load every reader.
+    from annotator.formats import annotation, check, gsm_ic, reliablemath, table, treecut, umwp
+
+    # Formats with keys of their own come before ReliableMath's shapes, which overlap (a release file, a
+    # check file, a sheet); a flat table of problems is the last resort.
+    ordered = (treecut, umwp, gsm_ic, reliablemath, check, annotation, table)
+    return {module.FORMAT.name: module.FORMAT for module in ordered}
+
+
+def aliases() -> dict[str, str]:
+    """Other names `--format` accepts, e.g. the flat export formats (jsonl, csv, parquet) read back as tables."""
+    return {alias: fmt.name for fmt in registry().values() for alias in fmt.aliases}
+
+
+def _require_exists(path: Path) -> None:
+    if not path.exists():
+        raise InputError(str(path), "no such file or directory")
+
+
+def _detect(path: Path) -> Format:
+    _require_exists(path)
+    formats = registry().values()
+    if path.is_dir():
+        found = next((fmt for fmt in formats if fmt.sniff(path)), None)
+        if found is None:
+            raise InputError(
+                str(path), "is a directory but neither a ReliableMath release (solve.json, unsol.json, solve/, unsol/) "
+                "nor TreeCut files"
+            )
+        return found
+    with _io.sampling():
+        sample = _io.first_row(path)
+        if sample is None:
+            # Let the reader raise its own precise error (empty file, bad JSON, bad UTF-8...).
+            list(_io.rows(path))
+            raise InputError(str(path), "holds no records")
+        found = next((fmt for fmt in formats if fmt.sniff(path)), None)
+    if found is None:
+        raise InputError(
+            str(path),
+            f"cannot tell the format from its fields ({', '.join(sorted(sample)[:8])}); give --format and, for a "
+            "flat table, --map (e.g. --map question=problem,ground_truth=answer)",
+        )
+    return found
+
+
+def detect(path: Path) -> str:
+    """The format of a file or directory, from its layout and its first record."""
+    return _detect(path).name
+
+
+def read(path: Path, *, format: str | None = None, options: ReadOptions | None = None) -> list[ImportPart]:
+    """The import parts of one path; nothing is read from disk beyond what detection needs until iterated."""
+    options = options or ReadOptions()
+    if not format and not options.mapping:
+        fmt = _detect(path)
+    else:
+        _require_exists(path)
+        # A column mapping only makes sense for a flat table; otherwise the file says what it is.
+        name = format or "table"
+        found = registry().get(aliases().get(name, name))
+        if found is None:
+            raise InputError(str(path), f"unknown format {format!r}; choose one of {', '.join(registry())}")
+        fmt = found
+    return fmt.read(path, options)

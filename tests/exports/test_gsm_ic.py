@@ -1,0 +1,47 @@
+"""The GSM-IC export: each imported file written back record for record, byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import Engine, select
+
+from annotator.db import read_session
+from annotator.exports import export
+from annotator.formats import detect, read
+from annotator.importer import import_parts
+from annotator.models import Candidate, Problem
+from tests.formats.test_gsm_ic import ORIGINAL, OWN_ROWS, real_rows
+
+
+def test_gsm_ic_round_trips_record_for_record(engine: Engine, shared_data: Path, tmp_path: Path) -> None:
+    rows = real_rows(shared_data) + OWN_ROWS
+    assert len(rows) >= 7
+    source = tmp_path / "GSM-IC_2step.json"
+    source.write_text(json.dumps(rows, indent=4), encoding="utf-8")
+    assert detect(source) == "gsm_ic"
+    summary = import_parts(read(source), engine=engine)
+    assert summary.candidates_added == len(rows)
+    assert summary.problems_added == len({r["original_question"] for r in rows})
+    export("gsm-ic", tmp_path / "out", engine=engine)
+    exported = json.loads((tmp_path / "out" / source.name).read_text(encoding="utf-8"))
+    assert exported == rows
+    assert [list(r) for r in exported] == [list(r) for r in rows]
+    assert (tmp_path / "out" / source.name).read_bytes() == source.read_bytes()
+
+
+def test_records_become_distractor_candidates(sqlite_engine: Engine, tmp_path: Path) -> None:
+    source = tmp_path / "GSM-IC_mstep.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in OWN_ROWS), encoding="utf-8")
+    import_parts(read(source), engine=sqlite_engine)
+    with read_session(sqlite_engine) as session:
+        problem = session.execute(select(Problem)).scalar_one()
+        candidates = list(session.execute(select(Candidate).order_by(Candidate.position)).scalars())
+    assert problem.data_source == "gsm_ic-mstep" and problem.question == ORIGINAL and problem.ground_truth == "14"
+    assert [c.data_id for c in candidates] == ["gsm_ic-mstep_0_distractor_1", "gsm_ic-mstep_0_distractor_2"]
+    assert all(c.rewrite_type == "distractor" for c in candidates)
+    assert candidates[0].rewritten_condition == "Kim's mother plants 20 more potatoes."
+    assert candidates[1].extra["gsm_ic"]["fields"]["number_label"] == "out_range"
+    export("gsm-ic", tmp_path / "out", engine=sqlite_engine)
+    assert (tmp_path / "out" / source.name).read_bytes() == source.read_bytes()

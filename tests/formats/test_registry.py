@@ -1,0 +1,97 @@
+"""The format registry: one entry per format module, the import-free name list agrees with it, readers stay
+readers (no database, no writers), and `read` resolves names and aliases as before."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from annotator.formats import InputError, aliases, read, registry
+from annotator.formats import names as format_names
+from tests.conftest import PROJECT_ROOT
+from tests.support.imports import modules_loaded_by
+
+FORMATS_DIR = PROJECT_ROOT / "annotator" / "formats"
+
+
+def test_the_name_list_is_exactly_the_registry_in_detection_order() -> None:
+    assert list(format_names.FORMATS.items()) == [(f.name, f.description) for f in registry().values()]
+    assert format_names.ALIASES == aliases()
+    assert list(registry()) == ["treecut", "umwp", "gsm_ic", "reliablemath", "check", "annotation", "table"]
+    assert aliases() == {
+        "gsm-ic": "gsm_ic",
+        "sheet": "annotation",
+        "jsonl": "table",
+        "csv": "table",
+        "parquet": "table",
+    }
+
+
+def test_each_format_module_declares_its_entry() -> None:
+    modules = {
+        path.stem
+        for path in FORMATS_DIR.glob("*.py")
+        if not path.stem.startswith("_") and path.stem not in ("names", "registry")
+    }
+    assert modules == set(registry())
+    for name, fmt in registry().items():
+        assert fmt.sniff.__module__ == f"annotator.formats.{name}", name
+        assert fmt.description and "\n" not in fmt.description
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module a source file imports, at the top or inside a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(FORMATS_DIR.glob("*.py")), ids=lambda p: p.name)
+def test_readers_import_neither_models_nor_store_nor_writers(path: Path) -> None:
+    banned = ("annotator.models", "annotator.store", "annotator.db", "annotator.exports", "sqlalchemy", "sqlmodel")
+    imported = _imported_modules(path)
+    assert not {m for m in imported if m.startswith(banned)}, path.name
+
+
+def test_loading_every_reader_loads_no_database_layer() -> None:
+    layers = ("annotator.models", "annotator.store", "annotator.db", "annotator.exports", "sqlalchemy", "sqlmodel")
+    statement = "from annotator.formats import registry; registry()"
+    assert modules_loaded_by(statement, *layers, "pandas", "pyarrow") == []
+
+
+def test_importing_the_package_or_its_names_loads_no_reader() -> None:
+    loaded = modules_loaded_by("import annotator.formats, annotator.formats.names", "annotator.formats.")
+    assert loaded == ["annotator.formats._io", "annotator.formats.names", "annotator.formats.registry"]
+
+
+def test_nothing_outside_the_package_imports_its_private_helpers() -> None:
+    for path in [
+        *PROJECT_ROOT.glob("annotator/**/*.py"),
+        *PROJECT_ROOT.glob("pages/*.py"),
+        PROJECT_ROOT / "app.py",
+        *PROJECT_ROOT.glob("tests/**/*.py"),
+        *PROJECT_ROOT.glob("bench/*.py"),
+    ]:
+        if path.parent == FORMATS_DIR:
+            continue
+        assert not {m for m in _imported_modules(path) if m.startswith("annotator.formats._")}, path
+
+
+def test_read_takes_names_and_aliases_and_reports_unknown_ones(tmp_path: Path) -> None:
+    path = tmp_path / "GSM-IC_2step.jsonl"
+    path.write_text(json.dumps({"original_question": "Q?", "new_question": "Q? X.", "answer": "1"}) + "\n")
+    for name in ("gsm_ic", "gsm-ic"):
+        (part,) = read(path, format=name)
+        assert part.source_file is not None and part.source_file.format == "gsm_ic"
+    with pytest.raises(InputError, match="unknown format 'xlsx'; choose one of treecut, umwp, gsm_ic, reliablemath"):
+        read(path, format="xlsx")
+    with pytest.raises(InputError, match="no such file or directory"):
+        read(tmp_path / "missing.jsonl", format="xlsx")
