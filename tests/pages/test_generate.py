@@ -16,6 +16,7 @@ from annotator import auth
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Candidate
 from annotator.models import Run as GenerationRun
+from annotator.vocabulary import RunKind, RunStatus
 from tests.pipeline.conftest import add_problems
 from tests.support.openai_server import OpenAIServer
 
@@ -101,11 +102,12 @@ def _dead_pid() -> int:
 def test_a_queued_run_whose_process_is_gone_is_shown_stale_and_can_be_marked_failed(engine: Engine) -> None:
     """A run whose process died before it began (1), or never started (2), is not shown as running for ever."""
     with write_session(engine) as session:
-        died = GenerationRun(kind="generate", status="queued", prompt_version="v1", pid=_dead_pid(),
+        died = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1", pid=_dead_pid(),
                              created_by="boss")
-        never = GenerationRun(kind="generate", status="queued", prompt_version="v1", created_by="boss",
-                              created_at=datetime.now(UTC) - timedelta(minutes=10))
-        starting = GenerationRun(kind="generate", status="queued", prompt_version="v1", created_by="boss")
+        never = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1",
+                              created_by="boss", created_at=datetime.now(UTC) - timedelta(minutes=10))
+        starting = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1",
+                                 created_by="boss")
         session.add_all([died, never, starting])
     admin = auth.User(id=1, name="boss", role="admin")
     app = _page(engine, admin)
@@ -120,15 +122,15 @@ def test_a_queued_run_whose_process_is_gone_is_shown_stale_and_can_be_marked_fai
     assert "Run 2 is stale" in warnings and "not started after" in warnings, warnings
     table = app.dataframe[0].value.set_index("run")
     assert table.loc[1, "status"].startswith("stale") and table.loc[2, "status"].startswith("stale")
-    assert table.loc[3, "status"] == "queued"
+    assert table.loc[3, "status"] == RunStatus.queued
 
     next(b for b in app.button if b.label == "Mark run 1 failed").click()
     app.run()
     assert not app.exception, app.exception
     with read_session(engine) as session:
         run = session.get(GenerationRun, 1)
-        assert run is not None and run.status == "failed" and run.finished_at is not None
+        assert run is not None and run.status == RunStatus.failed and run.finished_at is not None
         assert "exited before it began" in (run.message or "") and "boss" in (run.message or "")
     labels = [b.label for b in app.button]
     assert "Mark run 1 failed" not in labels and "Mark run 2 failed" in labels, labels
-    assert app.dataframe[0].value.set_index("run").loc[1, "status"] == "failed"
+    assert app.dataframe[0].value.set_index("run").loc[1, "status"] == RunStatus.failed
