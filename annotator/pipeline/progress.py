@@ -14,7 +14,7 @@ from annotator.vocabulary import RunStatus
 @dataclass
 class RunSummary:
     run_id: int
-    status: str
+    status: RunStatus
     problems: int = 0
     problems_done: int = 0
     candidates_written: int = 0  # inserted or changed

@@ -55,7 +55,7 @@ def request_cancel(session: Session, *, run_id: int) -> bool:
     result = session.execute(
         update(Run).where(Run.id == run_id, Run.status.in_(ACTIVE_RUN_STATUSES)).values(cancel_requested=True)
     )
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(result.rowcount)
 
 
 def fail_stale(session: Session, *, run_id: int, by: str | None = None) -> bool:

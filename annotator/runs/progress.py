@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
 from sqlmodel import Session
 
-from annotator.llm import CallStats
 from annotator.models import Run, utcnow
 from annotator.vocabulary import RunStatus
+
+if TYPE_CHECKING:  # the client (and openai) is the run's process's business, not that of who lists runs
+    from annotator.llm import CallStats
 
 MAX_STORED_ERRORS = 200
 
