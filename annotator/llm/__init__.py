@@ -17,15 +17,7 @@ Modules: `config` (RoleConfig), `calls` (call key, completion, counters, failure
 `database` (the run's database thread and call cache), `slots` (PrioritySlots).
 """
 
-from annotator.llm.calls import (
-    CallStats,
-    Completion,
-    LLMCallFailed,
-    Messages,
-    call_key,
-    params_json,
-    parse_completion,
-)
+from annotator.llm.calls import CallStats, Completion, LLMCallFailed, Messages, call_key, params_json, parse_completion
 from annotator.llm.client import RETRYABLE_STATUS, LLMClient
 from annotator.llm.config import DEFAULT_API_KEY_ENV, PLACEHOLDER_API_KEY, LLMConfigError, RoleConfig
 from annotator.llm.database import Database
