@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
@@ -116,3 +119,13 @@ def write_session(engine: Engine | None = None) -> Iterator[Session]:
     with Session(bind, expire_on_commit=False) as session:
         with session.begin():
             yield session
+
+
+def insert_ignore(session: Session, table: Any, rows: Iterable[dict[str, Any]]) -> None:
+    """INSERT rows in one executemany, skipping those whose key exists (SQLite and PostgreSQL)."""
+    rows = list(rows)
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    session.execute(insert(table).on_conflict_do_nothing(), rows)

@@ -198,24 +198,30 @@ class LLMCall(SQLModel, table=True):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     seconds: float | None = None
-    run_id: int | None = None  # the generation run that first made the request
+    run_id: int | None = None  # the run that first made the request
     created_at: datetime = Field(default_factory=utcnow)
 
 
-class GenerationRun(SQLModel, table=True):
-    """One run of the construction pipeline (ReliableMath Steps 1-2): what it was asked, how far it got."""
+class Run(SQLModel, table=True):
+    """One background LLM run of some `kind` (see `annotator.runs`): what it was asked, how far it got.
+
+    Every kind has the same life (status, process, heartbeat, cancel request) and the same request
+    counters; `options` and `counters` hold what only one kind has. Generate runs (ReliableMath Steps 1-2,
+    the first kind) keep their candidate counts in columns of their own.
+    """
 
     id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=20)  # a RunKind
     status: str = Field(default=RunStatus.queued, max_length=20)  # a RunStatus
     steps: str = Field(default="1,2", max_length=20)
     prompt_version: str = Field(max_length=50)
     # Per role (extract = M_I, rewrite = M_R): model, base URL, the NAME of the API-key variable, parameters.
     models: dict[str, Any] | None = _json()
     options: dict[str, Any] | None = _json()  # source, limit, concurrency, ...
-    problems_total: int = 0
+    problems_total: int = 0  # the items the run works through
     problems_done: int = 0
-    candidates_written: int = 0
-    candidates_filtered: int = 0
+    candidates_written: int = 0  # generate runs: inserted or changed
+    candidates_filtered: int = 0  # generate runs: of the candidates produced, those failing verification
     requests: int = 0  # requests sent to the endpoint, retries included
     cache_hits: int = 0
     retries: int = 0
@@ -223,6 +229,7 @@ class GenerationRun(SQLModel, table=True):
     unparseable: int = 0  # answers recorded as unparseable
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    counters: dict[str, Any] | None = _json()  # what only this kind counts, e.g. candidates left unchanged
     errors: list[Any] | None = _json()  # the first failures and unparseable answers, with their errors
     message: str | None = _text()
     cancel_requested: bool = False

@@ -67,6 +67,13 @@ class RunStatus(StrEnum):
 ACTIVE_RUN_STATUSES = (RunStatus.queued, RunStatus.running)
 
 
+class RunKind(StrEnum):
+    """What a background LLM run does; each kind is also the command that executes it
+    (`python -m annotator <kind> --run-id N`)."""
+
+    generate = "generate"  # candidate construction, ReliableMath Steps 1-2
+
+
 class LabelError(ValueError):
     """A label that breaks the rules (e.g. difficulty_eval missing when human_check is 1)."""
 

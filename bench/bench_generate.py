@@ -35,10 +35,12 @@ import openai  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
 from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.llm import Completion, RoleConfig, _completion, call_key  # noqa: E402
+from annotator.llm import Completion, RoleConfig, call_key  # noqa: E402
+from annotator.llm import parse_completion as _completion  # noqa: E402
 from annotator.models import Candidate, Problem  # noqa: E402
 from annotator.pipeline import GenerateOptions, load_prompts, run_generation  # noqa: E402
-from annotator.pipeline.generate import Pipeline, ProblemInput  # noqa: E402
+from annotator.pipeline.drafts import ProblemInput  # noqa: E402
+from annotator.pipeline.steps import Pipeline  # noqa: E402
 
 REQUESTS_PER_PROBLEM = 11
 

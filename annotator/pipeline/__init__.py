@@ -1,19 +1,21 @@
-"""LLM construction of candidates: ReliableMath Steps 1-2 (condition extraction, rewriting, verification)."""
+"""LLM construction of candidates: ReliableMath Steps 1-2 (condition extraction, rewriting, verification).
 
-from annotator.pipeline import runs
-from annotator.pipeline.generate import (
-    GENERATOR,
-    GenerateOptions,
-    RunError,
-    RunSummary,
-    create_run,
-    execute_run,
-    request_cancel,
-    run_generation,
-)
-from annotator.pipeline.prompts import DEFAULT_VERSION, PromptSet, available_versions, load_prompts
+Modules: `options` (GenerateOptions), `prompts` (the versioned prompt files), `parsing` (reading the
+answers), `drafts` (a problem and a candidate in the making), `steps` (each LLM step: prompt, ask, parse),
+`persistence` (the problems, the candidates there are, storing drafts), `progress` (counters and the run's
+summary), `work` (one problem from requests to stored candidates), `generate` (a run's phases). The run
+itself (queued, running, cancelled, stale) is `annotator.runs`.
+"""
+
+from annotator.pipeline.generate import create_run, describe_run, execute_run, run_generation
+from annotator.pipeline.options import GenerateOptions
+from annotator.pipeline.persistence import GENERATOR
+from annotator.pipeline.progress import RunSummary
+from annotator.pipeline.prompts import DEFAULT_VERSION, PromptError, PromptSet, available_versions, load_prompts
+from annotator.runs import RunError, request_cancel
 
 __all__ = [
-    "DEFAULT_VERSION", "GENERATOR", "GenerateOptions", "PromptSet", "RunError", "RunSummary", "available_versions",
-    "create_run", "execute_run", "load_prompts", "request_cancel", "run_generation", "runs",
+    "DEFAULT_VERSION", "GENERATOR", "GenerateOptions", "PromptError", "PromptSet", "RunError", "RunSummary",
+    "available_versions", "create_run", "describe_run", "execute_run", "load_prompts", "request_cancel",
+    "run_generation",
 ]

@@ -8,9 +8,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from annotator.vocabulary import RewriteType
+
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 DEFAULT_VERSION = "v1"
-REWRITE_TYPES = ("remove", "contradict")
+# The rewrite types the construction prompts make (ReliableMath Step 1).
+REWRITE_TYPES = (RewriteType.remove, RewriteType.contradict)
 PROMPT_NAMES = ("extract",) + tuple(
     f"{step}_{kind}" for step in ("rewrite", "verify", "condition", "unsolvable", "reason") for kind in REWRITE_TYPES
 )

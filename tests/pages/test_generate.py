@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -10,8 +13,10 @@ from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
 from annotator import auth
-from annotator.db import get_engine, read_session
-from annotator.models import Candidate, GenerationRun
+from annotator.db import get_engine, read_session, write_session
+from annotator.models import Candidate
+from annotator.models import Run as GenerationRun
+from annotator.vocabulary import RunKind, RunStatus
 from tests.pipeline.conftest import add_problems
 from tests.support.openai_server import OpenAIServer
 
@@ -85,3 +90,47 @@ def test_admin_starts_a_background_run_and_cancels_another(engine: Engine, tmp_p
         app.run()
         _wait_for(lambda: (r := _run(engine)) is not None and r.status == "cancelled", 60, "the cancellation")
         server.release()
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_queued_run_whose_process_is_gone_is_shown_stale_and_can_be_marked_failed(engine: Engine) -> None:
+    """A run whose process died before it began (1), or never started (2), is not shown as running for ever."""
+    with write_session(engine) as session:
+        died = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1", pid=_dead_pid(),
+                             created_by="boss")
+        never = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1",
+                              created_by="boss", created_at=datetime.now(UTC) - timedelta(minutes=10))
+        starting = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1",
+                                 created_by="boss")
+        session.add_all([died, never, starting])
+    admin = auth.User(id=1, name="boss", role="admin")
+    app = _page(engine, admin)
+
+    labels = [b.label for b in app.button]
+    assert "Cancel run 1" not in labels and "Cancel run 2" not in labels, labels
+    assert "Mark run 1 failed" in labels and "Mark run 2 failed" in labels, labels
+    # A run queued a moment ago may still be starting: it is shown as active, not stale.
+    assert "Cancel run 3" in labels and "Mark run 3 failed" not in labels, labels
+    warnings = " ".join(w.value for w in app.warning)
+    assert "Run 1 is stale" in warnings and "exited before it began" in warnings, warnings
+    assert "Run 2 is stale" in warnings and "not started after" in warnings, warnings
+    table = app.dataframe[0].value.set_index("run")
+    assert table.loc[1, "status"].startswith("stale") and table.loc[2, "status"].startswith("stale")
+    assert table.loc[3, "status"] == RunStatus.queued
+
+    next(b for b in app.button if b.label == "Mark run 1 failed").click()
+    app.run()
+    assert not app.exception, app.exception
+    with read_session(engine) as session:
+        run = session.get(GenerationRun, 1)
+        assert run is not None and run.status == RunStatus.failed and run.finished_at is not None
+        assert "exited before it began" in (run.message or "") and "boss" in (run.message or "")
+    labels = [b.label for b in app.button]
+    assert "Mark run 1 failed" not in labels and "Mark run 2 failed" in labels, labels
+    assert app.dataframe[0].value.set_index("run").loc[1, "status"] == RunStatus.failed

@@ -18,7 +18,8 @@ from sqlalchemy import Engine, func, select
 
 from annotator.db import PROJECT_ROOT, get_engine, read_session, write_session
 from annotator.llm import RoleConfig
-from annotator.models import Candidate, GenerationRun, LLMCall
+from annotator.models import Candidate, LLMCall
+from annotator.models import Run as GenerationRun
 from annotator.pipeline import GenerateOptions, create_run, execute_run, request_cancel, run_generation
 from annotator.pipeline.prompts import load_prompts
 from tests.pipeline.conftest import add_problems

@@ -21,7 +21,8 @@ from sqlalchemy import func, select
 
 from annotator.db import get_engine, read_session
 from annotator.llm import RoleConfig
-from annotator.models import Candidate, GenerationRun, LLMCall
+from annotator.models import Candidate, LLMCall
+from annotator.models import Run as GenerationRun
 from annotator.pipeline import GenerateOptions, run_generation
 from tests.conftest import missing
 from tests.pipeline.conftest import add_problems

@@ -202,93 +202,107 @@ class _Server(ThreadingHTTPServer):
 
 
 def _handler(state: OpenAIServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
+    """A handler class bound to `state` (the server's script, faults and counters)."""
+    return type("Handler", (_Handler,), {"state": state})
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    state: OpenAIServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+        self.wfile.flush()
+
+    def _peer_closed(self) -> bool:
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
+    def do_POST(self) -> None:  # noqa: N802
+        state = self.state
+        length = int(self.headers.get("Content-Length") or 0)
+        request = json.loads(self.rfile.read(length) or b"{}")
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, b'{"error": {"message": "not found"}}')
+            return
+        messages = request.get("messages", [])
+        key = prompt_hash(messages)
+        prompt = "\n".join(str(m.get("content", "")) for m in messages)
+        with state._lock:
+            state.received[key] += 1
+            state.prompts[key] = prompt
+            state.authorizations[self.headers.get("Authorization") or ""] += 1
+            state.inflight += 1
+            state.max_inflight = max(state.max_inflight, state.inflight)
+        try:
+            self._answer(request, key, prompt)
+        finally:
+            with state._lock:
+                state.inflight -= 1
+
+    def _answer(self, request: dict[str, Any], key: str, prompt: str) -> None:
+        state = self.state
+        if state._should_hold():
+            state._release.wait(timeout=120)
+            if self._peer_closed():  # the client went away (e.g. was killed) while we held it
+                return
+        reply = state._reply_for(prompt, request.get("model", ""))
+        if state.latency or reply.delay:
+            time.sleep(state.latency + reply.delay)
+        if reply.drop:
+            self._drop()
+            return
+        try:
+            if reply.status != 200:
+                self._send_error(reply)
+                return
+            self._send(200, reply.body or _completion_body(request, key, prompt, reply), reply.headers)
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        with state._lock:
+            state.completed[key] += 1
+
+    def _drop(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
             pass
 
-        def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(payload)
-            self.wfile.flush()
+    def _send_error(self, reply: Reply) -> None:
+        body = reply.body or json.dumps(
+            {"error": {"message": f"injected {reply.status}", "type": "injected", "code": reply.status}}
+        ).encode()
+        self._send(reply.status, body, reply.headers)
 
-        def _peer_closed(self) -> bool:
-            try:
-                return self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-            except BlockingIOError:
-                return False
-            except OSError:
-                return True
 
-        def do_POST(self) -> None:  # noqa: N802
-            length = int(self.headers.get("Content-Length") or 0)
-            request = json.loads(self.rfile.read(length) or b"{}")
-            if self.path.rstrip("/") != "/v1/chat/completions":
-                self._send(404, b'{"error": {"message": "not found"}}')
-                return
-            messages = request.get("messages", [])
-            key = prompt_hash(messages)
-            prompt = "\n".join(str(m.get("content", "")) for m in messages)
-            with state._lock:
-                state.received[key] += 1
-                state.prompts[key] = prompt
-                state.authorizations[self.headers.get("Authorization") or ""] += 1
-                state.inflight += 1
-                state.max_inflight = max(state.max_inflight, state.inflight)
-            try:
-                self._answer(request, key, prompt)
-            finally:
-                with state._lock:
-                    state.inflight -= 1
-
-        def _answer(self, request: dict[str, Any], key: str, prompt: str) -> None:
-            if state._should_hold():
-                state._release.wait(timeout=120)
-                if self._peer_closed():  # the client went away (e.g. was killed) while we held it
-                    return
-            reply = state._reply_for(prompt, request.get("model", ""))
-            if state.latency or reply.delay:
-                time.sleep(state.latency + reply.delay)
-            if reply.drop:
-                self.close_connection = True
-                try:
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                return
-            try:
-                if reply.status != 200:
-                    body = reply.body or json.dumps(
-                        {"error": {"message": f"injected {reply.status}", "type": "injected", "code": reply.status}}
-                    ).encode()
-                    self._send(reply.status, body, reply.headers)
-                    return
-                message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-                if reply.reasoning_content is not None:
-                    message["reasoning_content"] = reply.reasoning_content
-                body = reply.body or json.dumps({
-                    "id": f"chatcmpl-{key[:12]}", "object": "chat.completion", "created": int(time.time()),
-                    "model": request.get("model", ""),
-                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                    "usage": {
-                        "prompt_tokens": len(prompt.split()), "completion_tokens": len((reply.content or "").split()),
-                        "total_tokens": len(prompt.split()) + len((reply.content or "").split()),
-                    },
-                }).encode()
-                self._send(200, body, reply.headers)
-            except (BrokenPipeError, ConnectionResetError):
-                return
-            with state._lock:
-                state.completed[key] += 1
-
-    return Handler
+def _completion_body(request: dict[str, Any], key: str, prompt: str, reply: Reply) -> bytes:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.reasoning_content is not None:
+        message["reasoning_content"] = reply.reasoning_content
+    return json.dumps({
+        "id": f"chatcmpl-{key[:12]}", "object": "chat.completion", "created": int(time.time()),
+        "model": request.get("model", ""),
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": len(prompt.split()), "completion_tokens": len((reply.content or "").split()),
+            "total_tokens": len(prompt.split()) + len((reply.content or "").split()),
+        },
+    }).encode()
 
 
 @contextmanager

@@ -1,0 +1,86 @@
+"""A generate run's counters (`GenerateProgress`) and what it reports when it ends (`RunSummary`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotator.pipeline.drafts import ProblemInput
+from annotator.pipeline.steps import ItemFailed, Unparseable
+from annotator.runs import RunProgress
+from annotator.vocabulary import RunStatus
+
+
+@dataclass
+class RunSummary:
+    run_id: int
+    status: RunStatus
+    problems: int = 0
+    problems_done: int = 0
+    candidates_written: int = 0  # inserted or changed
+    candidates_unchanged: int = 0  # produced again exactly as stored, so not written
+    candidates_filtered: int = 0  # of the candidates produced (written or unchanged)
+    candidates_skipped: int = 0  # existing candidates left alone: labelled, or not made by the pipeline
+    failures: int = 0
+    unparseable: int = 0
+    calls: dict[str, int] = field(default_factory=dict)
+    retry_reasons: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def text(self) -> str:
+        calls = self.calls
+        return (
+            f"run {self.run_id}: {self.status}; {self.problems_done}/{self.problems} problems, "
+            f"{self.candidates_written} candidates written, {self.candidates_unchanged} unchanged "
+            f"({self.candidates_filtered} filtered, "
+            f"{self.candidates_skipped} existing skipped)\n"
+            f"requests {calls.get('requests', 0)} (retries {calls.get('retries', 0)}), "
+            f"cache hits {calls.get('cache_hits', 0)}, failures {self.failures}, unparseable {self.unparseable}, "
+            f"tokens {calls.get('prompt_tokens', 0)} in / {calls.get('completion_tokens', 0)} out, "
+            f"wall time {self.seconds:.1f}s"
+            + "".join(f"\n  retried {count}x: {reason}" for reason, count in self.retry_reasons.items())
+        )
+
+
+class GenerateProgress(RunProgress):
+    """The counters of a generate run: problems are its items; candidates written, unchanged, filtered."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.written = 0  # (database thread)
+        self.unchanged = 0
+        self.filtered = 0
+        self.skipped = 0  # existing candidates the run must not touch (event loop)
+        self.unparseable_problems = 0
+        self.unparseable_answers = 0
+
+    @property
+    def unparseable(self) -> int:
+        return self.unparseable_problems + self.unparseable_answers
+
+    def kind_values(self) -> dict[str, Any]:
+        return {
+            "candidates_written": self.written, "candidates_filtered": self.filtered,
+            "counters": {"candidates_unchanged": self.unchanged, "candidates_skipped": self.skipped},
+        }
+
+    def item_failed(self, problem: ProblemInput, failed: ItemFailed) -> None:
+        self.failures += 1
+        self.error({"problem_id": problem.id, "data_source": problem.data_source, "position": problem.position,
+                    "step": failed.step, "kind": failed.error.kind, "error": str(failed.error)})
+
+    def problem_unparseable(self, problem: ProblemInput, unparseable: Unparseable) -> None:
+        self.unparseable_problems += 1
+        self.error({"problem_id": problem.id, "data_source": problem.data_source, "position": problem.position,
+                    "step": unparseable.step, "kind": "unparseable", "error": str(unparseable),
+                    "response": unparseable.record.get("content", "")[:2000]})
+
+    def summary(self, status: RunStatus, seconds: float) -> RunSummary:
+        return RunSummary(
+            run_id=self.run_id, status=status, problems=self.total, problems_done=self.done,
+            candidates_written=self.written, candidates_unchanged=self.unchanged,
+            candidates_filtered=self.filtered, candidates_skipped=self.skipped, failures=self.failures,
+            unparseable=self.unparseable, calls=self.stats.as_dict(), retry_reasons=dict(self.stats.retry_reasons),
+            seconds=seconds, errors=list(self.errors),
+        )

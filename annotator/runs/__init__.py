@@ -1,0 +1,36 @@
+"""Background LLM runs of any kind (`RunKind`): candidate generation today, transcript collection next.
+
+A run is a `Run` row. The app or the CLI creates it queued (`create_run`); a process started for it
+(`start_background`, which runs `python -m annotator <kind> --run-id N`) or the CLI itself claims it
+(`claim_run`), works through its items (`work_through`), writes its counters as a heartbeat
+(`RunProgress.save`, which also tells it whether someone asked it to stop: `request_cancel`), and
+finishes with a `RunStatus` (`outcome`, `RunProgress.finish`). A run whose process is gone is stale
+(`stale_reason`): an admin can mark it failed (`fail_stale`).
+
+Adding a kind: a `RunKind` value, a CLI command of that name taking `--run-id` and `--no-progress`, a
+`RunProgress` subclass for its own counters, and options stored in `Run.options`.
+
+Modules: `lifecycle` (create, claim, cancel, fail), `health` (stale or alive, listing, describe),
+`background` (the process), `progress` (counters and heartbeat), `execution` (workers, outcome).
+"""
+
+from annotator.runs.background import start_background
+from annotator.runs.execution import interrupted, outcome, short_switch_interval, work_through
+from annotator.runs.health import (
+    STALE_AFTER,
+    START_TIMEOUT,
+    describe,
+    is_active,
+    is_stale,
+    process_alive,
+    recent_runs,
+    stale_reason,
+)
+from annotator.runs.lifecycle import RunError, claim_run, create_run, fail_stale, request_cancel
+from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress
+
+__all__ = [
+    "MAX_STORED_ERRORS", "STALE_AFTER", "START_TIMEOUT", "RunError", "RunProgress", "claim_run", "create_run",
+    "describe", "fail_stale", "interrupted", "is_active", "is_stale", "outcome", "process_alive", "recent_runs",
+    "request_cancel", "short_switch_interval", "stale_reason", "start_background", "work_through",
+]

@@ -1,0 +1,59 @@
+"""Starting a queued run in a process of its own, so that it outlives the page that asked for it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import Engine, update
+
+from annotator.db import PROJECT_ROOT, write_session
+from annotator.models import Run, utcnow
+from annotator.runs.lifecycle import RunError
+from annotator.vocabulary import RunStatus
+
+
+def start_background(engine: Engine, *, run_id: int, log_dir: Path | None = None) -> int:
+    """Execute queued run `run_id` in a new process (`python -m annotator <kind> --run-id N`); returns its pid.
+
+    The pid is stored on the run at once, so that a process which dies before it claims the run is seen
+    as stale (`annotator.runs.stale_reason`) instead of leaving the run queued for ever. The process
+    outlives the page's rerun and the browser tab. It inherits the server's environment, so the API key
+    variable named in the run is read there; the database URL goes through the environment too, never the
+    command line (which other users can see).
+
+    Raises:
+        RunError: when there is no such queued run, or the process cannot be started (the run is then
+            marked failed).
+    """
+    with write_session(engine) as session:
+        run = session.get(Run, run_id)
+        if run is None or run.status != RunStatus.queued:
+            raise RunError(f"no queued run {run_id}")
+        kind = run.kind
+    url = engine.url.render_as_string(hide_password=False)
+    if log_dir is None:  # next to a SQLite file, else in the project's db/ folder
+        database = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
+        log_dir = (Path(database).parent if database and database != ":memory:" else PROJECT_ROOT / "db") / "runs"
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        with (log_dir / f"run-{run_id}.log").open("ab") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "annotator", kind, "--run-id", str(run_id), "--no-progress"],
+                cwd=PROJECT_ROOT, env={**os.environ, "ANNOTATOR_DATABASE_URL": url},
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+    except OSError as exc:
+        _mark(engine, run_id, status=RunStatus.failed, message=f"could not start its process: {exc}",
+              finished_at=utcnow())
+        raise RunError(f"run {run_id}: could not start its process: {exc}") from exc
+    # The process writes the same pid when it claims the run; a run it has claimed already is left alone.
+    _mark(engine, run_id, pid=process.pid)
+    return process.pid
+
+
+def _mark(engine: Engine, run_id: int, **values: object) -> None:
+    with write_session(engine) as session:
+        session.execute(update(Run).where(Run.id == run_id, Run.status == RunStatus.queued).values(**values))

@@ -1,0 +1,67 @@
+"""A run's counters, kept in memory by its process and written to its row with every heartbeat."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select, update
+from sqlmodel import Session
+
+from annotator.models import Run, utcnow
+from annotator.vocabulary import RunStatus
+
+if TYPE_CHECKING:  # the client (and openai) is the run's process's business, not that of who lists runs
+    from annotator.llm import CallStats
+
+MAX_STORED_ERRORS = 200
+
+
+class RunProgress:
+    """What every kind of run counts: items done, failures, unparseable answers, the first errors, and the
+    client's request counters. A kind adds its own in a subclass (`kind_values`)."""
+
+    def __init__(self, run_id: int, total: int, stats: CallStats) -> None:
+        self.run_id = run_id
+        self.total = total
+        self.stats = stats
+        self.done = 0
+        self.failures = 0
+        self.errors: list[dict[str, Any]] = []
+        self.errors_dirty = False
+
+    @property
+    def unparseable(self) -> int:
+        return 0
+
+    def error(self, entry: dict[str, Any]) -> None:
+        """Keep a failure or an unreadable answer (the first `MAX_STORED_ERRORS`)."""
+        if len(self.errors) < MAX_STORED_ERRORS:
+            self.errors.append(entry)
+            self.errors_dirty = True
+
+    def kind_values(self) -> dict[str, Any]:
+        """The columns (or `counters`) only this kind writes."""
+        return {}
+
+    def values(self) -> dict[str, Any]:
+        calls = self.stats.as_dict()
+        values: dict[str, Any] = {
+            "problems_done": self.done, "failures": self.failures, "unparseable": self.unparseable,
+            "requests": calls["requests"], "cache_hits": calls["cache_hits"], "retries": calls["retries"],
+            "prompt_tokens": calls["prompt_tokens"], "completion_tokens": calls["completion_tokens"],
+            "heartbeat_at": utcnow(), **self.kind_values(),
+        }
+        if self.errors_dirty:
+            values["errors"] = list(self.errors)
+            self.errors_dirty = False
+        return values
+
+    def save(self, session: Session, **extra: Any) -> bool:
+        """Write the counters (the run's heartbeat); returns whether someone asked the run to stop."""
+        session.execute(update(Run).where(Run.id == self.run_id).values(**self.values(), **extra))
+        return bool(session.execute(select(Run.cancel_requested).where(Run.id == self.run_id)).scalar_one())
+
+    def finish(self, session: Session, *, status: RunStatus, message: str | None) -> None:
+        """Write the final counters, every kept error and the outcome."""
+        self.errors_dirty = True
+        self.save(session, status=status, message=message, finished_at=utcnow())

@@ -1,0 +1,42 @@
+"""`python -m annotator generate` starts at once: the pipeline, the client and pandas load when it runs."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+
+from annotator.cli.generate import generate
+from annotator.llm import DEFAULT_API_KEY_ENV
+from annotator.pipeline import DEFAULT_VERSION
+from tests.conftest import PROJECT_ROOT
+
+HEAVY = ("openai", "pandas", "tqdm", "annotator.pipeline", "annotator.llm", "annotator.runs")
+
+# Import the command module on its own (not the other commands of the package) and list what it added.
+SCRIPT = f"""
+import json, sys, types
+package = types.ModuleType("annotator.cli")
+package.__path__ = [{str(PROJECT_ROOT / "annotator" / "cli")!r}]
+sys.modules["annotator.cli"] = package
+import annotator.cli._app
+before = set(sys.modules)
+import annotator.cli.generate
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+
+
+def test_the_command_module_imports_nothing_heavy() -> None:
+    result = subprocess.run([sys.executable, "-c", SCRIPT], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    added = json.loads(result.stdout)
+    assert "annotator.cli.generate" in added
+    assert [name for name in added if name.split(".")[0] in HEAVY or name.startswith(HEAVY)] == []
+
+
+def test_the_written_out_defaults_are_the_libraries() -> None:
+    parameters = inspect.signature(generate).parameters
+    assert parameters["api_key_env"].default == DEFAULT_API_KEY_ENV
+    assert parameters["prompt_version"].default == DEFAULT_VERSION
