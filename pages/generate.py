@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from annotator import auth, runs
+from annotator import runs
 from annotator.db import read_session, write_session
 from annotator.llm import DEFAULT_API_KEY_ENV, LLMConfigError, RoleConfig
 from annotator.models import Run
@@ -18,16 +18,11 @@ from annotator.pipeline import (
     request_cancel,
 )
 from annotator.store import data_sources
-from annotator.vocabulary import RunKind
+from annotator.vocabulary import Role, RunKind
+from ui import guard
 
 st.title("Generate candidates")
-user = st.session_state.get("user")
-try:
-    auth.require_role(user, "admin")
-except PermissionError as exc:
-    st.error(f"Only admins can start or cancel generation runs ({exc}).")
-    st.stop()
-engine = st.session_state["engine"]
+engine, user = guard.require(Role.admin)
 
 with read_session(engine) as session:
     sources = data_sources(session)
@@ -56,7 +51,7 @@ with st.form("new_run"):
     max_tokens = right.number_input("Max tokens per answer (0 = server default)", min_value=0, value=0)
     submitted = st.form_submit_button("Start run", type="primary")
 
-if submitted:
+if submitted and guard.permitted(Role.admin):  # starting a run changes data: checked against the database
     try:
         common = {"base_url": base_url.strip() or None, "api_key_env": api_key_env.strip() or DEFAULT_API_KEY_ENV,
                   "max_tokens": int(max_tokens) or None}
@@ -79,11 +74,15 @@ if submitted:
 
 
 def cancel(run_id: int) -> None:
+    if not guard.permitted(Role.admin):
+        return
     with write_session(engine) as session:
         request_cancel(session, run_id=run_id)
 
 
 def mark_failed(run_id: int) -> None:
+    if not guard.permitted(Role.admin):
+        return
     with write_session(engine) as session:
         runs.fail_stale(session, run_id=run_id, by=user.name)
 

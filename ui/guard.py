@@ -20,10 +20,10 @@ EVERYONE = tuple(Role)
 
 
 def _refusal(user: auth.User | None, roles: tuple[str, ...]) -> str:
-    if user is None:
-        return "Please sign in first."
-    allowed = " and ".join(f"{role}s" for role in roles)
-    return f"This page is for {allowed} only; you are signed in as {user.name} ({user.role})."
+    who = "please sign in" if user is None else f"you are signed in as {user.name} ({user.role})"
+    if set(roles) == set(EVERYONE):
+        return f"Only signed-in people may open this page; {who}."
+    return f"Only {' and '.join(f'{role}s' for role in roles)} may open this page; {who}."
 
 
 def require(*roles: str) -> tuple[Engine, auth.User]:

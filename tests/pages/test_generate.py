@@ -18,6 +18,7 @@ from annotator.models import Candidate
 from annotator.models import Run as GenerationRun
 from annotator.vocabulary import RunKind, RunStatus
 from tests.pipeline.conftest import add_problems
+from tests.support.candidates import add_user, sign_in_app
 from tests.support.openai_server import OpenAIServer
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "generate.py")
@@ -30,8 +31,11 @@ def engine(tmp_path: Path) -> Engine:
 
 def _page(engine: Engine, user: auth.User | None) -> AppTest:
     app = AppTest.from_file(PAGE, default_timeout=60)
-    app.session_state["engine"] = engine
-    app.session_state["user"] = user
+    if user is None:
+        app.session_state["engine"] = engine
+        app.session_state["user"] = None
+    else:
+        sign_in_app(app, engine, user)
     app.run()
     assert not app.exception, app.exception
     return app
@@ -52,7 +56,7 @@ def _wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-
 
 @pytest.mark.parametrize("role", [None, "annotator", "reviewer"])
 def test_only_admins_may_generate(engine: Engine, role: str | None) -> None:
-    user = None if role is None else auth.User(id=1, name="someone", role=role)
+    user = None if role is None else add_user(engine, "someone", role=role)
     app = _page(engine, user)
     assert app.error and "Only admins" in app.error[0].value
     assert not app.button and not app.text_input
@@ -60,7 +64,7 @@ def test_only_admins_may_generate(engine: Engine, role: str | None) -> None:
 
 def test_admin_starts_a_background_run_and_cancels_another(engine: Engine, tmp_path: Path) -> None:
     add_problems(engine, 3)
-    admin = auth.User(id=1, name="boss", role="admin")
+    admin = add_user(engine, "boss", role="admin")
     with OpenAIServer() as server:
         app = _page(engine, admin)
         app.text_input(key="extract_model").input("m-i")
@@ -109,7 +113,7 @@ def test_a_queued_run_whose_process_is_gone_is_shown_stale_and_can_be_marked_fai
         starting = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1",
                                  created_by="boss")
         session.add_all([died, never, starting])
-    admin = auth.User(id=1, name="boss", role="admin")
+    admin = add_user(engine, "boss", role="admin")
     app = _page(engine, admin)
 
     labels = [b.label for b in app.button]

@@ -43,7 +43,7 @@ def _signed_in(engine: Engine, name: str, role: str, roles: tuple[str, ...]) -> 
 def test_a_page_for_admins_stops_with_a_clear_message_for_an_annotator(engine: Engine) -> None:
     app = _signed_in(engine, "ann", "annotator", ("admin",))
     assert not app.exception
-    assert [e.value for e in app.error] == ["This page is for admins only; you are signed in as ann (annotator)."]
+    assert [e.value for e in app.error] == ["Only admins may open this page; you are signed in as ann (annotator)."]
     assert not any("allowed" in m.value for m in app.markdown)
 
 
@@ -57,7 +57,7 @@ def test_nobody_signed_in_is_asked_to_sign_in() -> None:
     app = AppTest.from_function(_guarded_page, default_timeout=30)
     app.session_state["roles"] = ()
     app.run()
-    assert [e.value for e in app.error] == ["Please sign in first."]
+    assert [e.value for e in app.error] == ["Only signed-in people may open this page; please sign in."]
 
 
 def test_a_callback_writes_nothing_once_the_account_is_disabled(engine: Engine) -> None:
