@@ -10,7 +10,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, text
 
-from annotator.db import _alembic_config, current_revision, get_engine
+from annotator.db import HEAD_REVISION, _alembic_config, current_revision, get_engine, upgrade
 from annotator.models import SQLModel
 
 
@@ -41,3 +41,16 @@ def test_migrations_build_the_models_schema_and_downgrade_cleanly(engine: Engine
     assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
     command.upgrade(config, "heads")
     assert set(inspect(engine).get_table_names()) - {"alembic_version"} == tables
+
+
+def test_head_revision_names_the_newest_migration(sqlite_engine: Engine) -> None:
+    """`db.HEAD_REVISION` lets an up-to-date database skip Alembic; it must be the scripts' one head."""
+    assert ScriptDirectory.from_config(_alembic_config(sqlite_engine)).get_heads() == [HEAD_REVISION]
+
+
+def test_an_older_database_is_upgraded_on_first_use(sqlite_engine: Engine) -> None:
+    config = _alembic_config(sqlite_engine)
+    command.downgrade(config, "-1")
+    assert current_revision(sqlite_engine) not in ((), (HEAD_REVISION,))
+    upgrade(sqlite_engine)
+    assert current_revision(sqlite_engine) == (HEAD_REVISION,)
