@@ -178,6 +178,17 @@ def parse_label(
     return LabelRecord(human_check=check, difficulty_eval=difficulty, annotator=annotator, comment=comment)
 
 
+def label_in(obj: dict[str, Any], loc: Location, *, annotator: str) -> LabelRecord | None:
+    """The label a record carries in its `human_check`, `difficulty_eval` and `comment` fields, if any."""
+    return parse_label(
+        obj.get("human_check"),
+        obj.get("difficulty_eval"),
+        loc,
+        annotator=annotator,
+        comment=optional_str(obj.get("comment"), loc, "comment"),
+    )
+
+
 def _preview(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

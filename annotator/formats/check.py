@@ -23,8 +23,8 @@ from annotator.records import (
     Location,
     ProblemRecord,
     SourceFileInfo,
+    label_in,
     optional_str,
-    parse_label,
     require,
     require_str,
 )
@@ -86,13 +86,7 @@ def _nested_candidates(
             unsolvable_reason=optional_str(nested.get("unsolvable_reason"), field_loc, "unsolvable_reason"),
             question=problem.question,
             ground_truth=problem.ground_truth,
-            label=parse_label(
-                nested.get("human_check"),
-                nested.get("difficulty_eval"),
-                field_loc,
-                annotator=annotator,
-                comment=optional_str(nested.get("comment"), field_loc, "comment"),
-            ),
+            label=label_in(nested, field_loc, annotator=annotator),
             llm_outputs={k2: v for k2, v in nested.items() if k2 not in known} or None,
         )
 

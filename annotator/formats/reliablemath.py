@@ -29,10 +29,10 @@ from annotator.records import (
     ProblemRecord,
     SourceFileInfo,
     check_json_value,
+    label_in,
     optional_str,
     parse_data_id,
     parse_difficulty_eval,
-    parse_label,
     require,
     require_str,
 )
@@ -213,13 +213,7 @@ def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, posit
         extracted_condition=optional_str(obj.get("extracted_condition"), loc, "extracted_condition"),
         question=question,
         ground_truth=ground_truth,
-        label=parse_label(
-            obj.get("human_check"),
-            obj.get("difficulty_eval"),
-            loc,
-            annotator=annotator,
-            comment=optional_str(obj.get("comment"), loc, "comment"),
-        ),
+        label=label_in(obj, loc, annotator=annotator),
         position=position,
         require_problem=False,
         problem=ProblemRecord(
