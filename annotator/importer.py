@@ -73,6 +73,7 @@ class _Importer:
         self.problems: dict[tuple[str, int], _KnownProblem] = {}
         self.loaded_sources: set[str] = set()
         self.pending: list[CandidateRecord] = []
+        self.pending_labels: list[tuple[CandidateRecord, int, Location]] = []
         self.pending_problems: list[dict[str, Any]] = []
         self.batch_ids: dict[str, Location | None] = {}
         self.part_path = ""
@@ -199,6 +200,7 @@ class _Importer:
                 self._merge_candidate(record, row)
         if new:
             self._insert_candidates(new)
+        self._merge_labels()
 
     def _merge_candidate(self, record: CandidateRecord, row: Any) -> None:
         loc = record.location or Location(self.part_path, "?")
@@ -222,39 +224,32 @@ class _Importer:
         else:
             self.summary.unchanged += 1
         if record.label is not None:
-            self._merge_label(record, row.id, loc)
+            self.pending_labels.append((record, row.id, loc))
 
-    def _merge_label(self, record: CandidateRecord, candidate_id: int, loc: Location) -> None:
-        label = record.label
-        assert label is not None
-        annotator_id = self._annotator_id(label.annotator)
-        current = self.session.execute(
-            select(Annotation).where(Annotation.candidate_id == candidate_id, Annotation.annotator_id == annotator_id)
-        ).scalar_one_or_none()
-        if current is not None and (current.human_check, current.difficulty_eval) == (
-            label.human_check,
-            label.difficulty_eval,
-        ):
-            return
-        if current is not None and not self.update:
+    def _merge_labels(self) -> None:
+        """The labels of this batch's existing candidates, recorded set-based (`labels.record_labels`)."""
+        pending, self.pending_labels = self.pending_labels, []
+        rows = []
+        for record, candidate_id, _loc in pending:
+            label = record.label
+            assert label is not None
+            annotator_id = self._annotator_id(label.annotator)
+            rows.append(
+                labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval, label.comment)
+            )
+        try:
+            added, updated = labels.record_labels(self.session, rows=rows, replace=self.update)
+        except labels.LabelConflict as conflict:
+            record, _candidate_id, loc = pending[conflict.index]
+            assert record.label is not None
             raise loc.error(
-                f"conflicts with {label.annotator}'s label on {record.data_id!r} already in the database "
-                f"(human_check {current.human_check}, difficulty_eval {current.difficulty_eval}). "
+                f"conflicts with {record.label.annotator}'s label on {record.data_id!r} already in the database "
+                f"(human_check {conflict.human_check}, difficulty_eval {conflict.difficulty_eval}). "
                 "Use --update to replace it",
                 "human_check",
-            )
-        labels.record_label(
-            self.session,
-            candidate_id=candidate_id,
-            annotator_id=annotator_id,
-            human_check=label.human_check,
-            difficulty_eval=label.difficulty_eval,
-            comment=label.comment,
-        )
-        if current is None:
-            self.summary.labels_added += 1
-        else:
-            self.summary.labels_updated += 1
+            ) from None
+        self.summary.labels_added += added
+        self.summary.labels_updated += updated
 
     def _annotator_id(self, name: str) -> int:
         if name not in self.annotator_ids:

@@ -9,14 +9,28 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Sequence
+from typing import Any, NamedTuple
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import bindparam, insert, or_, select, update
 from sqlmodel import Session
 
 from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, utcnow
 from annotator.vocabulary import Label, LabelError
 
-__all__ = ["LabelError", "label_rows", "record_label", "resolve", "validate"]
+__all__ = [
+    "LabelConflict",
+    "LabelError",
+    "LabelRow",
+    "label_rows",
+    "record_label",
+    "record_labels",
+    "refresh_candidates",
+    "resolve",
+    "validate",
+]
+
+# Ids per IN (...) list: well under SQLite's limit on bound parameters.
+_IN_BATCH = 900
 
 
 def validate(human_check: int, difficulty_eval: int | None) -> None:
@@ -61,6 +75,32 @@ def refresh_candidate(session: Session, *, candidate_id: int) -> None:
         .where(Candidate.id == candidate_id)
         .values(label_count=len(rows), human_check=human_check, difficulty_eval=difficulty_eval, updated_at=utcnow())
     )
+
+
+def refresh_candidates(session: Session, *, candidate_ids: Collection[int]) -> None:
+    """`refresh_candidate` for many candidates at once: one read of their labels and one executemany per
+    batch (a bulk label import touches thousands)."""
+    ids = sorted(set(candidate_ids))
+    now = utcnow()
+    for start in range(0, len(ids), _IN_BATCH):
+        chunk = ids[start : start + _IN_BATCH]
+        values: dict[int, list[tuple[int, int | None]]] = {candidate_id: [] for candidate_id in chunk}
+        rows = session.execute(
+            select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval).where(
+                Annotation.candidate_id.in_(chunk)
+            )
+        )
+        for candidate_id, human_check, difficulty_eval in rows:
+            values[candidate_id].append((human_check, difficulty_eval))
+        updates = []
+        for candidate_id, labels in values.items():
+            human_check, difficulty_eval = resolve(labels)
+            updates.append(
+                {"b_id": candidate_id, "label_count": len(labels), "human_check": human_check,
+                 "difficulty_eval": difficulty_eval, "updated_at": now}
+            )
+        statement = update(Candidate.__table__).where(Candidate.__table__.c.id == bindparam("b_id"))
+        session.connection().execute(statement, updates)
 
 
 def record_label(
@@ -155,3 +195,84 @@ def label_rows(
         if rewrite_type:
             query = query.where(Candidate.rewrite_type == rewrite_type)
     return [tuple(row) for row in session.execute(query)]  # type: ignore[misc]
+
+
+class LabelRow(NamedTuple):
+    """One label to record in bulk (see `record_labels`)."""
+
+    candidate_id: int
+    annotator_id: int
+    human_check: int
+    difficulty_eval: int | None
+    comment: str | None = None
+
+
+class LabelConflict(ValueError):
+    """`rows[index]` would change a label already in the database and replacing was not asked for."""
+
+    def __init__(self, index: int, human_check: int, difficulty_eval: int | None) -> None:
+        super().__init__(f"label {index} conflicts with (human_check {human_check}, difficulty_eval {difficulty_eval})")
+        self.index, self.human_check, self.difficulty_eval = index, human_check, difficulty_eval
+
+
+def _stored_labels(session: Session, candidate_ids: Collection[int]) -> dict[tuple[int, int], Any]:
+    """The labels already on these candidates by (candidate, annotator), their rows locked first."""
+    ids = sorted(set(candidate_ids))
+    current: dict[tuple[int, int], Any] = {}
+    for start in range(0, len(ids), _IN_BATCH):
+        chunk = ids[start : start + _IN_BATCH]
+        # Lock the candidates first, in id order, as `record_label` does (PostgreSQL; see there).
+        session.execute(select(Candidate.id).where(Candidate.id.in_(chunk)).order_by(Candidate.id).with_for_update())
+        stored = session.execute(
+            select(Annotation.id, Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
+                   Annotation.difficulty_eval, Annotation.comment).where(Annotation.candidate_id.in_(chunk))
+        )
+        current.update({(row.candidate_id, row.annotator_id): row for row in stored})
+    return current
+
+
+def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool = False) -> tuple[int, int]:
+    """`record_label` for many labels at once, set-based: the labels, their events and the candidates'
+    resolved labels in a few statements per batch. Returns (added, updated).
+
+    A label equal to the one stored (human_check and difficulty_eval) changes nothing; one that differs is a
+    `LabelConflict` unless `replace`. Call inside `db.write_session()`; (candidate, annotator) pairs must be
+    unique in `rows`.
+    """
+    for row in rows:
+        validate(row.human_check, row.difficulty_eval)
+    current = _stored_labels(session, [row.candidate_id for row in rows])
+    now = utcnow()
+    inserts: list[dict[str, Any]] = []
+    updates: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    for index, row in enumerate(rows):
+        stored = current.get((row.candidate_id, row.annotator_id))
+        new = {"human_check": row.human_check, "difficulty_eval": row.difficulty_eval, "comment": row.comment}
+        old = None if stored is None else {key: getattr(stored, key) for key in new}
+        if old is not None and (old["human_check"], old["difficulty_eval"]) == (row.human_check, row.difficulty_eval):
+            continue
+        if stored is not None and not replace:
+            raise LabelConflict(index, stored.human_check, stored.difficulty_eval)
+        if stored is None:
+            inserts.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, **new,
+                            "created_at": now, "updated_at": now})
+        else:
+            updates.append({"b_id": stored.id, **new, "updated_at": now})
+        events.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, "at": now,
+                       "action": "create" if old is None else "update", "old": old, "new": new})
+    _write(session, inserts=inserts, updates=updates, events=events)
+    return len(inserts), len(updates)
+
+
+def _write(session: Session, *, inserts: list[dict[str, Any]], updates: list[dict[str, Any]],
+           events: list[dict[str, Any]]) -> None:
+    connection = session.connection()
+    table = Annotation.__table__
+    if inserts:
+        connection.execute(insert(table), inserts)
+    if updates:
+        connection.execute(update(table).where(table.c.id == bindparam("b_id")), updates)
+    if events:
+        connection.execute(insert(AnnotationEvent.__table__), events)
+        refresh_candidates(session, candidate_ids={event["candidate_id"] for event in events})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, func, insert, select, text
@@ -183,3 +184,78 @@ def test_the_event_table_is_append_only(engine: Engine) -> None:
             session.execute(text(statement))
     with read_session(engine) as session:
         assert session.execute(select(AnnotationEvent.action)).scalars().all() == ["create"]
+
+
+def _state(engine: Engine) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    with read_session(engine) as session:
+        candidates = session.execute(
+            select(Candidate.id, Candidate.label_count, Candidate.human_check, Candidate.difficulty_eval)
+            .order_by(Candidate.id)
+        ).all()
+        annotations = session.execute(
+            select(Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
+                   Annotation.difficulty_eval, Annotation.comment).order_by(Annotation.candidate_id,
+                                                                           Annotation.annotator_id)
+        ).all()
+        events = session.execute(
+            select(AnnotationEvent.candidate_id, AnnotationEvent.annotator_id, AnnotationEvent.action,
+                   AnnotationEvent.old, AnnotationEvent.new).order_by(AnnotationEvent.candidate_id,
+                                                                      AnnotationEvent.annotator_id,
+                                                                      AnnotationEvent.id)
+        ).all()
+    return [tuple(r) for r in candidates], [tuple(r) for r in annotations], [tuple(r) for r in events]
+
+
+def test_record_labels_in_bulk_ends_where_one_at_a_time_does(database_url: str, tmp_path: Path) -> None:
+    """The set-based path (bulk label import) leaves labels, events and resolved labels exactly as recording the
+    same labels one by one does, first labels and replacements alike."""
+    import random
+
+    from annotator.db import get_engine
+
+    rng = random.Random(3)
+    choices = [(0, None), (1, 0), (1, 1)]
+    rounds = [
+        # A comment stays with its candidate: an import does not count a change of comment alone as a new label.
+        [(c, a, *rng.choice(choices), "note" if c % 2 else None) for c in range(12) for a in range(3)
+         if rng.random() < 0.8]
+        for _ in range(2)
+    ]
+    states = []
+    for bulk in (False, True):
+        url = database_url if bulk else f"sqlite:///{tmp_path / 'one_by_one.sqlite'}"
+        engine = get_engine(url)
+        cids, aids = seed(engine, candidates=12, annotators=3)
+        for labels_of_round in rounds:
+            rows = [labels.LabelRow(cids[c], aids[a], hc, de, comment) for c, a, hc, de, comment in labels_of_round]
+            with write_session(engine) as session:
+                if bulk:
+                    labels.record_labels(session, rows=rows, replace=True)
+                else:
+                    for row in rows:
+                        labels.record_label(session, candidate_id=row.candidate_id, annotator_id=row.annotator_id,
+                                            human_check=row.human_check, difficulty_eval=row.difficulty_eval,
+                                            comment=row.comment)
+        states.append(_state(engine))
+    one_by_one, bulk_state = states
+    assert bulk_state == one_by_one
+    assert any(event[2] == "update" for event in bulk_state[2])  # the second round did replace labels
+
+
+def test_record_labels_refuses_a_changed_label_unless_replacing(engine: Engine) -> None:
+    cids, aids = seed(engine)
+    with write_session(engine) as session:
+        assert labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 0)]) == (1, 0)
+    with pytest.raises(labels.LabelConflict) as conflict, write_session(engine) as session:
+        labels.record_labels(session, rows=[labels.LabelRow(cids[1], aids[0], 0, None),
+                                            labels.LabelRow(cids[0], aids[0], 1, 1)])
+    assert (conflict.value.index, conflict.value.human_check, conflict.value.difficulty_eval) == (1, 1, 0)
+    with read_session(engine) as session:  # the refused batch left nothing behind
+        assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 1
+    with write_session(engine) as session:
+        same = labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 0, "a comment")])
+        replaced = labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 1)], replace=True)
+    assert (same, replaced) == ((0, 0), (0, 1))
+    with read_session(engine) as session:
+        assert session.get(Candidate, cids[0]).difficulty_eval == 1
+        assert session.execute(select(AnnotationEvent.action)).scalars().all() == ["create", "update"]

@@ -1,0 +1,145 @@
+"""Importing N labels from an annotation sheet onto candidates already in the database, against a baseline
+measured in the same run.
+
+    python bench/bench_label_import.py [--labels 100000] [--repeat 3]
+
+The sheet is the paper's Fig. 10 layout (`unsol_id, data_source, question, ground_truth, rewritten_condition,
+rewritten_question, unsolvable_reason, human_check, difficulty_eval`) as one JSON array, the way a team hands
+back an annotator's sheet. Untimed set-up: the same rows without labels are imported first, so every label
+lands on an existing candidate (the path that used to record one label at a time); each repeat starts from a
+copy of that database. Timed: `python -m annotator import sheet.json --annotator alice`'s code path
+(labels, their events and the candidates' resolved labels, in one transaction). Baseline: `json.load` of the
+same file plus one raw `executemany` of the same rows into a bare SQLite table. Each measurement runs in a
+fresh subprocess and times only the operation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PER_PROBLEM = 6
+FIELDS = (
+    "unsol_id",
+    "data_source",
+    "question",
+    "ground_truth",
+    "rewritten_condition",
+    "rewritten_question",
+    "unsolvable_reason",
+    "human_check",
+    "difficulty_eval",
+)
+
+
+def make_sheets(directory: Path, n: int) -> tuple[Path, Path]:
+    """The labelled sheet and the same rows without labels."""
+    rows = []
+    for i in range(n):
+        problem, k = divmod(i, PER_PROBLEM)
+        kind = "remove" if k % 2 == 0 else "contradict"
+        accepted = i % 5 != 0  # about 80% pass, as in ReliableMath
+        rows.append(
+            {
+                "unsol_id": f"bench_{problem}_{kind}_{k // 2 + 1}",
+                "data_source": "bench",
+                "question": f"Problem {problem}: a train travels at $v = {k + 3}$ km/h for $3$ hours. How far?",
+                "ground_truth": str((k + 3) * 3),
+                "rewritten_condition": f"The speed $v = {k + 3}$ km/h was removed.",
+                "rewritten_question": f"Candidate {i}: a train travels for $3$ hours. How far has it gone?",
+                "unsolvable_reason": "Without the speed the distance cannot be determined.",
+                "human_check": 1 if accepted else 0,
+                "difficulty_eval": (i % 3 == 0) * 1 if accepted else None,
+            }
+        )
+    labelled, unlabelled = directory / "sheet.json", directory / "unlabelled.json"
+    labelled.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    blank = [{**row, "human_check": None, "difficulty_eval": None} for row in rows]
+    unlabelled.write_text(json.dumps(blank, indent=1, ensure_ascii=False), encoding="utf-8")
+    return labelled, unlabelled
+
+
+def baseline(path: Path, db: Path) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute(f"CREATE TABLE label (id INTEGER PRIMARY KEY, {', '.join(FIELDS)})")
+    conn.commit()
+    start = time.perf_counter()
+    with path.open(encoding="utf-8") as handle:
+        rows = [tuple(row[f] for f in FIELDS) for row in json.load(handle)]
+    conn.executemany(f"INSERT INTO label ({', '.join(FIELDS)}) VALUES ({', '.join('?' * len(FIELDS))})", rows)
+    conn.commit()
+    print(json.dumps({"seconds": time.perf_counter() - start}))
+
+
+def ours(path: Path, db: Path) -> None:
+    from annotator.db import get_engine
+    from annotator.formats import ReadOptions, read
+    from annotator.importer import import_parts
+
+    engine = get_engine(f"sqlite:///{db}")
+    start = time.perf_counter()
+    summary = import_parts(read(path, options=ReadOptions(annotator="alice")), engine=engine)
+    seconds = time.perf_counter() - start
+    print(json.dumps({"seconds": seconds, "labels_added": summary.labels_added}))
+
+
+def setup(path: Path, db: Path) -> None:
+    from annotator.db import get_engine
+    from annotator.formats import read
+    from annotator.importer import import_parts
+
+    import_parts(read(path), engine=get_engine(f"sqlite:///{db}"))
+
+
+def _child(mode: str, path: Path, db: Path) -> dict[str, float]:
+    result = subprocess.run(
+        [sys.executable, __file__, "--child", mode, str(path), str(db)], capture_output=True, text=True, check=True
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1]) if result.stdout.strip() else {}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--labels", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        mode, path, db = args.child
+        {"baseline": baseline, "ours": ours, "setup": setup}[mode](Path(path), Path(db))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        labelled, unlabelled = make_sheets(directory, args.labels)
+        prepared = directory / "prepared.sqlite"
+        _child("setup", unlabelled, prepared)
+        base, our = [], []
+        for i in range(args.repeat):
+            base.append(_child("baseline", labelled, directory / f"base{i}.sqlite")["seconds"])
+            copy = directory / f"ours{i}.sqlite"
+            for suffix in ("", "-wal", "-shm"):  # the database and, if SQLite left them, its WAL files
+                if Path(f"{prepared}{suffix}").exists():
+                    shutil.copy(f"{prepared}{suffix}", f"{copy}{suffix}")
+            result = _child("ours", labelled, copy)
+            assert result["labels_added"] == args.labels, result
+            our.append(result["seconds"])
+    b, o = statistics.median(base), statistics.median(our)
+    print(f"{args.labels:,} labels onto existing candidates (median of {args.repeat})")
+    print(f"  baseline (json.load + executemany)  {b:.2f} s")
+    print(f"  our import                          {o:.2f} s   {args.labels / o:,.0f} labels/s")
+    print(f"  ratio {o / b:.2f}x (goal <= 3x)")
+
+
+if __name__ == "__main__":
+    main()
