@@ -66,20 +66,13 @@ def _snapshot(annotation: Annotation) -> dict[str, object]:
 
 
 def refresh_candidate(session: Session, *, candidate_id: int) -> None:
-    rows = session.execute(
-        select(Annotation.human_check, Annotation.difficulty_eval).where(Annotation.candidate_id == candidate_id)
-    ).all()
-    human_check, difficulty_eval = resolve([(row[0], row[1]) for row in rows])
-    session.execute(
-        update(Candidate)
-        .where(Candidate.id == candidate_id)
-        .values(label_count=len(rows), human_check=human_check, difficulty_eval=difficulty_eval, updated_at=utcnow())
-    )
+    """Store the candidate's resolved label (`resolve` over all its labels) and its label count."""
+    refresh_candidates(session, candidate_ids=(candidate_id,))
 
 
 def refresh_candidates(session: Session, *, candidate_ids: Collection[int]) -> None:
     """`refresh_candidate` for many candidates at once: one read of their labels and one executemany per
-    batch (a bulk label import touches thousands)."""
+    batch (a bulk label import touches thousands; a keypress one)."""
     ids = sorted(set(candidate_ids))
     now = utcnow()
     for start in range(0, len(ids), _IN_BATCH):
