@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from annotator.metrics import Ratings, agreement
+from annotator.metrics import Ratings, agreement, label_agreement
 from annotator.metrics.agreement import ONE_VALUE, cohen, gwet_ac1
 
 
@@ -93,7 +93,7 @@ def test_each_annotator_against_the_majority_of_the_others() -> None:
     triples = []
     for item, value in enumerate([1, 0, 1, 0, 1, 1]):
         triples += [(item, "a", value), (item, "b", value), (item, "c", 1 - value)]
-    result = agreement(Ratings.from_triples(triples), seconds={"a": [3.0, 5.0, 4.0]})
+    result = agreement(Ratings.from_triples(triples), medians={"a": 4.0})
     people = {row["name"]: row for row in result["annotators"]}
     assert people["a"]["kappa_vs_majority"] is None  # the others (b, c) always tie: no majority
     assert people["a"]["undefined"]["kappa_vs_majority"] == "no shared items"
@@ -111,3 +111,27 @@ def test_cohen_needs_shared_items() -> None:
 
 def test_ac1_is_undefined_without_pairs() -> None:
     assert gwet_ac1(np.array([[1, 0], [0, 1]])) is None
+
+
+def test_label_agreement_takes_difficulty_from_items_accepted_twice_and_median_times() -> None:
+    rows = [
+        (1, "a", 1, 0, 3.0), (1, "b", 1, 1, 5.0), (1, "c", 0, None, None),  # accepted twice: counts
+        (2, "a", 1, 1, 4.0), (2, "b", 0, None, 7.0),  # accepted once: no difficulty_eval item
+        (3, "a", 1, 1, 100.0), (3, "b", 1, 1, None),
+    ]
+    result = label_agreement(rows)
+    assert result["human_check"]["items"] == 3
+    assert result["difficulty_eval"]["items"] == 2
+    pair = result["difficulty_eval"]["pairwise"][0]
+    assert (pair["a"], pair["b"], pair["items"]) == ("a", "b", 2)
+    medians = {row["name"]: row["median_seconds"] for row in result["human_check"]["annotators"]}
+    assert medians == {"a": 4.0, "b": 6.0, "c": None}
+
+
+def test_cohen_matches_scikit_learn() -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        a, b = rng.integers(0, 2, 50), rng.integers(0, 2, 50)
+        assert cohen(a, b, (0, 1))[0] == pytest.approx(cohen_kappa_score(a, b))
