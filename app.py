@@ -78,6 +78,8 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
         st.Page(PAGES / "browse.py", title="Browse", icon=":material/table_rows:"),
         st.Page(PAGES / "overview.py", title="Overview", icon=":material/insights:"),
     ]
+    if auth.allows(user, Role.reviewer, Role.admin):
+        pages.append(st.Page(PAGES / "team.py", title="Team", icon=":material/groups:"))
     if auth.allows(user, Role.admin):
         pages.append(st.Page(PAGES / "generate.py", title="Generate", icon=":material/auto_awesome:"))
     return pages

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, insert, or_, select, update
+from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlmodel import Session
 
 from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, utcnow
@@ -21,6 +21,7 @@ __all__ = [
     "LabelConflict",
     "LabelError",
     "LabelRow",
+    "activity",
     "label_rows",
     "record_label",
     "record_labels",
@@ -269,3 +270,25 @@ def _write(session: Session, *, inserts: list[dict[str, Any]], updates: list[dic
     if events:
         connection.execute(insert(AnnotationEvent.__table__), events)
         refresh_candidates(session, candidate_ids={event["candidate_id"] for event in events})
+
+
+def activity(session: Session) -> dict[str, dict[str, Any]]:
+    """Per person (system annotators left out): labels, time spent on them, labels per hour of that time, and
+    labels per day (`{"labels", "seconds", "per_hour", "per_day": {date: n}}`)."""
+    day = func.date(Annotation.created_at).label("day")
+    query = (
+        select(Annotator.name, day, func.count(), func.sum(Annotation.seconds_spent))
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .where(Annotator.is_system.is_(False))
+        .group_by(Annotator.name, day)
+        .order_by(Annotator.name, day)
+    )
+    people: dict[str, dict[str, Any]] = {}
+    for name, date, count, seconds in session.execute(query):
+        person = people.setdefault(name, {"labels": 0, "seconds": 0.0, "per_day": {}})
+        person["labels"] += count
+        person["seconds"] += seconds or 0.0
+        person["per_day"][str(date)] = count
+    for person in people.values():
+        person["per_hour"] = person["labels"] / (person["seconds"] / 3600) if person["seconds"] else None
+    return people

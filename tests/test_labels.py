@@ -259,3 +259,20 @@ def test_record_labels_refuses_a_changed_label_unless_replacing(engine: Engine) 
     with read_session(engine) as session:
         assert session.get(Candidate, cids[0]).difficulty_eval == 1
         assert session.execute(select(AnnotationEvent.action)).scalars().all() == ["create", "update"]
+
+
+def test_activity_counts_people_per_day_on_both_backends(engine: Engine) -> None:
+    cids, aids = seed(engine, candidates=3, annotators=2)
+    with write_session(engine) as session:
+        system = auth.system_annotator_id(session, name="import:x.json")
+        for cid in cids:
+            labels.record_label(session, candidate_id=cid, annotator_id=aids[0], human_check=1, difficulty_eval=0,
+                                seconds_spent=20.0)
+            labels.record_label(session, candidate_id=cid, annotator_id=system, human_check=0, difficulty_eval=None)
+        labels.record_label(session, candidate_id=cids[0], annotator_id=aids[1], human_check=0, difficulty_eval=None)
+    with read_session(engine) as session:
+        activity = labels.activity(session)
+        [today] = {str(d) for d in session.execute(select(func.date(Annotation.created_at))).scalars()}
+    assert set(activity) == {"a0", "a1"}  # the import's pseudo-annotator is not a person
+    assert activity["a0"] == {"labels": 3, "seconds": 60.0, "per_hour": 180.0, "per_day": {today: 3}}
+    assert activity["a1"]["per_hour"] is None and activity["a1"]["per_day"] == {today: 1}

@@ -1,0 +1,90 @@
+"""Team: how the annotators work and how far they agree (reviewers and admins).
+
+Agreement is `python -m annotator agreement`'s (Krippendorff's alpha, Fleiss' kappa, Gwet's AC1, Cohen's kappa
+per pair and against the majority); per person, labels, pace and time per item; labels per day as a chart.
+"""
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from annotator import labels
+from annotator.db import read_session
+from annotator.metrics import label_agreement
+from annotator.vocabulary import Role
+from ui import guard
+
+TTL_SECONDS = 30
+COEFFICIENTS = (("percent", "Percent agreement"), ("alpha", "Krippendorff's alpha"),
+                ("fleiss_kappa", "Fleiss' kappa"), ("ac1", "Gwet's AC1"))
+
+engine, user = guard.require(Role.reviewer, Role.admin)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner="Computing agreement...")
+def _team(url: str) -> dict[str, Any]:
+    # Seconds of work over 100,000s of labels: computed once per TTL for everyone who opens the page.
+    with read_session(engine) as session:
+        rows = labels.label_rows(session)
+        activity = labels.activity(session)
+    return {"agreement": label_agreement(rows), "activity": activity}
+
+
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _coefficients(block: dict[str, Any]) -> None:
+    columns = st.columns(len(COEFFICIENTS) + 1)
+    columns[0].metric("Items", block["items"])
+    for column, (key, title) in zip(columns[1:], COEFFICIENTS):
+        column.metric(title, _figure(block[key]))
+    notes = [f"{title}: {block['undefined'][key]}" for key, title in COEFFICIENTS if key in block.get("undefined", {})]
+    if block.get("fleiss_raters"):
+        notes.append(f"Fleiss' kappa over the items with {block['fleiss_raters']} labels")
+    if notes:
+        st.caption(" · ".join(notes))
+
+
+st.title("Team")
+team = _team(str(engine.url))
+report, activity = team["agreement"], team["activity"]
+if not activity:
+    st.info("Nobody has labelled anything yet.")
+    st.stop()
+
+st.subheader("People")
+majority = {row["name"]: row for row in report["human_check"]["annotators"]}
+people = pd.DataFrame([
+    {
+        "annotator": name,
+        "labels": person["labels"],
+        "labels per hour": None if person["per_hour"] is None else round(person["per_hour"], 1),
+        "median seconds": (majority.get(name) or {}).get("median_seconds"),
+        "kappa vs majority": (majority.get(name) or {}).get("kappa_vs_majority"),
+        "gold accuracy": None,  # no gold items yet
+    }
+    for name, person in activity.items()
+])
+st.dataframe(people, hide_index=True, width="stretch")
+
+per_day = pd.DataFrame(
+    [{"day": day, "annotator": name, "labels": n} for name, person in activity.items()
+     for day, n in person["per_day"].items()]
+)
+st.altair_chart(
+    alt.Chart(per_day).mark_bar().encode(
+        x=alt.X("day:T", title="day"), y=alt.Y("labels:Q", stack="zero"), color="annotator:N",
+        tooltip=["day:T", "annotator:N", "labels:Q"],
+    ),
+    width="stretch",
+)
+
+for label in ("human_check", "difficulty_eval"):
+    st.subheader(f"Agreement on {label}")
+    _coefficients(report[label])
+    if pairs := report[label]["pairwise"]:
+        with st.expander(f"Cohen's kappa for each pair ({len(pairs)})"):
+            st.dataframe(pd.DataFrame(pairs), hide_index=True, width="stretch")
