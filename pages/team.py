@@ -36,6 +36,10 @@ def _figure(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
+def _rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
 def _coefficients(block: dict[str, Any]) -> None:
     columns = st.columns(len(COEFFICIENTS) + 1)
     columns[0].metric("Items", block["items"])
@@ -62,13 +66,13 @@ people = pd.DataFrame([
         "annotator": name,
         "labels": person["labels"],
         "labels per hour": None if person["per_hour"] is None else round(person["per_hour"], 1),
-        "median seconds": (majority.get(name) or {}).get("median_seconds"),
-        "kappa vs majority": (majority.get(name) or {}).get("kappa_vs_majority"),
-        "gold accuracy": None,  # no gold items yet
+        "median seconds": _rounded((majority.get(name) or {}).get("median_seconds"), 1),
+        "kappa vs majority": _rounded((majority.get(name) or {}).get("kappa_vs_majority"), 3),
     }
     for name, person in activity.items()
 ])
 st.dataframe(people, hide_index=True, width="stretch")
+st.caption("Gold accuracy will show here once an admin marks gold items.")
 
 per_day = pd.DataFrame(
     [{"day": day, "annotator": name, "labels": n} for name, person in activity.items()
