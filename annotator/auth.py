@@ -146,8 +146,7 @@ def authenticate(session: Session, *, name: str, password: str) -> User | None:
     if found is None:
         return None
     user, rehash = found
-    if rehash is not None:
-        session.execute(update(Annotator).where(Annotator.id == user.id).values(password_hash=rehash))
+    _store_rehash(session, user=user, rehash=rehash)
     return user
 
 
@@ -164,9 +163,14 @@ def sign_in(engine: Engine, *, name: str, password: str) -> tuple[User, str] | N
         return None
     user, rehash = found
     with write_session(engine) as session:
-        if rehash is not None:
-            session.execute(update(Annotator).where(Annotator.id == user.id).values(password_hash=rehash))
+        _store_rehash(session, user=user, rehash=rehash)
         return user, start_sign_in(session, user=user)
+
+
+def _store_rehash(session: Session, *, user: User, rehash: str | None) -> None:
+    """Keep the password's new hash, if `verify` made one (the hasher's parameters changed)."""
+    if rehash is not None:
+        session.execute(update(Annotator).where(Annotator.id == user.id).values(password_hash=rehash))
 
 
 def set_password(session: Session, *, name: str, password: str) -> None:

@@ -1,4 +1,5 @@
-"""Checksums of files and bytes: what an import remembers of a file and an export's manifest lists."""
+"""Files as readers and writers share them: checksums (what an import remembers of a file and an export's
+manifest lists) and writing an exported file."""
 
 from __future__ import annotations
 
@@ -17,3 +18,9 @@ def sha256_file(path: Path) -> str:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def write_file(path: Path, text: str) -> None:
+    """`text` as UTF-8 bytes at `path`, exactly (no newline translation), creating its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))

@@ -14,6 +14,7 @@ from typing import Any
 from sqlmodel import Session
 
 from annotator.exports.umwp import dumps_file
+from annotator.files import write_file
 from annotator.formats.gsm_ic import NAME
 from annotator.store import iter_candidates, original_question_and_answer, source_files
 
@@ -60,8 +61,6 @@ def write_files(session: Session, out: Path) -> dict[str, int]:
             for c in iter_candidates(session, data_source=options.get("data_source"))
             if ((c.get("extra") or {}).get("gsm_ic") or {}).get("file") == name
         ]
-        target = out / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(dumps(records, options).encode("utf-8"))
+        write_file(out / name, dumps(records, options))
         counts[name] = len(records)
     return counts

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from annotator.files import write_file
 from annotator.formats.reliablemath import FLOAT_DIFFICULTY, NAME, dumps
 from annotator.store import (
     data_sources,
@@ -70,5 +71,4 @@ def write_release(session: Session, out: Path) -> dict[str, int]:
 
 def write_json(path: Path, records: list[dict[str, Any]], style: dict[str, Any]) -> None:
     """A JSON array in the release's style (`indent=4`; non-ASCII escaped if `style` says so)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps(records, ensure_ascii=bool(style.get("ensure_ascii"))), encoding="utf-8")
+    write_file(path, dumps(records, ensure_ascii=bool(style.get("ensure_ascii"))))

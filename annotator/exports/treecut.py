@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from annotator.files import write_file
 from annotator.formats.treecut import NAME, dumps
 from annotator.store import iter_candidates, iter_problems, source_files
 from annotator.vocabulary import RewriteType
@@ -61,8 +62,6 @@ def write_files(session: Session, out: Path) -> dict[str, int]:
                 if c["rewrite_type"] == RewriteType.remove
                 and ((c.get("extra") or {}).get("treecut") or {}).get("file") == name
             ]
-        target = out / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(file_text(lines, options).encode("utf-8"))
+        write_file(out / name, file_text(lines, options))
         counts[name] = len(lines)
     return counts

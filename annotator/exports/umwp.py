@@ -7,12 +7,14 @@ order and its index in the file; the question is the problem's or the candidate'
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from sqlmodel import Session
 
+from annotator.files import write_file
 from annotator.formats.umwp import DATA_SOURCE, NAME
 from annotator.store import iter_candidates, iter_problems, source_files
 
@@ -35,21 +37,20 @@ def dumps_file(records: list[dict[str, Any]], style: dict[str, Any]) -> str:
 
 def write_files(session: Session, out: Path) -> dict[str, int]:
     """Every imported UMWP file under its own name, records in their original order."""
+    # One pass over the UMWP problems and candidates, sorted into their files (not one pass per file).
+    by_file: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
+    texts = chain(
+        ((p["question"], p["extra"]) for p in iter_problems(session, data_source=DATA_SOURCE)),
+        ((c["rewritten_question"], c["extra"]) for c in iter_candidates(session, data_source=DATA_SOURCE)),
+    )
+    for question, extra in texts:
+        info = (extra or {}).get("umwp")
+        if info is not None:
+            by_file[info.get("file")].append((info["index"], record_from(extra, question)))
     counts: dict[str, int] = {}
     for source_file in source_files(session, format=NAME):
         name = source_file["name"]
-        texts = chain(
-            ((p["question"], p["extra"]) for p in iter_problems(session, data_source=DATA_SOURCE)),
-            ((c["rewritten_question"], c["extra"]) for c in iter_candidates(session, data_source=DATA_SOURCE)),
-        )
-        indexed = [
-            (extra["umwp"]["index"], record_from(extra, question))
-            for question, extra in texts
-            if (extra or {}).get("umwp", {}).get("file") == name
-        ]
-        indexed.sort(key=lambda item: item[0])
-        target = out / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(dumps_file([record for _, record in indexed], source_file["options"] or {}).encode("utf-8"))
+        indexed = sorted(by_file.get(name, []), key=lambda item: item[0])
+        write_file(out / name, dumps_file([record for _, record in indexed], source_file["options"] or {}))
         counts[name] = len(indexed)
     return counts
