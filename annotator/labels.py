@@ -58,7 +58,8 @@ def resolve(values: Sequence[tuple[int, int | None]]) -> tuple[int | None, int |
     return 1, 1 if counts[1] >= counts[0] else 0
 
 
-def _snapshot(annotation: Annotation) -> dict[str, object]:
+def _snapshot(annotation: Any) -> dict[str, object]:
+    """What an event records of a label (an `Annotation`, or a row with the same columns)."""
     return {
         "human_check": annotation.human_check,
         "difficulty_eval": annotation.difficulty_eval,
@@ -243,7 +244,7 @@ def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool =
     for index, row in enumerate(rows):
         stored = current.get((row.candidate_id, row.annotator_id))
         new = {"human_check": row.human_check, "difficulty_eval": row.difficulty_eval, "comment": row.comment}
-        old = None if stored is None else {key: getattr(stored, key) for key in new}
+        old = None if stored is None else _snapshot(stored)
         if old is not None and (old["human_check"], old["difficulty_eval"]) == (row.human_check, row.difficulty_eval):
             continue
         if stored is not None and not replace:
