@@ -20,10 +20,4 @@ def sniff(path: Path) -> bool:
     return not path.is_dir() and sample_kind(path) in ("sheet", "unsol")
 
 
-FORMAT = Format(
-    name="annotation",
-    description="the paper's annotation sheet (Fig. 10), .json / .jsonl / .csv / .parquet",
-    sniff=sniff,
-    read=table.read,
-    aliases=("sheet",),
-)
+FORMAT = Format(name="annotation", sniff=sniff, read=table.read)

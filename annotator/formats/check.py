@@ -91,6 +91,4 @@ def _nested_candidates(
         )
 
 
-FORMAT = Format(
-    name="check", description="the ReliableMath authors' nested {source}_check.json", sniff=sniff, read=read
-)
+FORMAT = Format(name="check", sniff=sniff, read=read)

@@ -123,10 +123,4 @@ def read_file(path: Path) -> ImportPart:
     return ImportPart(str(path), records(), info)
 
 
-FORMAT = Format(
-    name=NAME,
-    description="GSM-IC JSON / JSONL (original_question, new_question, ...)",
-    sniff=sniff,
-    read=read,
-    aliases=("gsm-ic",),
-)
+FORMAT = Format(name=NAME, sniff=sniff, read=read)

@@ -1,4 +1,4 @@
-"""The input formats' names, descriptions and aliases, as the registry holds them, without loading any reader.
+"""The input formats' names, descriptions and aliases: the one place for them, read without loading any reader.
 
 The command line builds its `import --format` help from these at start-up; `tests/formats/test_registry.py`
 checks that they are exactly the registry's (`annotator.formats.registry`), in its detection order.

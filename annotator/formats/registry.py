@@ -1,8 +1,8 @@
 """The one registry of input formats: each format module declares a `Format`; detection and `read` walk them.
 
 To add a format: write `annotator/formats/<name>.py` with `sniff(path) -> bool`, `read(path, options)` and
-`FORMAT = Format(...)`, list it in `registry()` at its place in the detection order, and add its name and
-description to `names.py` (a test checks that the two agree).
+`FORMAT = Format(name, sniff, read)`, list it in `registry()` at its place in the detection order, and add its
+name, description and any aliases to `names.py` (a test checks that both list the same formats in one order).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from annotator.formats import _io
+from annotator.formats import _io, names
 from annotator.records import ImportPart, InputError
 
 
@@ -30,14 +30,20 @@ class ReadOptions:
 
 @dataclass(frozen=True)
 class Format:
-    """An input format: its name (what `--format` takes), a one-line description, and how to recognise and
-    read a path (a file, or a directory for the formats that read one)."""
+    """An input format: its name (what `--format` takes) and how to recognise and read a path (a file, or a
+    directory for the formats that read one). Its description and aliases are in `names.py`."""
 
     name: str
-    description: str
     sniff: Callable[[Path], bool]
     read: Callable[[Path, ReadOptions], list[ImportPart]]
-    aliases: tuple[str, ...] = ()
+
+    @property
+    def description(self) -> str:
+        return names.FORMATS[self.name]
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return tuple(alias for alias, name in names.ALIASES.items() if name == self.name)
 
 
 @cache

@@ -230,9 +230,4 @@ def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, posit
     return record
 
 
-FORMAT = Format(
-    name=NAME,
-    description="the ReliableMath release (a directory, or one solve / unsol .json file)",
-    sniff=sniff,
-    read=read,
-)
+FORMAT = Format(name=NAME, sniff=sniff, read=read)

@@ -106,10 +106,4 @@ def _int(value: Any, loc: Location, field: str) -> int:
     return number
 
 
-FORMAT = Format(
-    name="table",
-    description="any flat .jsonl / .csv / .parquet, columns named with --map",
-    sniff=sniff,
-    read=read,
-    aliases=("jsonl", "csv", "parquet"),  # the flat export formats read back as tables
-)
+FORMAT = Format(name="table", sniff=sniff, read=read)

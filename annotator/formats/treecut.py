@@ -329,9 +329,4 @@ def read_file(path: Path, *, provenance: dict[str, Any] | None = None) -> Import
     return ImportPart(str(path), records(), info)
 
 
-FORMAT = Format(
-    name=NAME,
-    description="TreeCut JSONL (problem, answer, proof), parameters in the file name, or a directory of them",
-    sniff=sniff,
-    read=read,
-)
+FORMAT = Format(name=NAME, sniff=sniff, read=read)

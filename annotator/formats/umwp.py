@@ -143,6 +143,4 @@ def _kept(obj: dict[str, Any], file: str, index: int) -> dict[str, Any]:
     return {"file": file, "index": index, "keys": list(obj), "fields": kept}
 
 
-FORMAT = Format(
-    name=NAME, description="UMWP JSONL / JSON (id, question, answer, answerable, ...)", sniff=sniff, read=read
-)
+FORMAT = Format(name=NAME, sniff=sniff, read=read)
