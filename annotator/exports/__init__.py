@@ -15,6 +15,7 @@ the command line can list `FORMATS` at once; `export` loads them.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -30,8 +31,19 @@ if TYPE_CHECKING:
     from sqlmodel import Session
 
 Exporter = Callable[["Session", Path], dict[str, int]]  # writes files, returns {file name: record count}
-# The names of `exporters()`, in its order, for listing without loading a writer (a test checks they agree).
-FORMATS = ("reliablemath", "annotation", "jsonl", "csv", "parquet", "treecut", "umwp", "gsm-ic")
+# Each format's writer as (module of this package, function), loaded only when an export runs, so that the
+# command line can list the formats at once.
+_WRITERS = {
+    "reliablemath": ("reliablemath", "write_release"),
+    "annotation": ("annotation", "write_sheet"),
+    "jsonl": ("table", "write_jsonl"),
+    "csv": ("table", "write_csv"),
+    "parquet": ("table", "write_parquet"),
+    "treecut": ("treecut", "write_files"),
+    "umwp": ("umwp", "write_files"),
+    "gsm-ic": ("gsm_ic", "write_files"),
+}
+FORMATS = tuple(_WRITERS)
 
 
 class UnknownExportFormat(ValueError):
@@ -41,17 +53,9 @@ class UnknownExportFormat(ValueError):
 @cache
 def exporters() -> dict[str, Exporter]:
     """Every export format's writer, by format name."""
-    from annotator.exports import annotation, gsm_ic, reliablemath, table, treecut, umwp
-
     return {
-        "reliablemath": reliablemath.write_release,
-        "annotation": annotation.write_sheet,
-        "jsonl": table.write_jsonl,
-        "csv": table.write_csv,
-        "parquet": table.write_parquet,
-        "treecut": treecut.write_files,
-        "umwp": umwp.write_files,
-        "gsm-ic": gsm_ic.write_files,
+        name: getattr(importlib.import_module(f"annotator.exports.{module}"), function)
+        for name, (module, function) in _WRITERS.items()
     }
 
 
