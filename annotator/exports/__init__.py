@@ -66,7 +66,7 @@ def export(format: str, out: Path, *, engine: Engine | None = None) -> dict[str,
     """
     writer = exporters().get(format)
     if writer is None:
-        raise UnknownExportFormat(f"unknown export format {format!r}; choose one of {', '.join(exporters())}")
+        raise UnknownExportFormat(f"unknown export format {format!r}; choose one of {', '.join(FORMATS)}")
     from annotator.db import get_engine, read_session
 
     out.mkdir(parents=True, exist_ok=True)
