@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlmodel import Session
 
-from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, utcnow
-from annotator.vocabulary import Label, LabelError
+from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
+from annotator.vocabulary import Label, LabelError, LabelSource
 
 __all__ = [
     "LabelConflict",
@@ -23,6 +23,7 @@ __all__ = [
     "LabelRow",
     "activity",
     "label_rows",
+    "label_source",
     "record_label",
     "record_labels",
     "refresh_candidates",
@@ -58,6 +59,15 @@ def resolve(values: Sequence[tuple[int, int | None]]) -> tuple[int | None, int |
     return 1, 1 if counts[1] >= counts[0] else 0
 
 
+def label_source(values: Sequence[tuple[int, int | None]], resolved: tuple[int | None, int | None]) -> str | None:
+    """Where a resolved label over these labels comes from (`LabelSource`); None while unresolved."""
+    if resolved[0] is None:
+        return None
+    if len(values) == 1:
+        return LabelSource.single
+    return LabelSource.unanimous if len(set(values)) == 1 else LabelSource.majority
+
+
 def _snapshot(annotation: Any) -> dict[str, object]:
     """What an event records of a label (an `Annotation`, or a row with the same columns)."""
     return {
@@ -87,12 +97,24 @@ def refresh_candidates(session: Session, *, candidate_ids: Collection[int]) -> N
         )
         for candidate_id, human_check, difficulty_eval in rows:
             values[candidate_id].append((human_check, difficulty_eval))
+        adjudicated = {
+            row[0]: (row[1], row[2])
+            for row in session.execute(
+                select(Adjudication.candidate_id, Adjudication.human_check, Adjudication.difficulty_eval).where(
+                    Adjudication.candidate_id.in_(chunk)
+                )
+            )
+        }
         updates = []
         for candidate_id, labels in values.items():
-            human_check, difficulty_eval = resolve(labels)
+            if candidate_id in adjudicated:  # a reviewer's decision wins over the labels
+                resolved, source = adjudicated[candidate_id], LabelSource.adjudicated
+            else:
+                resolved = resolve(labels)
+                source = label_source(labels, resolved)
             updates.append(
-                {"b_id": candidate_id, "label_count": len(labels), "human_check": human_check,
-                 "difficulty_eval": difficulty_eval, "updated_at": now}
+                {"b_id": candidate_id, "label_count": len(labels), "human_check": resolved[0],
+                 "difficulty_eval": resolved[1], "label_source": source, "updated_at": now}
             )
         statement = update(Candidate.__table__).where(Candidate.__table__.c.id == bindparam("b_id"))
         session.connection().execute(statement, updates)

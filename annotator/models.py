@@ -119,6 +119,8 @@ class Candidate(SQLModel, table=True):
     label_count: int = 0
     human_check: int | None = None
     difficulty_eval: int | None = None
+    # Where the resolved label comes from: a `LabelSource`, or None while it is unresolved.
+    label_source: str | None = Field(default=None, max_length=20)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -152,6 +154,32 @@ class AnnotationEvent(SQLModel, table=True):
     old: dict[str, Any] | None = _json()
     new: dict[str, Any] | None = _json()
     at: datetime = Field(default_factory=utcnow)
+
+
+class Adjudication(SQLModel, table=True):
+    """A reviewer's decision on a candidate whose labels disagree; it wins over the annotators' labels.
+
+    Every change is also an `annotationevent` (action "adjudicate") by the reviewer.
+    """
+
+    candidate_id: int = Field(foreign_key="candidate.id", primary_key=True)
+    annotator_id: int = Field(foreign_key="annotator.id")  # the reviewer
+    human_check: int
+    difficulty_eval: int | None = None
+    comment: str | None = _text()
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class GoldLabel(SQLModel, table=True):
+    """A candidate whose label is known (set by an admin): mixed into queues unannounced to measure each
+    annotator's accuracy."""
+
+    candidate_id: int = Field(foreign_key="candidate.id", primary_key=True)
+    human_check: int
+    difficulty_eval: int | None = None
+    created_by: int | None = Field(default=None, foreign_key="annotator.id")
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class Setting(SQLModel, table=True):
@@ -239,3 +267,60 @@ class Run(SQLModel, table=True):
     finished_at: datetime | None = None
     created_by: str | None = Field(default=None, max_length=200)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Transcript(SQLModel, table=True):
+    """One model response to one item of the evaluation set, with the judge's verdict and a human's.
+
+    An item is a solvable problem (ReliableMath's A set; `candidate_id` is None and `data_id` is
+    `{data_source}_{position}`) or a candidate (the U set; `data_id` is the candidate's). The effective
+    verdict is `human` where a reviewer gave one, else `judge`.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    data_id: str = Field(max_length=300, index=True)
+    problem_id: int = Field(foreign_key="problem.id", index=True)
+    candidate_id: int | None = Field(default=None, foreign_key="candidate.id", index=True)
+    model: str = Field(max_length=300)
+    prompt: str = Field(max_length=100)  # "standard", "reliable", "treecut", or a name an import gives
+    sample: int = 0
+    response: str = _text(nullable=False)
+    reasoning: str | None = _text()
+    params: dict[str, Any] | None = _json()  # temperature, max_tokens, ...
+    finish_reason: str | None = Field(default=None, max_length=50)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    source: str = Field(default="evaluate", max_length=100)  # "evaluate", or the import's format
+    run_id: int | None = None  # the evaluate run that collected it
+    # The automatic judge (see `annotator.transcripts`): its rule, the rule's version, what it extracted.
+    extracted_answer: str | None = _text()
+    judge_rule: str | None = Field(default=None, max_length=50)
+    judge_version: str | None = Field(default=None, max_length=50)
+    judge_class: str | None = Field(default=None, max_length=20)  # a JudgeClass
+    judge: str | None = Field(default=None, max_length=1)  # a Verdict
+    # True when the other rule set gives another verdict (the review queue shows these first).
+    rules_disagree: bool | None = None
+    # The latest human review (its history is in `transcriptevent`).
+    human: str | None = Field(default=None, max_length=1)  # a Verdict
+    tags: list[Any] | None = _json()
+    comment: str | None = _text()
+    reviewed_by: int | None = Field(default=None, foreign_key="annotator.id")
+    reviewed_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("data_id", "model", "prompt", "sample"),
+        Index("ix_transcript_model_prompt", "model", "prompt"),
+    )
+
+
+class TranscriptEvent(SQLModel, table=True):
+    """Append-only history of every review of a transcript: who, when, old value, new value."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    transcript_id: int = Field(foreign_key="transcript.id", index=True)
+    annotator_id: int = Field(foreign_key="annotator.id")
+    action: str = Field(max_length=20)  # review / clear
+    old: dict[str, Any] | None = _json()
+    new: dict[str, Any] | None = _json()
+    at: datetime = Field(default_factory=utcnow)

@@ -72,6 +72,34 @@ class RunKind(StrEnum):
     (`python -m annotator <kind> --run-id N`)."""
 
     generate = "generate"  # candidate construction, ReliableMath Steps 1-2
+    evaluate = "evaluate"  # model answers on the vetted set (transcripts)
+
+
+class LabelSource(StrEnum):
+    """Where a candidate's resolved label comes from (its provenance in exports and the manifest)."""
+
+    single = "single"  # one label
+    unanimous = "unanimous"  # several labels, all the same
+    majority = "majority"  # several labels, a strict majority on human_check
+    adjudicated = "adjudicated"  # a reviewer decided (see `Adjudication`)
+
+
+class JudgeClass(StrEnum):
+    """What the automatic judge makes of a model's response (ReliableMath Section 4)."""
+
+    correct = "correct"  # the boxed answer equals the ground truth
+    unsolvable = "unsolvable"  # says the problem is unsolvable
+    unknown = "unknown"  # says it does not know
+    incorrect = "incorrect"  # another answer
+    unmatched = "unmatched"  # no final answer found
+
+
+class Verdict(StrEnum):
+    """A response's outcome (ReliableMath Eq. 1-2): success, refusal or failure."""
+
+    S = "S"
+    R = "R"
+    F = "F"
 
 
 class LabelError(ValueError):

@@ -62,6 +62,21 @@ def test_resolve(values: list[tuple[int, int | None]], expected: tuple[int | Non
     assert labels.resolve(values) == expected
 
 
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([], None),
+        ([(1, 0)], "single"),
+        ([(1, 0), (0, None)], None),  # a tie is unresolved
+        ([(1, 1), (1, 1)], "unanimous"),
+        ([(1, 0), (1, 1)], "majority"),  # both accept; difficulty by the tie rule
+        ([(0, None), (0, None), (1, 1)], "majority"),
+    ],
+)
+def test_label_source(values: list[tuple[int, int | None]], expected: str | None) -> None:
+    assert labels.label_source(values, labels.resolve(values)) == expected
+
+
 @pytest.mark.parametrize(("human_check", "difficulty_eval"), [(2, None), (1, None), (0, 1), (1, 2)])
 def test_invalid_labels_are_refused(engine: Engine, human_check: int, difficulty_eval: int | None) -> None:
     (cid, *_), (aid, *_) = seed(engine)

@@ -14,14 +14,22 @@ target_metadata = SQLModel.metadata
 def run_migrations_online() -> None:
     engine = context.config.attributes.get("engine") or create_engine(database_url())
     with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # A batch migration copies a table and drops the old one, which foreign keys that point at it
+            # would refuse; SQLite only lets the setting change outside a transaction, i.e. on the driver's
+            # connection before SQLAlchemy begins one.
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
         context.configure(
             connection=connection,
             target_metadata=target_metadata,
-            render_as_batch=connection.dialect.name == "sqlite",
+            render_as_batch=sqlite,
         )
         with context.begin_transaction():
             context.run_migrations()
         connection.commit()
+        if sqlite:  # the pooled connection goes back to the application
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
 
 
 if context.is_offline_mode():

@@ -1,0 +1,55 @@
+"""Migrations that change what existing rows mean (0005: the resolved label's provenance)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from alembic import command
+from sqlalchemy import Engine, text
+
+from annotator.db import _alembic_config
+
+NOW = datetime(2026, 1, 1, 12, 0)
+
+
+def _insert(conn, table: str, **row) -> None:  # noqa: ANN001
+    conn.execute(text(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join(':' + k for k in row)})"), row)
+
+
+def test_0005_gives_existing_resolved_labels_their_provenance(engine: Engine) -> None:
+    """single = one label; unanimous = several, all the same; majority = the stored label won; a tie is
+    unresolved and has none; the downgrade drops the column and the new tables."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0004_runs")
+    # candidate -> (labels as (human_check, difficulty_eval), resolved label)
+    cases = {
+        "single": ([(1, 0)], (1, 0)),
+        "unanimous": ([(1, 1), (1, 1), (1, 1)], (1, 1)),
+        "majority": ([(1, 0), (1, 1), (0, None)], (1, 1)),
+        "majority_reject": ([(0, None), (0, None), (1, 0)], (0, None)),
+        "tie": ([(1, 0), (0, None)], (None, None)),
+        "unlabelled": ([], (None, None)),
+    }
+    with engine.begin() as conn:
+        for i in range(1, 4):
+            _insert(conn, "annotator", id=i, name=f"a{i}", role="annotator", is_system=False, is_active=True,
+                    created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        for cid, (name, (labels, (check, difficulty))) in enumerate(cases.items(), start=1):
+            _insert(conn, "candidate", id=cid, problem_id=1, data_id=f"aime_0_remove_{cid}", data_source="aime",
+                    rewrite_type="remove", rewritten_question=name, status="pending", label_count=len(labels),
+                    human_check=check, difficulty_eval=difficulty, created_at=NOW, updated_at=NOW)
+            for annotator_id, (label_check, label_difficulty) in enumerate(labels, start=1):
+                _insert(conn, "annotation", candidate_id=cid, annotator_id=annotator_id, human_check=label_check,
+                        difficulty_eval=label_difficulty, created_at=NOW, updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.connect() as conn:
+        sources = dict(conn.execute(text("SELECT rewritten_question, label_source FROM candidate")).all())
+    assert sources == {"single": "single", "unanimous": "unanimous", "majority": "majority",
+                       "majority_reject": "majority", "tie": None, "unlabelled": None}
+
+    command.downgrade(config, "0004_runs")
+    with engine.connect() as conn:
+        columns = list(conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys())
+    assert "label_source" not in columns and "rewritten_question" in columns
+    command.upgrade(config, "heads")
