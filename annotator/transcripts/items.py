@@ -1,0 +1,131 @@
+"""The items of an evaluation set: ReliableMath's A set (solvable problems) and U set (vetted candidates).
+
+An item's `data_id` is a candidate's `data_id` for an unsolvable item and `{data_source}_{position}` for a
+solvable problem (`aime_0` is the first record of `solve/aime.json`), so transcripts made elsewhere can name
+the item they answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import select, tuple_
+from sqlmodel import Session
+
+from annotator import store
+from annotator.models import Candidate, Problem
+from annotator.vocabulary import SOLVABLE_BY_DESIGN
+
+ItemSet = Literal["vetted", "all"]
+_IN_BATCH = 900
+
+
+@dataclass(frozen=True)
+class Item:
+    """One question put to a model, with what the judge needs to score the answer."""
+
+    data_id: str
+    problem_id: int
+    candidate_id: int | None  # None for a solvable problem (A set)
+    data_source: str
+    question: str  # what the model is asked: the rewritten question for a candidate
+    ground_truth: Any  # the original problem's answer (on an unsolvable item, giving it is a failure)
+    unsolvable: bool
+    rewrite_type: str | None = None
+    difficulty_eval: int | None = None
+    treecut: bool = False  # TreeCut items use TreeCut's prompt and its "Answer: unknown" rule
+
+
+def problem_data_id(data_source: str, position: int) -> str:
+    """A solvable problem's item id, `{data_source}_{position}`."""
+    return f"{data_source}_{position}"
+
+
+def _is_treecut(extra: dict[str, Any] | None) -> bool:
+    return bool(extra) and "treecut" in extra  # type: ignore[operator]
+
+
+def _answerable(extra: dict[str, Any] | None) -> bool:
+    """False for the placeholder problem an unanswerable-only TreeCut file gets (it has no answer to ask for)."""
+    return not (extra and extra.get("treecut", {}).get("answerable") is False)
+
+
+def _problem_item(row: dict[str, Any]) -> Item:
+    return Item(
+        data_id=problem_data_id(row["data_source"], row["position"]),
+        problem_id=row["id"],
+        candidate_id=None,
+        data_source=row["data_source"],
+        question=row["question"],
+        ground_truth=row["ground_truth"],
+        unsolvable=False,
+        treecut=_is_treecut(row["extra"]),
+    )
+
+
+def _candidate_item(row: dict[str, Any]) -> Item:
+    question, answer = store.original_question_and_answer(row)
+    return Item(
+        data_id=row["data_id"],
+        problem_id=row["problem_id"],
+        candidate_id=row["id"],
+        data_source=row["data_source"],
+        question=row["rewritten_question"],
+        ground_truth=answer,
+        unsolvable=row["rewrite_type"] not in SOLVABLE_BY_DESIGN,
+        rewrite_type=row["rewrite_type"],
+        difficulty_eval=row["difficulty_eval"],
+        treecut=_is_treecut(row["extra"]),
+    )
+
+
+_ITEM_CANDIDATE_COLUMNS = (*store.CANDIDATE_COLUMNS, Candidate.problem_id)
+
+
+def evaluation_items(
+    session: Session, *, data_source: str | None = None, item_set: ItemSet = "vetted"
+) -> Iterator[Item]:
+    """The A set (every answerable problem) then the U set, in release order.
+
+    `vetted` takes the candidates whose resolved label is human_check = 1 (ReliableMath's U set); `all`
+    takes every candidate.
+    """
+    query = select(*store.PROBLEM_COLUMNS).order_by(Problem.id)
+    if data_source is not None:
+        query = query.where(Problem.data_source == data_source)
+    for row in session.execute(query):
+        if _answerable(row.extra):
+            yield _problem_item(row._asdict())
+    candidates = store.candidates_query(
+        data_source=data_source, kept_only=item_set == "vetted", columns=_ITEM_CANDIDATE_COLUMNS
+    )
+    for row in session.execute(candidates):
+        yield _candidate_item(row._asdict())
+
+
+def items_by_data_id(session: Session, *, data_ids: Collection[str]) -> dict[str, Item]:
+    """The items these ids name (candidates first, then `{data_source}_{position}` problems); ids that name
+    nothing are missing from the result."""
+    wanted = set(data_ids)
+    found: dict[str, Item] = {}
+    ids = sorted(wanted)
+    for start in range(0, len(ids), _IN_BATCH):
+        chunk = ids[start : start + _IN_BATCH]
+        query = store.candidates_query(columns=_ITEM_CANDIDATE_COLUMNS, order="id").where(Candidate.data_id.in_(chunk))
+        for row in session.execute(query):
+            found[row.data_id] = _candidate_item(row._asdict())
+    problem_keys = []
+    for data_id in wanted - found.keys():
+        source, _, position = data_id.rpartition("_")
+        if source and position.isdigit():
+            problem_keys.append((source, int(position)))
+    for start in range(0, len(problem_keys), _IN_BATCH):
+        chunk_keys = problem_keys[start : start + _IN_BATCH]
+        query = select(*store.PROBLEM_COLUMNS).where(tuple_(Problem.data_source, Problem.position).in_(chunk_keys))
+        for row in session.execute(query):
+            if _answerable(row.extra):
+                item = _problem_item(row._asdict())
+                found[item.data_id] = item
+    return found
