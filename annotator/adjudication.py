@@ -1,0 +1,146 @@
+"""Adjudication: a reviewer settles the candidates whose labels disagree.
+
+A dispute is a candidate with at least two labels that are not all the same (a tie on `human_check` is one
+too); the queue shows the lowest agreement first (the share of labels equal to the most common one), ties
+before majorities. The reviewer's decision is an `Adjudication`, wins over the labels (the candidate's
+`label_source` becomes "adjudicated") and is an event ("adjudicate") in the append-only history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from sqlalchemy import Select, func, select
+from sqlmodel import Session
+
+from annotator.labels import refresh_candidate, validate
+from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
+
+__all__ = ["adjudicate", "adjudications", "dispute_labels", "disputes", "next_dispute"]
+
+
+def _agreement_query(*, data_source: str | None, rewrite_type: str | None, include_adjudicated: bool) -> Select[Any]:
+    per_label = (
+        select(Annotation.candidate_id, func.count().label("n"))
+        .group_by(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval)
+        .subquery()
+    )
+    per_candidate = (
+        select(
+            per_label.c.candidate_id,
+            func.sum(per_label.c.n).label("labels"),
+            func.max(per_label.c.n).label("modal"),
+        )
+        .group_by(per_label.c.candidate_id)
+        .having(func.count() > 1)  # more than one distinct label
+        .subquery()
+    )
+    agreement = (per_candidate.c.modal * 1.0 / per_candidate.c.labels).label("agreement")
+    query = (
+        select(Candidate.id, Candidate.data_id, Candidate.data_source, Candidate.rewrite_type, Candidate.human_check,
+               Candidate.label_source, per_candidate.c.labels, agreement)
+        .join(per_candidate, per_candidate.c.candidate_id == Candidate.id)
+        .order_by(agreement, Candidate.human_check.is_not(None), Candidate.id)
+    )
+    if not include_adjudicated:
+        adjudicated = select(Adjudication.candidate_id).where(Adjudication.candidate_id == Candidate.id)
+        query = query.where(~adjudicated.exists())
+    if data_source:
+        query = query.where(Candidate.data_source == data_source)
+    if rewrite_type:
+        query = query.where(Candidate.rewrite_type == rewrite_type)
+    return query
+
+
+def disputes(
+    session: Session,
+    *,
+    data_source: str | None = None,
+    rewrite_type: str | None = None,
+    include_adjudicated: bool = False,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """Disputed candidates, lowest agreement first: id, data_id, data_source, rewrite_type, human_check
+    (None on a tie), label_source, labels, agreement."""
+    query = _agreement_query(data_source=data_source, rewrite_type=rewrite_type,
+                             include_adjudicated=include_adjudicated)
+    if limit is not None:
+        query = query.limit(limit)
+    return [row._asdict() for row in session.execute(query)]
+
+
+def next_dispute(
+    session: Session, *, exclude: Collection[int] = (), data_source: str | None = None, rewrite_type: str | None = None
+) -> int | None:
+    """The first dispute not yet adjudicated and not in `exclude` (skipped this session)."""
+    query = _agreement_query(data_source=data_source, rewrite_type=rewrite_type, include_adjudicated=False)
+    if exclude:
+        query = query.where(Candidate.id.not_in(list(exclude)))
+    row = session.execute(query.limit(1)).first()
+    return None if row is None else row.id
+
+
+def dispute_labels(session: Session, *, candidate_id: int) -> list[dict[str, Any]]:
+    """Every annotator's label and comment on one candidate, in the order they were first given."""
+    rows = session.execute(
+        select(Annotator.name.label("annotator"), Annotator.is_system, Annotation.human_check,
+               Annotation.difficulty_eval, Annotation.comment, Annotation.updated_at)
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .where(Annotation.candidate_id == candidate_id)
+        .order_by(Annotation.id)
+    )
+    return [row._asdict() for row in rows]
+
+
+def _snapshot(adjudication: Adjudication) -> dict[str, Any]:
+    return {"human_check": adjudication.human_check, "difficulty_eval": adjudication.difficulty_eval,
+            "comment": adjudication.comment}
+
+
+def adjudicate(
+    session: Session,
+    *,
+    candidate_id: int,
+    reviewer_id: int,
+    human_check: int,
+    difficulty_eval: int | None,
+    comment: str | None = None,
+) -> Adjudication:
+    """Decide a candidate's label as a reviewer (or change that decision); append the event and store the
+    candidate's resolved label with `label_source` "adjudicated". Call inside `db.write_session()`."""
+    validate(human_check, difficulty_eval)
+    session.execute(select(Candidate.id).where(Candidate.id == candidate_id).with_for_update())
+    adjudication = session.get(Adjudication, candidate_id)
+    now = utcnow()
+    old = None if adjudication is None else _snapshot(adjudication)
+    if adjudication is None:
+        adjudication = Adjudication(candidate_id=candidate_id, annotator_id=reviewer_id, human_check=human_check,
+                                    difficulty_eval=difficulty_eval, comment=comment, created_at=now, updated_at=now)
+        session.add(adjudication)
+    else:
+        adjudication.annotator_id = reviewer_id
+        adjudication.human_check, adjudication.difficulty_eval = human_check, difficulty_eval
+        adjudication.comment = comment
+        adjudication.updated_at = now
+    new = _snapshot(adjudication)
+    if old == new:
+        return adjudication
+    session.add(AnnotationEvent(candidate_id=candidate_id, annotator_id=reviewer_id, action="adjudicate", old=old,
+                                new=new, at=now))
+    session.flush()
+    refresh_candidate(session, candidate_id=candidate_id)
+    return adjudication
+
+
+def adjudications(session: Session, *, candidate_ids: Collection[int] | None = None) -> dict[int, dict[str, Any]]:
+    """Who adjudicated which candidate and when: {candidate id: {"adjudicated_by", "adjudicated_at"}}."""
+    query = select(Adjudication.candidate_id, Annotator.name, Adjudication.updated_at).join(
+        Annotator, Annotator.id == Adjudication.annotator_id
+    )
+    if candidate_ids is not None:
+        query = query.where(Adjudication.candidate_id.in_(list(candidate_ids)))
+    return {
+        row.candidate_id: {"adjudicated_by": row.name, "adjudicated_at": row.updated_at.isoformat(timespec="seconds")}
+        for row in session.execute(query)
+    }

@@ -1,0 +1,102 @@
+"""Adjudicate: candidates whose labels disagree, lowest agreement first, settled with Annotate's keys.
+
+Every annotator's label and comment is beside the candidate. `1` unsolvable and simple, `2` unsolvable and
+hard, `0` not acceptable, `S` skip. The decision wins over the labels and is an event in the history.
+"""
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from annotator import adjudication, queue
+from annotator.db import read_session, write_session
+from annotator.vocabulary import NOT_ACCEPTABLE, SKIP_KEY, UNSOLVABLE_HARD, UNSOLVABLE_SIMPLE, Role, label_name
+from ui import guard
+from ui import view as _view
+from ui.markdown import escape_markdown
+
+ROLES = (Role.reviewer, Role.admin)
+engine, user = guard.require(*ROLES)
+state: dict[str, Any] = st.session_state.setdefault("adjudicate", {"skipped": [], "view": None, "message": None})
+
+
+def _show(session: Any, candidate_id: int | None) -> None:
+    state["view"] = None if candidate_id is None else queue.load(session, candidate_id=candidate_id,
+                                                                  annotator_id=user.id)
+    state["labels"] = [] if candidate_id is None else adjudication.dispute_labels(session, candidate_id=candidate_id)
+    state["left"] = len(adjudication.disputes(session))
+
+
+def _next(session: Any) -> None:
+    _show(session, adjudication.next_dispute(session, exclude=state["skipped"]))
+
+
+def _decide(human_check: int, difficulty_eval: int | None) -> None:
+    view = state["view"]
+    if view is None or not guard.permitted(*ROLES):
+        return
+    with write_session(engine) as session:
+        adjudication.adjudicate(
+            session, candidate_id=view["id"], reviewer_id=user.id, human_check=human_check,
+            difficulty_eval=difficulty_eval, comment=(st.session_state.get("adjudicate_comment") or "").strip() or None,
+        )
+        _next(session)
+    st.session_state["adjudicate_comment"] = ""
+    name = label_name(human_check, difficulty_eval, view["rewrite_type"])
+    state["message"] = f"Adjudicated {escape_markdown(view['data_id'])}: {name}."
+
+
+def _skip() -> None:
+    view = state["view"]
+    if view is None or not guard.permitted(*ROLES):
+        return
+    state["skipped"].append(view["id"])
+    with read_session(engine) as session:
+        _next(session)
+    state["message"] = f"Skipped {escape_markdown(view['data_id'])}."
+
+
+def _labels_table(rows: list[dict[str, Any]], rewrite_type: str) -> pd.DataFrame:
+    return pd.DataFrame([
+        {"annotator": row["annotator"], "label": label_name(row["human_check"], row["difficulty_eval"], rewrite_type),
+         "comment": row["comment"] or ""}
+        for row in rows
+    ])
+
+
+@st.fragment
+def workspace() -> None:
+    if not guard.permitted(*ROLES):
+        st.rerun(scope="app")
+    view = state["view"]
+    rewrite_type = (view or {}).get("rewrite_type", "")
+    heading = "Nothing to adjudicate" if view is None else escape_markdown(view["data_id"])
+    st.markdown(f"#### {heading}")
+    with st.container(horizontal=True):
+        for label in (UNSOLVABLE_SIMPLE, UNSOLVABLE_HARD, NOT_ACCEPTABLE):
+            st.button(
+                label.name(rewrite_type).capitalize(), key=f"adjudicate_{label.key}", shortcut=label.key,
+                on_click=_decide, args=(label.human_check, label.difficulty_eval), disabled=view is None,
+                width="stretch", type="secondary" if label == NOT_ACCEPTABLE else "primary",
+            )
+        st.button("Skip", key="adjudicate_skip", shortcut=SKIP_KEY, on_click=_skip, disabled=view is None,
+                  width="stretch")
+    status = [f"**Disputes left:** {state.get('left', 0)}"]
+    if state.get("message"):
+        status.append(state["message"])
+    st.caption(" · ".join(status))
+    if view is None:
+        st.success("No disputed candidates left" + (" (some skipped this session)." if state["skipped"] else "."))
+        return
+    # st.dataframe shows text as text: comments are never rendered as Markdown or HTML.
+    st.dataframe(_labels_table(state["labels"], rewrite_type), hide_index=True, width="stretch")
+    st.text_input("Comment (optional, saved with the decision)", key="adjudicate_comment",
+                  label_visibility="collapsed", placeholder="Comment, optional, saved with the decision")
+    _view.candidate(view, shown=())
+
+
+if state["view"] is None:
+    with read_session(engine) as session:
+        _next(session)
+workspace()

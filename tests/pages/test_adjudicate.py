@@ -1,0 +1,73 @@
+"""The Adjudicate page (AppTest, real SQLite file): disputes lowest agreement first, decided with keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+from streamlit.testing.v1 import AppTest
+
+from annotator import labels
+from annotator.db import get_engine, read_session, write_session
+from annotator.models import AnnotationEvent, Candidate
+from tests.support.candidates import add_candidates, add_user, sign_in_app
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "adjudicate.py")
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Engine:
+    return get_engine(f"sqlite:///{tmp_path / 'adjudicate.sqlite'}")
+
+
+def _open(engine: Engine, name: str, role: str) -> AppTest:
+    app = AppTest.from_file(PAGE, default_timeout=60)
+    sign_in_app(app, engine, add_user(engine, name, role=role))
+    return app.run()
+
+
+def _dispute(engine: Engine) -> list[int]:
+    ids = add_candidates(engine, 3)
+    a, b, c = add_user(engine, "ann"), add_user(engine, "bea"), add_user(engine, "cy")
+    chosen = {a.id: [(1, 0), (1, 0), (1, 0)], b.id: [(0, None), (1, 0), (1, 1)], c.id: [(1, 1), (1, 0), (1, 0)]}
+    with write_session(engine) as session:
+        for annotator_id, values in chosen.items():
+            for candidate_id, (check, difficulty) in zip(ids, values):
+                labels.record_label(session, candidate_id=candidate_id, annotator_id=annotator_id, human_check=check,
+                                    difficulty_eval=difficulty, comment=f"<b>{annotator_id}</b> says so")
+    return ids
+
+
+def test_reviewer_settles_disputes_lowest_agreement_first(engine: Engine) -> None:
+    ids = _dispute(engine)  # candidate 0: three different labels; 1: unanimous; 2: 2 of 3
+    app = _open(engine, "rev", "reviewer")
+    assert not app.exception, app.exception
+    assert app.markdown[0].value == "#### math\\_0\\_remove\\_1"
+    table = app.dataframe[0].value
+    assert list(table["annotator"]) == ["ann", "bea", "cy"]
+    assert list(table["label"]) == ["unsolvable · simple", "not acceptable", "unsolvable · hard"]
+    assert table["comment"].iloc[0].startswith("<b>")  # a dataframe cell: text, never HTML
+
+    app.text_input(key="adjudicate_comment").input("bea is right")
+    app.button(key="adjudicate_0").click().run()
+    assert not app.exception, app.exception
+    assert app.markdown[0].value == "#### math\\_2\\_remove\\_1"
+    app.button(key="adjudicate_1").click().run()
+    assert "No disputed candidates left" in app.success[0].value
+
+    with read_session(engine) as session:
+        resolved = {c.id: (c.human_check, c.difficulty_eval, c.label_source)
+                    for c in session.execute(select(Candidate)).scalars()}
+        events = session.execute(select(AnnotationEvent.candidate_id, AnnotationEvent.new).where(
+            AnnotationEvent.action == "adjudicate").order_by(AnnotationEvent.id)).all()
+    assert resolved == {ids[0]: (0, None, "adjudicated"), ids[1]: (1, 0, "unanimous"), ids[2]: (1, 0, "adjudicated")}
+    assert [(cid, new["comment"]) for cid, new in events] == [(ids[0], "bea is right"), (ids[2], None)]
+
+
+def test_annotators_may_not_adjudicate(engine: Engine) -> None:
+    _dispute(engine)
+    app = _open(engine, "someone", "annotator")
+    assert [e.value for e in app.error] == ["Only reviewers and admins may open this page; you are signed in as "
+                                           "someone (annotator)."]
+    assert not app.button

@@ -1,0 +1,92 @@
+"""Adjudication: the dispute queue (lowest agreement first), a reviewer's decision, its provenance and event."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Engine, select
+
+from annotator import adjudication, labels
+from annotator.db import read_session, write_session
+from annotator.models import AnnotationEvent, Candidate
+from tests.test_labels import seed
+
+# candidate index -> labels of annotators 0, 1, 2
+LABELS = {
+    0: [(1, 0), (1, 0), (1, 0)],  # unanimous: no dispute
+    1: [(1, 0), (0, None)],  # tie on human_check: agreement 1/2, unresolved
+    2: [(1, 0), (1, 1), (1, 0)],  # difficulty 2-1: agreement 2/3
+    3: [(1, 1), (0, None), (1, 0)],  # three different labels: agreement 1/3
+    4: [(1, 1), (1, 0)],  # difficulty tie: agreement 1/2, resolved (hard) by the tie rule
+    5: [(0, None)],  # single
+}
+
+
+def _seed(engine: Engine) -> tuple[list[int], list[int]]:
+    cids, aids = seed(engine, candidates=len(LABELS), annotators=4)
+    with write_session(engine) as session:
+        for index, values in LABELS.items():
+            for annotator_id, (check, difficulty) in zip(aids, values, strict=False):
+                labels.record_label(session, candidate_id=cids[index], annotator_id=annotator_id,
+                                    human_check=check, difficulty_eval=difficulty, comment=f"c{index}")
+    return cids, aids
+
+
+def test_disputes_come_lowest_agreement_first_ties_before_resolved(engine: Engine) -> None:
+    cids, _ = _seed(engine)
+    with read_session(engine) as session:
+        found = adjudication.disputes(session)
+        sources = {c.id: c.label_source for c in session.execute(select(Candidate)).scalars()}
+    assert [row["id"] for row in found] == [cids[3], cids[1], cids[4], cids[2]]
+    assert [round(row["agreement"], 3) for row in found] == [0.333, 0.5, 0.5, 0.667]
+    assert [row["human_check"] for row in found] == [1, None, 1, 1]
+    assert sources == {cids[0]: "unanimous", cids[1]: None, cids[2]: "majority", cids[3]: "majority",
+                       cids[4]: "majority", cids[5]: "single"}
+
+
+def test_adjudication_wins_is_an_event_and_leaves_the_queue(engine: Engine) -> None:
+    cids, aids = _seed(engine)
+    reviewer = aids[3]
+    with write_session(engine) as session:
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=reviewer, human_check=0,
+                                difficulty_eval=None, comment="condition 2 is still implied")
+        assert adjudication.next_dispute(session) == cids[3]
+        assert adjudication.next_dispute(session, exclude=[cids[3]]) == cids[4]
+    with read_session(engine) as session:
+        candidate = session.get(Candidate, cids[1])
+        assert (candidate.human_check, candidate.difficulty_eval, candidate.label_source) == (0, None, "adjudicated")
+        assert candidate.label_count == 2  # the annotators' labels still count as labels
+        assert cids[1] not in [row["id"] for row in adjudication.disputes(session)]
+        assert cids[1] in [row["id"] for row in adjudication.disputes(session, include_adjudicated=True)]
+        who = adjudication.adjudications(session)
+        assert set(who) == {cids[1]} and who[cids[1]]["adjudicated_by"] == "a3"
+        events = session.execute(
+            select(AnnotationEvent).where(AnnotationEvent.candidate_id == cids[1],
+                                          AnnotationEvent.action == "adjudicate")
+        ).scalars().all()
+        assert [(e.annotator_id, e.old, e.new["human_check"]) for e in events] == [(reviewer, None, 0)]
+        assert [row["comment"] for row in adjudication.dispute_labels(session, candidate_id=cids[1])] == ["c1", "c1"]
+
+    # Changing the decision is a second event; the same decision again is none. A later label does not
+    # undo the adjudication.
+    with write_session(engine) as session:
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=reviewer, human_check=1, difficulty_eval=1)
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=reviewer, human_check=1, difficulty_eval=1)
+        labels.record_label(session, candidate_id=cids[1], annotator_id=aids[2], human_check=0, difficulty_eval=None)
+    with read_session(engine) as session:
+        candidate = session.get(Candidate, cids[1])
+        assert (candidate.human_check, candidate.difficulty_eval, candidate.label_source) == (1, 1, "adjudicated")
+        assert candidate.label_count == 3
+        actions = session.execute(
+            select(AnnotationEvent.old, AnnotationEvent.new).where(
+                AnnotationEvent.candidate_id == cids[1], AnnotationEvent.action == "adjudicate"
+            ).order_by(AnnotationEvent.id)
+        ).all()
+        assert [(old and old["human_check"], new["human_check"]) for old, new in actions] == [(None, 0), (0, 1)]
+
+
+def test_an_adjudication_must_be_a_label(engine: Engine) -> None:
+    cids, aids = _seed(engine)
+    with pytest.raises(labels.LabelError), write_session(engine) as session:
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=aids[3], human_check=1, difficulty_eval=None)
+    with read_session(engine) as session:
+        assert session.get(Candidate, cids[1]).label_source is None
