@@ -17,7 +17,7 @@ from sqlmodel import Session
 from annotator.labels import refresh_candidate, validate
 from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
 
-__all__ = ["adjudicate", "adjudications", "dispute_labels", "disputes", "next_dispute"]
+__all__ = ["adjudicate", "adjudications", "dispute_labels", "disputes", "label_provenance", "next_dispute"]
 
 
 def _agreement_query(*, data_source: str | None, rewrite_type: str | None, include_adjudicated: bool) -> Select[Any]:
@@ -144,3 +144,21 @@ def adjudications(session: Session, *, candidate_ids: Collection[int] | None = N
         row.candidate_id: {"adjudicated_by": row.name, "adjudicated_at": row.updated_at.isoformat(timespec="seconds")}
         for row in session.execute(query)
     }
+
+
+def label_provenance(session: Session, *, kept_only: bool = False) -> dict[str, Any]:
+    """Where each resolved label comes from, for an export's manifest.
+
+    Returns {"counts": {label_source: n}, "candidates": {data_id: {"label_source", and for adjudicated ones
+    "adjudicated_by", "adjudicated_at"}}} over the labelled candidates (only human_check = 1 with `kept_only`).
+    """
+    query = select(Candidate.id, Candidate.data_id, Candidate.label_source).where(Candidate.human_check.is_not(None))
+    if kept_only:
+        query = query.where(Candidate.human_check == 1)
+    who = adjudications(session)
+    counts: dict[str, int] = {}
+    candidates: dict[str, dict[str, Any]] = {}
+    for row in session.execute(query.order_by(Candidate.id)):
+        counts[row.label_source] = counts.get(row.label_source, 0) + 1
+        candidates[row.data_id] = {"label_source": row.label_source, **who.get(row.id, {})}
+    return {"counts": dict(sorted(counts.items())), "candidates": candidates}

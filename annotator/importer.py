@@ -18,7 +18,7 @@ from annotator import auth, labels
 from annotator.db import write_session
 from annotator.models import Annotation, AnnotationEvent, Candidate, Problem, SourceFile, utcnow
 from annotator.records import CandidateRecord, ImportPart, InputError, Location, ProblemRecord, SourceFileInfo
-from annotator.vocabulary import CandidateStatus
+from annotator.vocabulary import CandidateStatus, LabelSource
 
 BATCH_SIZE = 2000
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
@@ -279,6 +279,7 @@ class _Importer:
                     "label_count": 1 if label else 0,
                     "human_check": label.human_check if label else None,
                     "difficulty_eval": label.difficulty_eval if label else None,
+                    "label_source": LabelSource.single if label else None,
                     "created_at": now,
                     "updated_at": now,
                     **{name: getattr(record, name) for name in CANDIDATE_FIELDS},

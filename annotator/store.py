@@ -34,6 +34,7 @@ CANDIDATE_COLUMNS = (
     Candidate.label_count,
     Candidate.human_check,
     Candidate.difficulty_eval,
+    Candidate.label_source,
     Problem.position.label("problem_position"),
     Problem.source_id,
     Problem.solution,

@@ -44,6 +44,9 @@ _WRITERS = {
     "gsm-ic": ("gsm_ic", "write_files"),
 }
 FORMATS = tuple(_WRITERS)
+# Formats whose manifest also says where each resolved label comes from (single / unanimous / majority /
+# adjudicated, by whom and when), with the candidates they export: True = only human_check = 1.
+_LABEL_PROVENANCE = {"reliablemath": True, "annotation": False}
 
 
 class UnknownExportFormat(ValueError):
@@ -72,6 +75,11 @@ def export(format: str, out: Path, *, engine: Engine | None = None) -> dict[str,
     out.mkdir(parents=True, exist_ok=True)
     with read_session(engine or get_engine()) as session:
         counts = writer(session, out)
+        labels = None
+        if format in _LABEL_PROVENANCE:
+            from annotator.adjudication import label_provenance
+
+            labels = label_provenance(session, kept_only=_LABEL_PROVENANCE[format])
     manifest = {
         "tool": "annotator",
         "version": __version__,
@@ -79,6 +87,8 @@ def export(format: str, out: Path, *, engine: Engine | None = None) -> dict[str,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "files": {name: {"records": counts[name], "sha256": sha256_file(out / name)} for name in sorted(counts)},
     }
+    if labels is not None:
+        manifest["labels"] = labels
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
 

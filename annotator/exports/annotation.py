@@ -7,14 +7,16 @@ from typing import Any
 
 from sqlmodel import Session
 
+from annotator.adjudication import adjudications
 from annotator.exports.reliablemath import write_json
 from annotator.store import iter_candidates, original_question_and_answer
 
 FILE_NAME = "annotation.json"
 
 
-def sheet_record(candidate: dict[str, Any]) -> dict[str, Any]:
-    """A Fig. 10 annotation-sheet row with every field, labels as resolved so far (empty when unlabelled)."""
+def sheet_record(candidate: dict[str, Any], adjudicated: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A Fig. 10 annotation-sheet row with every field, labels as resolved so far (empty when unlabelled),
+    and where the resolved label comes from (`label_source`; by whom and when, when adjudicated)."""
     question, ground_truth = original_question_and_answer(candidate)
     return {
         "unsol_id": candidate["data_id"],
@@ -26,11 +28,15 @@ def sheet_record(candidate: dict[str, Any]) -> dict[str, Any]:
         "unsolvable_reason": candidate["unsolvable_reason"],
         "human_check": candidate["human_check"],
         "difficulty_eval": candidate["difficulty_eval"],
+        "label_source": candidate["label_source"],
+        "adjudicated_by": (adjudicated or {}).get("adjudicated_by"),
+        "adjudicated_at": (adjudicated or {}).get("adjudicated_at"),
     }
 
 
 def write_sheet(session: Session, out: Path) -> dict[str, int]:
     """The paper's annotation sheet (Fig. 10), every candidate with every field."""
-    records = [sheet_record(c) for c in iter_candidates(session)]
+    adjudicated = adjudications(session)
+    records = [sheet_record(c, adjudicated.get(c["id"])) for c in iter_candidates(session)]
     write_json(out / FILE_NAME, records, {})
     return {FILE_NAME: len(records)}

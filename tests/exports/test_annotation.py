@@ -21,4 +21,7 @@ def test_annotation_export_has_every_fig10_field(sqlite_engine: Engine, tmp_path
     rows = json.loads((tmp_path / "out" / "annotation.json").read_text(encoding="utf-8"))
     expected = sheet_rows()
     expected[1]["human_check"] = expected[1]["difficulty_eval"] = None
+    for row in expected:  # one imported label each: provenance "single"; no adjudication
+        row.update(label_source=None if row["human_check"] is None else "single", adjudicated_by=None,
+                   adjudicated_at=None)
     assert rows == expected
