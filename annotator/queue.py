@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, delete, exists, func, literal, select
 from sqlmodel import Session
 
+from annotator.gold import is_gold, next_gold
 from annotator.labels import record_label
 from annotator.models import Annotation, Candidate, CandidateClaim, CandidateStatus, utcnow
 from annotator.store import CANDIDATE_COLUMNS, candidates_query, get_setting, original_question_and_answer, set_setting
@@ -99,6 +100,7 @@ def next_candidate_query(
         query = query.where(Candidate.label_count + holding < literal(target))
     if exclude:
         query = query.where(Candidate.id.not_in(list(exclude)))
+    query = query.where(~is_gold())  # gold items come through `gold.next_gold`, one in N
     query = _filtered(query, data_source=data_source, rewrite_type=rewrite_type)
     # Fewest labels first, then import order: the order of ix_candidate_queue, so no sort.
     return query.order_by(Candidate.label_count, Candidate.id).limit(1)
@@ -176,12 +178,20 @@ def claim_next(
     )
     if held is not None and held not in exclude:
         return held
+    gold_filters = {"exclude": exclude, "data_source": queue_filters.get("data_source"),
+                    "rewrite_type": queue_filters.get("rewrite_type")}
+    gold = next_gold(session, annotator_id=annotator_id, **gold_filters)
+    if gold is not None:
+        claim(session, annotator_id=annotator_id, candidate_id=gold, now=now)
+        return gold
     filters: dict[str, Any] = {"annotator_id": annotator_id, "now": now, **queue_filters}
     if session.get_bind().dialect.name != "postgresql":
         # SQLite: write_session's BEGIN IMMEDIATE already serialises "find the next one and claim it".
         candidate_id = next_candidate_id(session, exclude=exclude, **filters)
     else:
         candidate_id = _lock_next_open(session, exclude=exclude, filters=filters)
+    if candidate_id is None:  # nothing ordinary left: the gold items this annotator has not seen yet
+        candidate_id = next_gold(session, annotator_id=annotator_id, due_or_not=True, **gold_filters)
     if candidate_id is None:
         release(session, annotator_id=annotator_id)
     else:

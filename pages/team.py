@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from annotator import labels
+from annotator import gold, labels
 from annotator.db import read_session
 from annotator.metrics import label_agreement
 from annotator.vocabulary import Role
@@ -29,7 +29,9 @@ def _team(url: str) -> dict[str, Any]:
     with read_session(engine) as session:
         rows = labels.label_rows(session)
         activity = labels.activity(session)
-    return {"agreement": label_agreement(rows), "activity": activity}
+        accuracy = gold.gold_accuracy(session)
+    report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in accuracy.items()})
+    return {"agreement": report, "activity": activity, "gold": accuracy}
 
 
 def _figure(value: float | None) -> str:
@@ -68,11 +70,14 @@ people = pd.DataFrame([
         "labels per hour": None if person["per_hour"] is None else round(person["per_hour"], 1),
         "median seconds": _rounded((majority.get(name) or {}).get("median_seconds"), 1),
         "kappa vs majority": _rounded((majority.get(name) or {}).get("kappa_vs_majority"), 3),
+        "gold accuracy": _rounded((team["gold"].get(name) or {}).get("gold_accuracy"), 3),
+        "gold items": (team["gold"].get(name) or {}).get("gold_items", 0),
     }
     for name, person in activity.items()
 ])
 st.dataframe(people, hide_index=True, width="stretch")
-st.caption("Gold accuracy will show here once an admin marks gold items.")
+if not team["gold"]:
+    st.caption("Gold accuracy shows here once an admin marks gold items (Browse) and annotators label them.")
 
 per_day = pd.DataFrame(
     [{"day": day, "annotator": name, "labels": n} for name, person in activity.items()

@@ -1,4 +1,5 @@
-"""Team commands: `python -m annotator agreement [--json] [--data-source S] [--rewrite-type T]`."""
+"""Team commands: `python -m annotator agreement [--json] [--data-source S] [--rewrite-type T]`, and gold
+items: `python -m annotator gold [--mark DATA_ID --label 1|2|0] [--unmark DATA_ID]` (lists them)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from annotator.cli._app import app
+from annotator.cli._app import app, fail
 
 LABELS = ("human_check", "difficulty_eval")
 
@@ -32,7 +33,8 @@ def _text(report: dict[str, Any]) -> str:
         for person in block["annotators"]:
             lines.append(
                 f"  {person['name']}: {person['labels']} labels, kappa vs majority "
-                f"{_figure(person['kappa_vs_majority'])}, median {_figure(person['median_seconds'])} s"
+                f"{_figure(person['kappa_vs_majority'])}, median {_figure(person['median_seconds'])} s, "
+                f"gold accuracy {_figure(person['gold_accuracy'])}"
             )
     return "\n".join(lines)
 
@@ -48,11 +50,54 @@ def agreement(
 ) -> None:
     """Inter-annotator agreement on human_check and difficulty_eval (percent, alpha, Fleiss, AC1, Cohen)."""
     from annotator.db import get_engine, read_session  # imported when used: `--help` stays fast
+    from annotator.gold import gold_accuracy
     from annotator.labels import label_rows
     from annotator.metrics import label_agreement
 
     names = [name.strip() for name in (include or "").split(",") if name.strip()]
     with read_session(get_engine()) as session:
         rows = label_rows(session, data_source=data_source, rewrite_type=rewrite_type, system_annotators=names)
-    report = label_agreement(rows)
+        gold = {name: person["gold_accuracy"] for name, person in gold_accuracy(session).items()}
+    report = label_agreement(rows, gold=gold)
     typer.echo(json.dumps(report, indent=2, ensure_ascii=False) if as_json else _text(report))
+
+
+@app.command()
+def gold(
+    mark: Annotated[str | None, typer.Option(help="Make this candidate (data_id) a gold item.")] = None,
+    label: Annotated[
+        str | None, typer.Option(help="The gold label, as Annotate's keys: 1 unsolvable simple, 2 hard, 0 not.")
+    ] = None,
+    unmark: Annotated[str | None, typer.Option(help="This candidate (data_id) is no longer a gold item.")] = None,
+) -> None:
+    """List the gold items (candidates with a known label, mixed into queues), or mark and unmark them."""
+    from sqlalchemy import select
+
+    from annotator import gold as gold_items
+    from annotator.db import get_engine, read_session, write_session
+    from annotator.models import Candidate
+    from annotator.vocabulary import LABEL_KEYS
+
+    by_key = {key: value for value, key in LABEL_KEYS.items()}
+    engine = get_engine()
+    with write_session(engine) as session:
+        for data_id, action in ((mark, "mark"), (unmark, "unmark")):
+            if data_id is None:
+                continue
+            candidate_id = session.execute(select(Candidate.id).where(Candidate.data_id == data_id)).scalar()
+            if candidate_id is None:
+                fail(f"no candidate has data_id {data_id!r}", 2)
+            if action == "unmark":
+                gold_items.unmark_gold(session, candidate_id=candidate_id)
+            elif label not in by_key:
+                fail(f"--label must be one of {', '.join(sorted(by_key))} with --mark, got {label!r}", 2)
+            else:
+                chosen = by_key[label]
+                gold_items.mark_gold(session, candidate_id=candidate_id, human_check=chosen.human_check,
+                                     difficulty_eval=chosen.difficulty_eval, created_by=None)
+    with read_session(engine) as session:
+        rows = gold_items.gold_items(session)
+    for row in rows:
+        typer.echo(f"{row['data_id']}\thuman_check={row['human_check']}\tdifficulty_eval={row['difficulty_eval']}"
+                   f"\tlabels={row['labels']}")
+    typer.echo(f"{len(rows)} gold items")

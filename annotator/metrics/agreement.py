@@ -169,8 +169,11 @@ def versus_majority(ratings: Ratings) -> dict[str, dict[str, Any]]:
     return result
 
 
-def agreement(ratings: Ratings, *, medians: dict[str, float] | None = None) -> dict[str, Any]:
-    """Every coefficient for one label, with per-annotator figures (`medians`: each rater's median seconds).
+def agreement(
+    ratings: Ratings, *, medians: dict[str, float] | None = None, gold: dict[str, float] | None = None
+) -> dict[str, Any]:
+    """Every coefficient for one label, with per-annotator figures (`medians`: each rater's median seconds;
+    `gold`: each rater's accuracy on gold items, see `annotator.gold.gold_accuracy`).
 
     Returns:
         `items, percent, alpha, fleiss_kappa, fleiss_raters, ac1, pairwise: [{a, b, items, kappa}],
@@ -197,15 +200,19 @@ def agreement(ratings: Ratings, *, medians: dict[str, float] | None = None) -> d
     for i, rater in enumerate(ratings.raters):
         row = {"name": rater, "labels": int((ratings.matrix[i] != MISSING).sum()), **majority[rater]}
         row["median_seconds"] = (medians or {}).get(rater)
-        _undefined(row, "gold_accuracy", NO_GOLD)
+        row["gold_accuracy"] = (gold or {}).get(rater)
+        if row["gold_accuracy"] is None:
+            _undefined(row, "gold_accuracy", NO_GOLD)
         result["annotators"].append(row)
     return result
 
 
-def label_agreement(rows: Iterable[tuple[Hashable, str, int, int | None, float | None]]) -> dict[str, Any]:
+def label_agreement(
+    rows: Iterable[tuple[Hashable, str, int, int | None, float | None]], *, gold: dict[str, float] | None = None
+) -> dict[str, Any]:
     """Agreement on `human_check` (every labelled item) and on `difficulty_eval` (items with at least two
     `human_check = 1` labels, among the annotators who gave them), from (item, annotator, human_check,
-    difficulty_eval, seconds_spent) rows."""
+    difficulty_eval, seconds_spent) rows; `gold` is each annotator's gold accuracy (whole label)."""
     import pandas as pd
 
     frame = pd.DataFrame(list(rows), columns=["item", "annotator", "human_check", "difficulty_eval", "seconds"])
@@ -215,10 +222,10 @@ def label_agreement(rows: Iterable[tuple[Hashable, str, int, int | None, float |
     accepted = accepted[accepted.groupby("item")["item"].transform("size") >= 2]
     return {
         "human_check": agreement(
-            Ratings.from_columns(frame["item"], frame["annotator"], frame["human_check"]), medians=medians
+            Ratings.from_columns(frame["item"], frame["annotator"], frame["human_check"]), medians=medians, gold=gold
         ),
         "difficulty_eval": agreement(
             Ratings.from_columns(accepted["item"], accepted["annotator"], accepted["difficulty_eval"]),
-            medians=medians,
+            medians=medians, gold=gold,
         ),
     }

@@ -1,4 +1,5 @@
-"""`python -m annotator settings`: the project's labels_per_candidate, as the queue reads it."""
+"""`python -m annotator settings`: the project's labels_per_candidate (and gold_every, tested with gold
+items), as the queue reads them."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from tests.test_importer import run_cli
 
 def test_labels_per_candidate_is_shown_set_and_validated(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    assert run_cli(url, "settings").stdout.strip() == "labels_per_candidate = 1"
+    assert run_cli(url, "settings").stdout.splitlines() == ["labels_per_candidate = 1", "gold_every = 10"]
     changed = run_cli(url, "settings", "--labels-per-candidate", "3")
-    assert changed.returncode == 0 and changed.stdout.strip() == "labels_per_candidate = 3"
+    assert changed.returncode == 0 and changed.stdout.splitlines()[0] == "labels_per_candidate = 3"
     with read_session(get_engine(url)) as session:
         assert queue.labels_per_candidate(session) == 3
     refused = run_cli(url, "settings", "--labels-per-candidate", "0")
     assert refused.returncode == 2 and "at least 1" in refused.stderr
-    assert run_cli(url, "settings").stdout.strip() == "labels_per_candidate = 3"
+    assert run_cli(url, "settings").stdout.splitlines()[0] == "labels_per_candidate = 3"
