@@ -20,8 +20,8 @@ from annotator.store import get_setting, set_setting
 GOLD_EVERY = "gold_every"
 DEFAULT_GOLD_EVERY = 10
 
-__all__ = ["GOLD_EVERY", "LabelError", "gold_accuracy", "gold_every", "gold_items", "is_gold", "mark_gold", "next_gold",
-           "set_gold_every", "unmark_gold"]
+__all__ = ["GOLD_EVERY", "LabelError", "gold_accuracy", "gold_every", "gold_items", "gold_label", "is_gold",
+           "mark_gold", "next_gold", "set_gold_every", "unmark_gold"]
 
 
 def gold_every(session: Session) -> int:
@@ -53,6 +53,12 @@ def mark_gold(
     else:
         gold.human_check, gold.difficulty_eval, gold.created_by = human_check, difficulty_eval, created_by
     session.flush()
+
+
+def gold_label(session: Session, *, candidate_id: int) -> tuple[int, int | None] | None:
+    """The candidate's gold label as (human_check, difficulty_eval), or None when it is not a gold item."""
+    gold = session.get(GoldLabel, candidate_id)
+    return None if gold is None else (gold.human_check, gold.difficulty_eval)
 
 
 def unmark_gold(session: Session, *, candidate_id: int) -> None:

@@ -6,9 +6,9 @@ Reviewers and admins see everyone's labels; annotators see only their own.
 import pandas as pd
 import streamlit as st
 
-from annotator import browse, queue
-from annotator.db import read_session
-from annotator.vocabulary import label_name
+from annotator import browse, gold, queue
+from annotator.db import read_session, write_session
+from annotator.vocabulary import LABELS, Role, label_name
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown
@@ -129,3 +129,32 @@ if history["events"]:
     events["old"] = events["old"].map(lambda value: "" if value is None else str(value))
     events["new"] = events["new"].map(lambda value: "" if value is None else str(value))
     st.dataframe(events, hide_index=True, width="stretch")
+
+
+
+def _set_gold(candidate_id: int) -> None:
+    if not guard.permitted(Role.admin):
+        return
+    chosen = st.session_state.get(f"browse_gold_{candidate_id}")
+    with write_session(engine) as session:
+        if chosen is None:
+            gold.unmark_gold(session, candidate_id=candidate_id)
+        else:
+            label = LABELS[chosen]
+            gold.mark_gold(session, candidate_id=candidate_id, human_check=label.human_check,
+                           difficulty_eval=label.difficulty_eval, created_by=user.id)
+
+
+if user.role == Role.admin:
+    # Gold items are mixed into annotators' queues unannounced: only admins see or set them.
+    with read_session(engine) as session:
+        current = gold.gold_label(session, candidate_id=candidate_id)
+    index = next((i for i, label in enumerate(LABELS) if (label.human_check, label.difficulty_eval) == current), None)
+    st.markdown("**Gold item**")
+    st.segmented_control(
+        "Known label (annotators get gold items in their queues, unannounced)", list(range(len(LABELS))),
+        format_func=lambda i: LABELS[i].name(view["rewrite_type"]), default=index, key=f"browse_gold_{candidate_id}",
+        on_change=_set_gold, args=(candidate_id,),
+    )
+    st.caption("Gold label: " + ("none" if index is None else LABELS[index].name(view["rewrite_type"]))
+               + " · choose a label to mark it, the chosen one again to unmark it.")

@@ -254,3 +254,32 @@ def test_browse_shows_annotators_only_their_own_labels(engine: Engine) -> None:
     reviewer.run()
     # Case-insensitive, and `_` is a literal underscore, not LIKE's any-character (math_50_... stays out).
     assert list(reviewer.dataframe[0].value["data_id"]) == ["math_5_contradict_1"]
+
+
+def test_admins_mark_gold_items_from_browse_and_no_one_else_sees_them(engine: Engine) -> None:
+    from annotator import gold
+
+    ids = add_candidates(engine, 3)
+    add_user(engine, "boss", role="admin", password=PASSWORD)
+    add_user(engine, "rev", role="reviewer", password=PASSWORD)
+    browse_page = str(Path(ENTRY).parents[2] / "pages" / "browse.py")
+    app = _sign_in(_app(), "boss")
+    app.switch_page(browse_page)
+    app.run()
+    app.session_state["browse_table"] = {"selection": {"rows": [1], "columns": [], "cells": []}}
+    app.run()
+    assert not app.exception, app.exception
+    control = app.get("button_group")[0]
+    control.set_value(1).run()  # the second label: unsolvable · hard
+    assert not app.exception, app.exception
+    with read_session(engine) as session:
+        assert gold.gold_label(session, candidate_id=ids[1]) == (1, 1)
+    assert any(c.value.startswith("Gold label: unsolvable · hard ·") for c in app.caption)
+
+    reviewer = _sign_in(_app(), "rev")
+    reviewer.switch_page(browse_page)
+    reviewer.run()
+    reviewer.session_state["browse_table"] = {"selection": {"rows": [1], "columns": [], "cells": []}}
+    reviewer.run()
+    assert not reviewer.exception and not reviewer.get("button_group")
+    assert "Gold item" not in [m.value for m in reviewer.markdown]
