@@ -357,7 +357,7 @@ def as_import_part(records: list[CandidateRecord]) -> ImportPart:
 def write_gsm_ic(records: list[CandidateRecord], out: Path) -> Path:
     """The variants as a GSM-IC JSON array (`out` is a file, or a directory for `GSM-IC_distract.json`),
     written by the exports' GSM-IC writer."""
-    path = out / "GSM-IC_distract.json" if out.suffix.lower() != ".json" else out
+    path = out / gsm_ic_export.GENERATED_FILE if out.suffix.lower() != ".json" else out
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = [
         gsm_ic_export.gsm_ic_record(
