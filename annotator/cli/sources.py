@@ -35,6 +35,11 @@ def treecut(
     theme: Annotated[
         str, typer.Option("--theme", help="Theme of the item names; an unknown one is refused with the known ones.")
     ] = "food",
+    coefficients: Annotated[
+        str,
+        typer.Option("--coefficients", help="reference: sign patterns (+,+), (+,-), (-,+) as the reference "
+                     "generator; paper: a, b from {-3..3} without 0, as Algorithm 1 reads."),
+    ] = "reference",
     do_import: Annotated[bool, typer.Option("--import", help="Also add the pairs to the database.")] = False,
 ) -> None:
     """Generate answerable/unanswerable TreeCut pairs, every one checked exactly, as TreeCut JSONL files."""
@@ -54,8 +59,10 @@ def treecut(
     except ValueError as exc:
         fail(str(exc), 2)
     started = time.perf_counter()
-    pairs = list(treecut_module.generate_pairs(params, count=count, seed=seed))
-    answerable, unanswerable = treecut_module.write_pairs(pairs, params, out, seed=seed)
+    if coefficients not in treecut_module.COEFFICIENT_MODES:
+        fail(f"--coefficients must be one of {', '.join(treecut_module.COEFFICIENT_MODES)}, got {coefficients!r}", 2)
+    pairs = list(treecut_module.generate_pairs(params, count=count, seed=seed, coefficients=coefficients))
+    answerable, unanswerable = treecut_module.write_pairs(pairs, params, out, seed=seed, coefficients=coefficients)
     elapsed = time.perf_counter() - started
     typer.echo(f"{count} pairs generated and checked in {elapsed:.2f} s")
     typer.echo(f"{answerable}\n{unanswerable}")
