@@ -4,8 +4,8 @@
     python bench/ab_treecut_versions.py --old /tmp/old --rounds 5
 
 Each round runs the old and the new package in fresh processes (1,000 checked pairs at numVars 10, ansDepth 8,
-median of 5 runs each, CPU time of the process) and prints both rates and their ratio: on a shared machine only same-round ratios mean
-anything.
+median of 5 runs each, CPU time of the process) and prints both rates and their ratio: on a shared machine
+only same-round ratios mean anything.
 """
 
 from __future__ import annotations
