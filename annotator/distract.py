@@ -1,10 +1,14 @@
 """GSM-IC-style variants of solvable problems: one irrelevant sentence added before the question.
 
-Following the GSM-IC paper's Appendix A (Shi et al., 2023): the off-topic templates of its Table 9; role
-names that overlap with the problem's character (`X's father`, `X's mother`, `X's brother`, `X's sister`,
-`X's neighbor`) or do not (Ada, David, Emma, Jack, John, Mary, Max, Tom); numbers in range (integers in
-[l/10, 10r], l and r the smallest and largest number in the problem and its solution) or out of range
-(`a * 10^b` above 10r, or in [2, l/10) when l > 10^5). Where an overlapping role makes a pronoun in the
+Following the GSM-IC paper's Appendix A (Shi et al., 2023): in-topic sentences (1(a): written by hand for
+each problem there; here four templates about the countable things the problem itself names, e.g. "{role}
+has {number} cherry pits at home.", labelled `in_topic`) and off-topic ones (the templates of its Table 9,
+labelled `out_topic`); role names that overlap with the problem's character (`X's father`, `X's mother`,
+`X's brother`, `X's sister`, `X's neighbor`) or do not (Ada, David, Emma, Jack, John, Mary, Max, Tom);
+numbers in range (integers in [l/10, 10r], l and r the smallest and largest number in the problem and its
+solution) or out of range (`a * 10^b` above 10r over three decades, or in [2, l/10) when l > 10^5). A
+problem without a named character gets only non-overlapped roles, one naming no countable thing only
+off-topic sentences; `summary` counts both. Where an overlapping role makes a pronoun in the
 question ambiguous (their Table 10), a leading `he` / `she` of the question is replaced by the character's
 name, as the GSM-IC authors did by hand; other pronouns are flagged for the human check.
 
@@ -14,6 +18,7 @@ answer is unchanged and the problem unambiguous.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -30,111 +35,49 @@ from annotator.models import Candidate, Problem
 from annotator.records import CandidateRecord, ImportPart, Location
 from annotator.vocabulary import DataId, RewriteType
 
-TEMPLATES = (
+TEMPLATES = (  # off-topic, GSM-IC Table 9
     "The shoe size of {role} is {number}.",
     "{role} is {number} years old.",
     "The height of {role} is {number} feet.",
     "{role} bought {number} tomatoes from the grocery store.",
     "{role} has read {number} books in the past year.",
 )
+# In-topic: about the things the problem counts ({unit}), without changing what it counts (GSM-IC 1(a)).
+IN_TOPIC_TEMPLATES = (
+    "{role} has {number} {unit} at home.",
+    "{role} counted {number} {unit} last week.",
+    "{role} wants to buy {number} {unit} next year.",
+    "{role} saw {number} {unit} at the market yesterday.",
+)
+SENTENCE_KINDS = ("in_topic", "out_topic")
+IN_TOPIC_NOTE = (
+    "The added sentence is in topic: check that it does not change an amount the question counts or shares."
+)
+# Table 9's plural words and their singular, for the number 1 ("1 year", never "1 years").
+_SINGULAR = (("years", "year"), ("feet", "foot"), ("tomatoes", "tomato"), ("books", "book"))
+# Words that end a noun phrase after a number but are no countable thing to write an in-topic sentence about.
+_NOT_UNITS = frozenset(
+    """is was has does goes plus less times minutes hours seconds days weeks months years dollars cents percent
+    miles inches feet yards meters pounds ounces gallons liters degrees points calories pairs sets packs dozens this
+    its his""".split()
+)
+_FUNCTION_WORDS = frozenset("of the a an and or to in on for per each more than as at with by from".split())
+_UNIT_RE = re.compile(r"(?<![\w.$])\d[\d,]*(?:\.\d+)? ((?:[a-z]+ ){0,2}?[a-z]+s)\b")
 RELATIONS = ("father", "mother", "brother", "sister", "neighbor")
 OTHER_NAMES = ("Ada", "David", "Emma", "Jack", "John", "Mary", "Max", "Tom")
 ROLE_KINDS = ("overlapped", "nonoverlapped")
 NUMBER_KINDS = ("in_range", "out_range")
 GENERATOR = "distract"
 # Capitalised words that are not a character's name.
-_NOT_NAMES = {
-    "A",
-    "An",
-    "The",
-    "If",
-    "How",
-    "What",
-    "When",
-    "Where",
-    "Which",
-    "Who",
-    "Why",
-    "Each",
-    "Every",
-    "In",
-    "On",
-    "At",
-    "For",
-    "After",
-    "Before",
-    "Then",
-    "There",
-    "This",
-    "That",
-    "These",
-    "Those",
-    "She",
-    "He",
-    "They",
-    "It",
-    "His",
-    "Her",
-    "Their",
-    "Its",
-    "We",
-    "I",
-    "You",
-    "Our",
-    "My",
-    "Your",
-    "Some",
-    "All",
-    "One",
-    "Two",
-    "Three",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-    "Question",
-    "But",
-    "And",
-    "So",
-    "Since",
-    "While",
-    "Of",
-    "To",
-    "From",
-    "With",
-    "By",
-    "Mr",
-    "Mrs",
-    "Ms",
-    "Dr",
-    "Let",
-    "Find",
-    "Compute",
-    "Evaluate",
-    "Determine",
-    "Calculate",
-    "Solve",
-    "Show",
-    "Prove",
-    "Suppose",
-    "Given",
-    "Assume",
-}
+# Capitalised words that are not a character's name (sentence openers, numbers, days, months, titles).
+_NOT_NAMES = frozenset(
+    """A An The If How What When Where Which Who Why Each Every In On At For After Before Then There This That These
+    Those She He They It His Her Their Its We I You Our My Your Some All One Two Three Four Five Six Seven Eight Nine
+    Ten Twenty Half Both Many Most Several Last Next During Today Yesterday Tomorrow Now Once Because Although Since
+    While Of To From With By As Also Only Mr Mrs Ms Dr Uncle Aunt Grandma Grandpa Question But And So Let Find Compute
+    Evaluate Determine Calculate Solve Show Prove Suppose Given Assume Monday Tuesday Wednesday Thursday Friday
+    Saturday Sunday January February March April May June July August September October November December""".split()
+)
 _NUMBER_RE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'$])")
 _PRONOUN_RE = re.compile(r"\b(she|he|her|his|him|they|them|their)\b", re.IGNORECASE)
@@ -145,6 +88,7 @@ class Options:
     per_problem: int = 4
     role: str = "both"  # overlapped / nonoverlapped / both
     number: str = "both"  # in_range / out_range / both
+    topic: str = "both"  # in_topic / out_topic / both
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -154,6 +98,8 @@ class Options:
             raise ValueError(f"--role must be overlapped, nonoverlapped or both, got {self.role!r}")
         if self.number not in (*NUMBER_KINDS, "both"):
             raise ValueError(f"--number must be in_range, out_range or both, got {self.number!r}")
+        if self.topic not in (*SENTENCE_KINDS, "both"):
+            raise ValueError(f"--topic must be in_topic, out_topic or both, got {self.topic!r}")
 
 
 def numbers_in(*texts: str | None) -> list[float]:
@@ -180,31 +126,52 @@ def in_range_number(low: float, high: float, rng: random.Random) -> int:
 
 
 def out_of_range_number(low: float, high: float, rng: random.Random) -> int:
+    """GSM-IC Appendix A 3(b): `a * 10^b` above 10r (a in 1-9, b over the three decades from 10r's up), or a
+    number in [2, l/10) when l > 10^5."""
     if low > 1e5:
         return rng.randint(2, max(2, math.ceil(low / 10) - 1))
-    # n = a * 10^b with n > 10 r
-    b = max(0, math.floor(math.log10(10 * high)) + 1)
-    return rng.randint(1, 9) * 10**b
+    first = max(0, math.floor(math.log10(10 * high)))
+    return rng.choice([a * 10**b for b in range(first, first + 3) for a in range(1, 10) if a * 10**b > 10 * high])
+
+
+def units_in(question: str) -> list[str]:
+    """The countable things the problem names after a number ("80 cherry pits" -> "cherry pits"), in order."""
+    units: list[str] = []
+    for phrase in _UNIT_RE.findall(question):
+        words = phrase.split()
+        if words[-1] in _NOT_UNITS or len(words[-1]) < 4 or _FUNCTION_WORDS.intersection(words):
+            continue
+        if phrase not in units:
+            units.append(phrase)
+    return units
 
 
 def main_character(question: str) -> str | None:
-    """The most mentioned capitalised name in the problem, if any."""
-    # Words of multi-word capitalised phrases ("Bistro Nice", "New York") and words after a preposition of
-    # place are places or brands, not characters.
-    places = set()
+    """The problem's character: the most mentioned capitalised name (first mentioned on a tie), if any.
+
+    A name counts when it is not a common capitalised word (`_NOT_NAMES`) and not part of a place or brand
+    ("Texas BBQ", "in Paris"); a word that opens a sentence counts when it is followed by a lower-case word
+    that is not a function word ("Natalia sold ...", not "Lunch at ...") or written as a possessive
+    ("Jayson's"), as names are.
+    """
+    places: set[str] = set()
     for phrase in re.findall(r"\b[A-Z][\w']*(?: [A-Z][\w']*)+", question):
-        places.update(phrase.replace("'s", "").split())
-    places.update(re.findall(r"\b(?:at|in|to|from|of) ([A-Z][a-z]+)\b", question))
-    # A word capitalised only because it opens a sentence ("Evaluate ...") counts once it shows up again.
-    starts = Counter(re.findall(r"(?:^|[.!?]\s+)([A-Z][a-z]+)\b", question))
-    words = Counter(re.findall(r"\b[A-Z][a-z]+\b", question))
-    counts = Counter(
-        {
-            word: n
-            for word, n in words.items()
-            if word not in _NOT_NAMES and word not in places and (n > starts[word] or starts[word] >= 2)
-        }
-    )
+        words = [w.removesuffix("'s") for w in phrase.split()]
+        while words and words[0] in _NOT_NAMES:  # "When Jayson", "Uncle Jude": an opener or title, then a name
+            words.pop(0)
+        if len(words) > 1:
+            places.update(words)
+    places.update(re.findall(r"\b(?:at|in) ([A-Z][a-z]+)\b(?!')", question))
+    counts: Counter[str] = Counter()
+    for match in re.finditer(r"\b([A-Z][a-z]+)('s)?\b(?:\s+([a-z]+))?", question):
+        word, possessive, following = match.groups()
+        if word in _NOT_NAMES or word in places:
+            continue
+        opens_sentence = re.search(r"(?:^|[.!?]\s+)$", question[: match.start()]) is not None
+        # "Natalia sold": a name then a verb; "Lunch at ...": a common noun opening the sentence.
+        if opens_sentence and not possessive and (following is None or following in _FUNCTION_WORDS):
+            continue
+        counts[word] += 1
     return counts.most_common(1)[0][0] if counts else None
 
 
@@ -229,7 +196,11 @@ class Variant:
 
     @property
     def sentence(self) -> str:
-        return self.sentence_template.format(role=self.role, number=self.number)
+        template = self.sentence_template
+        if self.number == "1":
+            for plural, singular in _SINGULAR:
+                template = template.replace(f"{{number}} {plural}", f"{{number}} {singular}")
+        return template.format(role=self.role, number=self.number)
 
     def gsm_ic_fields(self) -> dict[str, Any]:
         return {
@@ -245,36 +216,43 @@ class Variant:
 def make_variants(
     question: str, *, solution: str | None = None, answer: Any = None, options: Options, rng: random.Random
 ) -> list[Variant]:
-    """`options.per_problem` distinct variants of one solvable problem."""
+    """`options.per_problem` distinct variants of one solvable problem, the (topic, role, number) kinds
+    balanced: each combination once, in random order, before any comes again."""
     low, high = number_range(question, solution, None if answer is None else str(answer))
-    character = main_character(question)
-    roles = [k for k in ROLE_KINDS if options.role in (k, "both")]
-    if character is None:
-        roles = ["nonoverlapped"]  # nothing to overlap with
+    character, units = main_character(question), units_in(question)
+    roles = [k for k in ROLE_KINDS if options.role in (k, "both") and (k == "nonoverlapped" or character)]
+    topics = [k for k in SENTENCE_KINDS if options.topic in (k, "both") and (k == "out_topic" or units)]
     numbers = [k for k in NUMBER_KINDS if options.number in (k, "both")]
+    # Nothing to overlap with, or nothing in topic to talk about: the other kind instead.
+    kinds = list(itertools.product(topics or ["out_topic"], roles or ["nonoverlapped"], numbers))
+    rng.shuffle(kinds)
     others = [name for name in OTHER_NAMES if not re.search(rf"\b{name}\b", question)] or list(OTHER_NAMES)
     head, final = split_question(question)
     variants: list[Variant] = []
     seen: set[str] = set()
-    attempts = 0
-    while len(variants) < options.per_problem and attempts < options.per_problem * 20:
-        i = attempts
-        attempts += 1
-        role_label, number_label = roles[i % len(roles)], numbers[(i // len(roles)) % len(numbers)]
+    for attempt in range(options.per_problem * 20):
+        if len(variants) == options.per_problem:
+            break
+        topic, role_label, number_label = kinds[attempt % len(kinds)]
         role = f"{character}'s {rng.choice(RELATIONS)}" if role_label == "overlapped" else rng.choice(others)
         value = in_range_number(low, high, rng) if number_label == "in_range" else out_of_range_number(low, high, rng)
-        template = rng.choice(TEMPLATES)
-        sentence = template.format(role=role, number=value)
-        if sentence in seen:
+        if topic == "in_topic":
+            template = rng.choice(IN_TOPIC_TEMPLATES).replace("{unit}", rng.choice(units))
+            value = max(value, 2)  # the unit is plural
+        else:
+            template = rng.choice(TEMPLATES)
+        variant = Variant("", role, str(value), template, role_label, number_label, sentence_label=topic)
+        if variant.sentence in seen:
             continue
-        seen.add(sentence)
+        seen.add(variant.sentence)
         asked, note = final, None
         if role_label == "overlapped":
             asked, note = _disambiguate(final, character or "")
-        new_question = f"{head} {sentence} {asked}" if head else f"{sentence} {asked}"
-        variants.append(
-            Variant(new_question, role, str(value), template, role_label, number_label, ambiguity_note=note)
-        )
+        variant.new_question = f"{head} {variant.sentence} {asked}" if head else f"{variant.sentence} {asked}"
+        if topic == "in_topic":  # GSM-IC 1(a): the authors made sure such a sentence changes no shared amount
+            note = " ".join(filter(None, [note, IN_TOPIC_NOTE]))
+        variant.ambiguity_note = note
+        variants.append(variant)
     return variants
 
 
@@ -344,10 +322,24 @@ def candidate_record(problem: Problem, variant: Variant, *, k: int, options: Opt
         rewritten_condition=variant.sentence,
         question=problem.question,
         ground_truth=problem.ground_truth,
-        provenance={"generator": GENERATOR, "seed": options.seed, "role": options.role, "number": options.number},
+        provenance={
+            "generator": GENERATOR, "seed": options.seed, "role": options.role, "number": options.number,
+            "topic": options.topic,
+        },
         extra=extra,
         location=Location("distract", f"problem {problem.data_source} {problem.position}, variant {k}"),
     )
+
+
+def summary(records: list[CandidateRecord]) -> dict[str, int]:
+    """How many problems the variants cover, and how many of them got no overlapped role (no named character
+    found) and no in-topic sentence (no countable thing found)."""
+    questions = {(r.data_source, r.problem_position): r.question or "" for r in records}.values()
+    return {
+        "problems": len(questions),
+        "without_character": sum(main_character(q) is None for q in questions),
+        "without_in_topic": sum(not units_in(q) for q in questions),
+    }
 
 
 def as_import_part(records: list[CandidateRecord]) -> ImportPart:
@@ -357,7 +349,7 @@ def as_import_part(records: list[CandidateRecord]) -> ImportPart:
 def write_gsm_ic(records: list[CandidateRecord], out: Path) -> Path:
     """The variants as a GSM-IC JSON array (`out` is a file, or a directory for `GSM-IC_distract.json`),
     written by the exports' GSM-IC writer."""
-    path = out / "GSM-IC_distract.json" if out.suffix.lower() != ".json" else out
+    path = out / gsm_ic_export.GENERATED_FILE if out.suffix.lower() != ".json" else out
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = [
         gsm_ic_export.gsm_ic_record(

@@ -1,5 +1,10 @@
 """The paper's Table 2 / 10 / 11 view: per data source, candidates by rewrite type and difficulty,
-checked versus kept. Deterministic (no timestamps, stable key order) so tools can compare two outputs."""
+checked versus kept. Deterministic (no timestamps, stable key order) so tools can compare two outputs.
+
+The totals count the candidates meant to be unsolvable; solvable-by-design ones (GSM-IC `distractor`s,
+whose "kept" means "answer unchanged") keep their row per rewrite type but are totalled apart, under
+`solvable_by_design`, so a kept count is never a mix of solvable and unsolvable problems.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,10 @@ from sqlmodel import Session
 
 from annotator.models import Candidate, Problem
 from annotator.store import data_sources
-from annotator.vocabulary import CandidateStatus
+from annotator.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus
 
-COUNT_KEYS = ("candidates", "checked", "kept", "rejected", "disputed", "simple", "hard", "filtered")
+COUNT_KEYS = ("candidates", "checked", "kept", "rejected", "disputed", "simple", "hard", "filtered", "unverified")
+_STATUS_KEYS = {CandidateStatus.filtered: "filtered", CandidateStatus.unverified: "unverified"}
 
 
 def _empty() -> dict[str, int]:
@@ -24,7 +30,8 @@ def compute(session: Session) -> dict[str, Any]:
     """Counts per data source and rewrite type, with per-source and overall totals.
 
     `checked` candidates have at least one label; of those `kept` resolved to human_check 1 (split into
-    `simple` / `hard` by difficulty_eval), `rejected` to 0, and `disputed` ones are tied.
+    `simple` / `hard` by difficulty_eval), `rejected` to 0, and `disputed` ones are tied. `filtered` ones
+    failed the LLM verification, `unverified` ones wait for it (`generate --steps 2`).
     """
     problems = dict(session.execute(select(Problem.data_source, func.count()).group_by(Problem.data_source)).all())
     checked = (Candidate.label_count > literal_column("0")).label("checked")
@@ -38,14 +45,16 @@ def compute(session: Session) -> dict[str, Any]:
     )
     query = select(*group, func.count()).group_by(*group)
     sources: dict[str, dict[str, Any]] = {}
-    total = _empty()
+    total, solvable = _empty(), _empty()
     for source, rewrite_type, status, checked, human_check, difficulty, count in session.execute(query):
-        entry = sources.setdefault(source, {"by_rewrite_type": {}, "total": _empty()})
+        entry = sources.setdefault(source, _source_entry())
         by_type = entry["by_rewrite_type"].setdefault(rewrite_type, _empty())
-        for counts in (by_type, entry["total"], total):
+        apart = rewrite_type in SOLVABLE_BY_DESIGN
+        totals = (entry["solvable_by_design"], solvable) if apart else (entry["total"], total)
+        for counts in (by_type, *totals):
             counts["candidates"] += count
-            if status == CandidateStatus.filtered:
-                counts["filtered"] += count
+            if status in _STATUS_KEYS:
+                counts[_STATUS_KEYS[status]] += count
             if checked:
                 counts["checked"] += count
                 if human_check == 1:
@@ -58,13 +67,20 @@ def compute(session: Session) -> dict[str, Any]:
     ordered = data_sources(session) + sorted(set(sources) - set(problems))
     result_sources = {}
     for source in ordered:
-        entry = sources.get(source, {"by_rewrite_type": {}, "total": _empty()})
+        entry = sources.get(source, _source_entry())
         result_sources[source] = {
             "problems": problems.get(source, 0),
             "by_rewrite_type": dict(sorted(entry["by_rewrite_type"].items())),
             "total": entry["total"],
+            "solvable_by_design": entry["solvable_by_design"],
         }
-    return {"problems": sum(problems.values()), "sources": result_sources, "total": total}
+    return {
+        "problems": sum(problems.values()), "sources": result_sources, "total": total, "solvable_by_design": solvable,
+    }
+
+
+def _source_entry() -> dict[str, Any]:
+    return {"by_rewrite_type": {}, "total": _empty(), "solvable_by_design": _empty()}
 
 
 def to_json(stats: dict[str, Any]) -> str:
@@ -72,14 +88,23 @@ def to_json(stats: dict[str, Any]) -> str:
 
 
 def rows(stats: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per data source and rewrite type, plus per-source and overall totals, for tables."""
+    """One row per data source and rewrite type, plus per-source and overall totals, for tables: `all` for
+    the unsolvable-by-design candidates, `solvable by design` (only where there are any) for the others."""
     table = []
     for source, entry in stats["sources"].items():
         for rewrite_type, counts in entry["by_rewrite_type"].items():
             table.append({"data_source": source, "rewrite_type": rewrite_type, "problems": None, **counts})
         table.append({"data_source": source, "rewrite_type": "all", "problems": entry["problems"], **entry["total"]})
+        table.extend(_solvable_row(source, entry["solvable_by_design"]))
     table.append({"data_source": "all", "rewrite_type": "all", "problems": stats["problems"], **stats["total"]})
+    table.extend(_solvable_row("all", stats["solvable_by_design"]))
     return table
+
+
+def _solvable_row(source: str, counts: dict[str, int]) -> list[dict[str, Any]]:
+    if not counts["candidates"]:
+        return []
+    return [{"data_source": source, "rewrite_type": "solvable by design", "problems": None, **counts}]
 
 
 def to_text(stats: dict[str, Any]) -> str:

@@ -5,7 +5,7 @@ Exports stream rows as dicts through Core selects, never ORM objects or whole-ta
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any, Literal
 
 from sqlalchemy import Select, case, func, nulls_last, select
@@ -81,19 +81,27 @@ def candidates_query(
     *,
     data_source: str | None = None,
     kept_only: bool = False,
+    rewrite_types: Collection[str] | None = None,
+    exclude_rewrite_types: Collection[str] = (),
     columns: tuple[Any, ...] = CANDIDATE_COLUMNS,
     order: Literal["release", "id"] = "release",
 ) -> Select[Any]:
     """Candidates joined with their problem's fields.
 
-    `release` order is the released files' order (file position, problem, rewrite type, k); `id` order is
-    the order they were added, read straight off the primary key without a sort.
+    `rewrite_types` keeps only those rewrite types, `exclude_rewrite_types` drops those (e.g. the
+    solvable-by-design ones, which never belong in an unsolvable set). `release` order is the released files'
+    order (file position, problem, rewrite type, k); `id` order is the order they were added, read straight
+    off the primary key without a sort.
     """
     query = select(*columns).join(Problem, Problem.id == Candidate.problem_id)
     if data_source is not None:
         query = query.where(Candidate.data_source == data_source)
     if kept_only:
         query = query.where(Candidate.human_check == 1)
+    if rewrite_types is not None:
+        query = query.where(Candidate.rewrite_type.in_([str(t) for t in rewrite_types]))
+    if exclude_rewrite_types:
+        query = query.where(Candidate.rewrite_type.not_in([str(t) for t in exclude_rewrite_types]))
     if order == "release":
         return query.order_by(
             nulls_last(Candidate.position.asc()),

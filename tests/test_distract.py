@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,86 @@ def test_variants_of_database_problems_become_distractor_candidates(engine: Engi
         "number_label",
         "sentence_label",
     }
+
+
+def test_in_topic_and_off_topic_sentences_are_balanced_and_labelled() -> None:
+    """GSM-IC Appendix A 1(a), (d): in-topic sentences (about the problem's own topic) and off-topic ones
+    (Table 9), four of each per problem; the `sentence_label` says which."""
+    assert distract.units_in(KIM) == ["cherry pits"]
+    variants = distract.make_variants(KIM, answer="14", options=distract.Options(per_problem=8), rng=random.Random(4))
+    labels = Counter(v.sentence_label for v in variants)
+    assert labels == {"in_topic": 4, "out_topic": 4}
+    for variant in variants:
+        if variant.sentence_label == "in_topic":
+            assert "cherry pits" in variant.sentence and variant.sentence_template not in distract.TEMPLATES
+            assert "in topic" in (variant.ambiguity_note or "")
+        else:
+            assert variant.sentence_template in distract.TEMPLATES
+    # Every (topic, role, number) kind once before any comes twice.
+    assert len({(v.sentence_label, v.role_label, v.number_label) for v in variants}) == 8
+    only_off = distract.make_variants(
+        KIM, options=distract.Options(per_problem=4, topic="out_topic"), rng=random.Random(4)
+    )
+    assert {v.sentence_label for v in only_off} == {"out_topic"}
+
+
+JAYSON = (
+    "When Jayson is 10 his dad is four times his age and his mom is 2 years younger than his dad. "
+    "How old was Jayson's mom when he was born?"
+)
+TEAIRRA = (
+    "Teairra has 5 shirts and 24 pairs of pants in her closet. If 3 of Teairra's shirts are plaid and 5 of "
+    "Teairra's pants are purple, how many shirts and pants does Teairra have which are neither plaid nor purple?"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "character"),
+    [(JAYSON, "Jayson"), (TEAIRRA, "Teairra"), (NATALIA, "Natalia"), (KIM, "Kim"),
+     ("Megan is an actress. She was the lead actress in 80% of her work. How many plays?", "Megan"),
+     ("Uncle Jude baked 256 cookies. He gave 15 cookies to Tim. How many are left?", "Jude"),
+     ("A mother planted a 16-inch tree on her son's first birthday. How tall is it?", None),
+     ("Lunch at Texas BBQ costs 12 dollars. How much do 3 lunches cost?", None)],
+)
+def test_the_character_for_overlapped_roles(question: str, character: str | None) -> None:
+    """GSM-IC Appendix A 2(a), (c): overlapped role names are built on the original character. A name opening
+    a sentence ("When Jayson ...", "Teairra has ...") is still a name; places are not."""
+    assert distract.main_character(question) == character
+
+
+def test_the_summary_counts_problems_without_a_character_or_topic() -> None:
+    """What the `distract` command reports: problems that got no overlapped role (GSM-IC 2(c)) or no in-topic
+    sentence (1(a))."""
+    records = [
+        distract.CandidateRecord(
+            data_id=f"gsm8k_{i}_distractor_1", data_source="gsm8k", problem_position=i, rewrite_type="distractor",
+            condition_index=1, rewritten_question="q", question=question,
+        )
+        for i, question in enumerate([KIM, NATALIA, "A box is 8 inches tall. How tall is it in feet?"])
+    ]
+    assert distract.summary(records) == {"problems": 3, "without_character": 1, "without_in_topic": 2}
+
+
+def test_out_of_range_numbers_span_decades() -> None:
+    """GSM-IC Appendix A 3(b): out-of-range n = a * 10^b from [10r, inf), a and b non-negative integers; not
+    one decade only."""
+    rng = random.Random(5)
+    drawn = [distract.out_of_range_number(2, 72, rng) for _ in range(2000)]
+    assert all(n > 720 and re.fullmatch(r"[1-9]0*", str(n)) for n in drawn)
+    assert {len(str(n)) for n in drawn} == {3, 4, 5}
+
+
+def test_never_one_years_or_one_tomatoes() -> None:
+    """Table 9's templates are plural; with the number 1 the sentence is singular, and in-topic sentences
+    (whose unit is a plural from the problem) never get 1."""
+    variant = distract.Variant("", "Ada", "1", "{role} is {number} years old.", "nonoverlapped", "in_range")
+    assert variant.sentence == "Ada is 1 year old."
+    rng = random.Random(6)
+    small = "Tom has 2 apples and 3 pears. How many fruits does Tom have?"
+    sentences = [
+        v.sentence
+        for _ in range(300)
+        for v in distract.make_variants(small, answer="5", options=distract.Options(per_problem=8), rng=rng)
+    ]
+    assert any(s.endswith("1 year old.") or " 1 " in s for s in sentences)
+    assert not any(re.search(r"\b1 (years|feet|tomatoes|books|apples|pears)\b", s) for s in sentences)

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine, select, update
 
-from annotator import queue
+from annotator import browse, queue
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import AnnotationEvent, Candidate, utcnow
 from tests.conftest import PROJECT_ROOT
@@ -96,6 +96,25 @@ def test_filters_skip_and_filtered_status(engine: Engine) -> None:
             "data_source": ["aime", "amc", "math"], "rewrite_type": ["contradict", "remove"]
         }
         assert queue.overall_progress(session, data_source="math")["total"] == 2
+
+
+def test_unverified_candidates_wait_outside_the_queue_but_open_from_browse(engine: Engine) -> None:
+    """ReliableMath Section 3.3: Step 3 (human check) takes the candidates that passed Step 2; a candidate of
+    `generate --steps 1` has not, so the queue never hands it out, filtered ones included, until `--steps 2`."""
+    waiting = add_candidates(engine, 2, data_source="aime", status="unverified")
+    ready = add_candidates(engine, 1, data_source="aime", start=2)
+    ann = add_user(engine, "ann")
+    admin = add_user(engine, "boss", role="admin")
+    assert _next(engine, ann.id) == ready[0]
+    _decide(engine, ann.id, ready[0])
+    assert _next(engine, ann.id) is None
+    assert _next(engine, ann.id, include_filtered=True) is None
+    with read_session(engine) as session:
+        assert queue.overall_progress(session)["total"] == 1
+        view = queue.load(session, candidate_id=waiting[0], annotator_id=admin.id)
+        assert view is not None and view["status"] == "unverified"
+        page = browse.list_candidates(session, viewer=admin, data_source="aime")
+        assert {row["id"] for row in page.rows} >= set(waiting)
 
 
 def test_back_and_forward_through_my_labels_and_change_one(engine: Engine) -> None:

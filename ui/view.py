@@ -18,7 +18,7 @@ from typing import Any
 import streamlit as st
 
 from ui.diff import side_by_side
-from ui.guidelines import guideline_for
+from ui.guidelines import guideline_for, umwp_category
 from ui.markdown import escape_markdown
 
 LABEL_NAMES = {(1, 0): "unsolvable · simple", (1, 1): "unsolvable · hard", (0, None): "not acceptable"}
@@ -131,7 +131,7 @@ def model_outputs(view: dict[str, Any]) -> None:
 
 def _section(view: dict[str, Any], title: str) -> None:
     if title == GUIDELINE:
-        st.markdown(guideline_for(view.get("rewrite_type") or ""))
+        st.markdown(guideline_for(view.get("rewrite_type") or "", umwp_category=umwp_category(view.get("extra"))))
     elif title == SOLUTION:
         if view.get("solution"):
             st.markdown(text(view["solution"]))

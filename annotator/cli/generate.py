@@ -62,7 +62,9 @@ def generate(
     rewrite_base_url: Annotated[str | None, typer.Option(help="Base URL for M_R if it differs.")] = None,
     rewrite_api_key_env: Annotated[str | None, typer.Option(help="API key variable for M_R if it differs.")] = None,
     concurrency: Annotated[int, typer.Option(help="Requests in flight at most.")] = 8,
-    steps: Annotated[str, typer.Option(help="1 (extract + rewrite), 2 (verify existing), or 1,2.")] = "1,2",
+    steps: Annotated[
+        str, typer.Option(help="1 (extract + rewrite; candidates wait as unverified), 2 (verify them), or 1,2.")
+    ] = "1,2",
     prompt_version: Annotated[
         str, typer.Option(help="Folder under annotator/pipeline/prompts/.")
     ] = DEFAULT_PROMPT_VERSION,
@@ -77,6 +79,11 @@ def generate(
     ] = 5,
     backoff: Annotated[float, typer.Option(help="First retry delay in seconds (doubles, with jitter).")] = 1.0,
     rewrite_types: Annotated[str, typer.Option(help="remove, contradict or both.")] = "remove,contradict",
+    max_conditions: Annotated[
+        int | None,
+        typer.Option(help="Rewrite at most this many extracted conditions per problem (default: all; the paper's "
+                     "prompt asks for 1-3, its release has up to 6)."),
+    ] = None,
     run_id: Annotated[
         int | None, typer.Option(help="Execute this queued run (created by the app) with its stored options.")
     ] = None,
@@ -106,6 +113,7 @@ def generate(
                 ),
                 source=source, limit=limit, concurrency=concurrency, steps=_steps(steps),
                 prompt_version=prompt_version, max_retries=max_retries, backoff_base=backoff,
+                max_conditions=max_conditions,
                 rewrite_types=tuple(t.strip() for t in rewrite_types.split(",") if t.strip()),
             )
             # Check the key variables before a run row exists.

@@ -35,6 +35,11 @@ def treecut(
     theme: Annotated[
         str, typer.Option("--theme", help="Theme of the item names; an unknown one is refused with the known ones.")
     ] = "food",
+    coefficients: Annotated[
+        str,
+        typer.Option("--coefficients", help="reference: sign patterns (+,+), (+,-), (-,+) as the reference "
+                     "generator; paper: a, b from {-3..3} without 0, as Algorithm 1 reads."),
+    ] = "reference",
     do_import: Annotated[bool, typer.Option("--import", help="Also add the pairs to the database.")] = False,
 ) -> None:
     """Generate answerable/unanswerable TreeCut pairs, every one checked exactly, as TreeCut JSONL files."""
@@ -54,8 +59,10 @@ def treecut(
     except ValueError as exc:
         fail(str(exc), 2)
     started = time.perf_counter()
-    pairs = list(treecut_module.generate_pairs(params, count=count, seed=seed))
-    answerable, unanswerable = treecut_module.write_pairs(pairs, params, out, seed=seed)
+    if coefficients not in treecut_module.COEFFICIENT_MODES:
+        fail(f"--coefficients must be one of {', '.join(treecut_module.COEFFICIENT_MODES)}, got {coefficients!r}", 2)
+    pairs = list(treecut_module.generate_pairs(params, count=count, seed=seed, coefficients=coefficients))
+    answerable, unanswerable = treecut_module.write_pairs(pairs, params, out, seed=seed, coefficients=coefficients)
     elapsed = time.perf_counter() - started
     typer.echo(f"{count} pairs generated and checked in {elapsed:.2f} s")
     typer.echo(f"{answerable}\n{unanswerable}")
@@ -77,23 +84,31 @@ def distract(
     per_problem: Annotated[int, typer.Option("--per-problem", help="Variants per problem.")] = 4,
     role: Annotated[str, typer.Option("--role", help="overlapped, nonoverlapped or both.")] = "both",
     number: Annotated[str, typer.Option("--number", help="in_range, out_range or both.")] = "both",
+    topic: Annotated[str, typer.Option("--topic", help="in_topic, out_topic or both.")] = "both",
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
     limit: Annotated[int | None, typer.Option("--limit", help="At most this many problems.")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Also write the variants as a GSM-IC JSON file.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Do not add the variants to the database.")] = False,
 ) -> None:
-    """Add GSM-IC-style variants (an irrelevant sentence, Table 9 templates) of solvable problems as
-    `distractor` candidates."""
+    """Add GSM-IC-style variants (an irrelevant sentence, in topic or off topic as Table 9) of solvable problems
+    as `distractor` candidates."""
     from annotator import distract as distract_module
     from annotator.db import get_engine
     from annotator.importer import import_parts
 
     try:
-        options = distract_module.Options(per_problem=per_problem, role=role, number=number, seed=seed)
+        options = distract_module.Options(
+            per_problem=per_problem, role=role, number=number, topic=topic, seed=seed
+        )
     except ValueError as exc:
         fail(str(exc), 2)
     engine = get_engine()
     records = distract_module.variants_for_database(engine, options=options, data_sources=data_source, limit=limit)
+    covered = distract_module.summary(records)
+    typer.echo(
+        f"{covered['problems']} problems: {covered['without_character']} with no named character (no overlapped "
+        f"role), {covered['without_in_topic']} with no countable thing (no in-topic sentence)"
+    )
     if out is not None:
         path = distract_module.write_gsm_ic(records, out)
         typer.echo(f"{path}: {len(records)} records")

@@ -1,5 +1,9 @@
-"""GSM-IC: every imported GSM-IC file under its own name, record for record; and the one GSM-IC record
-builder, which `annotator.distract` uses for the variants it writes.
+"""GSM-IC: every imported GSM-IC file under its own name, record for record; the vetted solvable-by-design
+candidates that came from no imported file (those `distract` made) in `GSM-IC_distract.json`; and the one
+GSM-IC record builder, which `annotator.distract` uses for the variants it writes.
+
+A distractor is vetted when its resolved label is human_check = 1 ("answer unchanged"): these are the
+solvable problems with irrelevant context, and they go here, never into ReliableMath's unsolvable files.
 
 GSM-IC's answers are strings (some with thousands separators): an answer of another JSON type (a ground
 truth from another source) is written as its JSON text.
@@ -17,10 +21,12 @@ from annotator.exports.umwp import dumps_file
 from annotator.files import write_file
 from annotator.formats.gsm_ic import NAME
 from annotator.store import iter_candidates, original_question_and_answer, source_files
+from annotator.vocabulary import SOLVABLE_BY_DESIGN
 
 # A GSM-IC file that was not imported (e.g. `distract --out`): a JSON array, indent 2, non-ASCII kept, a final
 # newline.
 STYLE = {"jsonl": False, "indent": 2, "ensure_ascii": False, "final_newline": True}
+GENERATED_FILE = "GSM-IC_distract.json"
 
 
 def gsm_ic_record(*, original_question: str, new_question: str, answer: Any, info: dict[str, Any]) -> dict[str, Any]:
@@ -42,7 +48,7 @@ def record_from(candidate: dict[str, Any]) -> dict[str, Any]:
         original_question=question,
         new_question=candidate["rewritten_question"],
         answer=answer,
-        info=candidate["extra"]["gsm_ic"],
+        info=(candidate.get("extra") or {}).get("gsm_ic") or {"fields": {}},
     )
 
 
@@ -52,7 +58,8 @@ def dumps(records: list[dict[str, Any]], style: dict[str, Any] | None = None) ->
 
 
 def write_files(session: Session, out: Path) -> dict[str, int]:
-    """Every imported GSM-IC file under its own name, records in their original order."""
+    """Every imported GSM-IC file under its own name, records in their original order, and the vetted
+    solvable-by-design candidates of no imported file in `GENERATED_FILE` (when there are any)."""
     counts: dict[str, int] = {}
     for source_file in source_files(session, format=NAME):
         name, options = source_file["name"], source_file["options"] or {}
@@ -63,4 +70,12 @@ def write_files(session: Session, out: Path) -> dict[str, int]:
         ]
         write_file(out / name, dumps(records, options))
         counts[name] = len(records)
+    generated = [
+        record_from(c)
+        for c in iter_candidates(session, kept_only=True, rewrite_types=SOLVABLE_BY_DESIGN)
+        if "file" not in ((c.get("extra") or {}).get("gsm_ic") or {})
+    ]
+    if generated:
+        write_file(out / GENERATED_FILE, dumps(generated))
+        counts[GENERATED_FILE] = len(generated)
     return counts

@@ -1,6 +1,8 @@
 """The ReliableMath release layout: `solve.json`, `unsol.json` and per-source `solve/` and `unsol/` files.
 
-Only candidates whose resolved label is human_check = 1 are released. Files imported from a release are
+Only candidates whose resolved label is human_check = 1 are released, and only those meant to be unsolvable:
+for a solvable-by-design candidate (a GSM-IC `distractor`) human_check = 1 means "answer unchanged", so it
+never goes into the `unsol` files (the `gsm-ic` export writes those). Files imported from a release are
 written back in their own style (`annotator.formats.reliablemath.dumps`), byte for byte.
 """
 
@@ -20,6 +22,7 @@ from annotator.store import (
     original_question_and_answer,
     source_file_options,
 )
+from annotator.vocabulary import SOLVABLE_BY_DESIGN
 
 
 def solve_record(problem: dict[str, Any]) -> dict[str, Any]:
@@ -49,14 +52,16 @@ def unsol_record(candidate: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_release(session: Session, out: Path) -> dict[str, int]:
-    """The release layout; only candidates whose resolved label is human_check = 1."""
+    """The release layout; only unsolvable-by-design candidates whose resolved label is human_check = 1."""
     styles = source_file_options(session, format=NAME)
     counts: dict[str, int] = {}
     combined: dict[str, list[dict[str, Any]]] = {"solve": [], "unsol": []}
     for source in data_sources(session):
         per_source = {
             "solve": [solve_record(p) for p in iter_problems(session, data_source=source)],
-            "unsol": [unsol_record(c) for c in iter_candidates(session, data_source=source, kept_only=True)],
+            "unsol": [unsol_record(c) for c in iter_candidates(
+                session, data_source=source, kept_only=True, exclude_rewrite_types=SOLVABLE_BY_DESIGN
+            )],
         }
         for kind, records in per_source.items():
             name = f"{kind}/{source}.json"

@@ -215,7 +215,7 @@ def _pairs(answerable: _File, unanswerable: _File) -> list[int] | None:
 
 
 def _generation(sibling: _File | None) -> dict[str, Any]:
-    """The seed and count noted beside files written by `python -m annotator treecut`, if any."""
+    """The seed, count and coefficient mode noted beside files written by `python -m annotator treecut`, if any."""
     if sibling is None:
         return {}
     meta_path = treecut.generation_file(sibling.path)
@@ -225,7 +225,10 @@ def _generation(sibling: _File | None) -> dict[str, Any]:
         return {}
     if not isinstance(meta, dict):
         return {}
-    return {key: meta[key] for key in ("seed", "count") if isinstance(meta.get(key), int)}
+    kept = {key: meta[key] for key in ("seed", "count") if isinstance(meta.get(key), int)}
+    if isinstance(meta.get("coefficients"), str):
+        kept["coefficients"] = meta["coefficients"]
+    return kept
 
 
 def _problem(file: _File, record: _Record, data_source: str, loc: Location | None = None) -> ProblemRecord:

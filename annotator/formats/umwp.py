@@ -3,7 +3,9 @@
 JSONL (or a JSON array) of `{"id": int, "question": str, "answer": [number] | null, "answerable": bool,
 "category": null | 1-5, "relevant_ids": null | [int], "source": "GSM8K" | "SVAMP" | "MultiArith" | "ASDiv"}`.
 An answerable record becomes a problem of data source `umwp` at position = its id; an unanswerable one a
-candidate of the problem `relevant_ids[0]`, with the rewrite type named after its category. Each record
+candidate of the problem `relevant_ids[0]`, with the rewrite type named after its category; all its
+`relevant_ids` (a variant may be made from several answerable records) stay in its provenance and its
+unsolvable_reason names the others, besides the record's own copy in extra. Each record
 keeps what the columns do not hold in its extra, so that `annotator.exports.umwp` writes each imported file
 back record for record: same order, same values and types.
 """
@@ -118,6 +120,8 @@ def read_file(path: Path) -> ImportPart:
                 continue
             original = obj["relevant_ids"][0]
             rewrite_type, meaning = CATEGORIES[obj["category"]]
+            others = obj["relevant_ids"][1:]
+            also = f" Also made from record{'s' * (len(others) > 1)} {', '.join(map(str, others))}." if others else ""
             counters[(original, rewrite_type)] += 1
             k = counters[(original, rewrite_type)]
             yield CandidateRecord(
@@ -127,8 +131,8 @@ def read_file(path: Path) -> ImportPart:
                 rewrite_type=rewrite_type,
                 condition_index=k,
                 rewritten_question=obj["question"],
-                unsolvable_reason=f"UMWP category {obj['category']}: {meaning}.",
-                provenance={"dataset": "UMWP", "file": path.name, "id": obj["id"]},
+                unsolvable_reason=f"UMWP category {obj['category']}: {meaning}.{also}",
+                provenance={"dataset": "UMWP", "file": path.name, "id": obj["id"], "relevant_ids": obj["relevant_ids"]},
                 extra={"umwp": _kept(obj, path.name, index)},
                 position=index,
                 location=loc,

@@ -27,6 +27,7 @@ class GenerateOptions:
     rewrite_types: tuple[str, ...] = REWRITE_TYPES
     max_retries: int = 5
     backoff_base: float = 1.0
+    max_conditions: int | None = None  # None: every condition M_I extracts (the release has k up to 6)
 
     def __post_init__(self) -> None:
         if not self.steps or set(self.steps) - {1, 2}:
@@ -37,13 +38,15 @@ class GenerateOptions:
             raise RunError("concurrency must be at least 1")
         if self.limit is not None and self.limit < 0:
             raise RunError("limit must not be negative")
+        if self.max_conditions is not None and self.max_conditions < 1:
+            raise RunError("max_conditions must be at least 1")
 
     def settings(self) -> dict[str, Any]:
         """The options kept in `Run.options` (the models and steps have columns of their own)."""
         return {
             "source": self.source, "limit": self.limit, "concurrency": self.concurrency,
             "rewrite_types": list(self.rewrite_types), "max_retries": self.max_retries,
-            "backoff_base": self.backoff_base,
+            "backoff_base": self.backoff_base, "max_conditions": self.max_conditions,
         }
 
     def models(self) -> dict[str, Any]:
@@ -66,4 +69,5 @@ class GenerateOptions:
             concurrency=settings.get("concurrency", 8),
             rewrite_types=tuple(settings.get("rewrite_types") or REWRITE_TYPES),
             max_retries=settings.get("max_retries", 5), backoff_base=settings.get("backoff_base", 1.0),
+            max_conditions=settings.get("max_conditions"),
         )

@@ -157,8 +157,10 @@ def judgement(text: str) -> bool:
     return parse_verdict(section)
 
 
-def conditions(text: str, *, limit: int = 3) -> list[str]:
-    """The 1-3 conditions of the extraction answer: separated by blank lines (or numbered lines)."""
+def conditions(text: str, *, limit: int | None = None) -> list[str]:
+    """The conditions of the extraction answer, separated by blank lines (or numbered lines): all of them, or
+    the first `limit`. The prompt asks for one to three, but models list more and the released data keeps
+    them (`aime_18_remove_4`, `amc_75_contradict_6`), so by default none is dropped."""
     try:
         body = find(text, CONDITIONS, whole_if_headerless=True)
     except ParseError:
@@ -172,7 +174,7 @@ def conditions(text: str, *, limit: int = 3) -> list[str]:
     found = [condition for condition in found if condition]
     if not found:
         raise ParseError("no conditions in ### Extracted Condition ###")
-    return found[:limit]
+    return found if limit is None else found[:limit]
 
 
 def _preview(text: str, limit: int = 80) -> str:

@@ -1,10 +1,14 @@
 """The LLM steps of ReliableMath construction (Steps 1-2), each: build the prompt, ask, parse the answer.
 
-Step 1 (question rewriting): M_I lists 1-3 necessary conditions of a problem (`extract`); for each
-condition M_R rewrites the problem by removing or contradicting it, with an analysis (`rewrite`). Step 2
-(model verification, `verify`): M_I judges whether exactly that condition was changed and M_R whether the
-result is unsolvable (analysis + True/False); a candidate passing both gets its `rewritten_condition`
-(M_I) and `unsolvable_reason` (M_R); the others are marked `filtered`. The prompts are the files in
+Step 1 (question rewriting): M_I lists necessary conditions of a problem (`extract`; the prompt asks for
+one to three, every one listed is kept unless `max_conditions` says otherwise); for each condition M_R
+rewrites the problem by removing or contradicting it, with an analysis (`rewrite`). A run of Step 1 alone
+leaves its candidates `unverified`, outside the annotation queue. Step 2 (model verification, `verify`): M_I
+sees the original question, its answer and the rewritten question (not the extracted condition) and judges
+whether the rewrite removed (or contradicted) some key condition while keeping the others unchanged; M_R
+judges whether the result is unsolvable (analysis + True/False). A candidate passing both gets its
+`rewritten_condition` (M_I) and `unsolvable_reason` (M_R) and joins the queue (`pending`); the others are
+marked `filtered`. The prompts are the files in
 `prompts/<version>/` (`extract`, `rewrite_*`, `verify_*`, `unsolvable_*`, `condition_*`, `reason_*`).
 """
 
@@ -65,19 +69,23 @@ class Pipeline:
         completion = await self._ask(EXTRACT, "extract", "extract", problem.id, original_math_question=problem.question)
         record = completion.record()
         try:
-            found = parsing.conditions(completion.content)
+            found = parsing.conditions(completion.content, limit=self.options.max_conditions)
         except parsing.ParseError as exc:
             raise Unparseable("extract", exc, record) from exc
         return found, {**record, "conditions": found}
 
     async def candidate(self, problem: ProblemInput, k: int, condition: str, kind: str,
                         extraction: dict[str, Any]) -> Draft:
-        """Step 1b (rewrite) and, if asked, Step 2 for one condition and rewrite type."""
+        """Step 1b (rewrite) and, if asked, Step 2 for one condition and rewrite type; without Step 2 a
+        readable rewrite stays `unverified` (it has not passed Step 2, so it is not offered for labelling)."""
         draft = Draft(problem=problem, rewrite_type=kind, k=k, condition=condition)
         draft.outputs["extraction"] = extraction
         await self.rewrite(draft)
-        if draft.status != CandidateStatus.filtered and 2 in self.options.steps:
-            await self.verify(draft)
+        if draft.status != CandidateStatus.filtered:
+            if 2 in self.options.steps:
+                await self.verify(draft)
+            else:
+                draft.status = CandidateStatus.unverified
         return draft
 
     async def rewrite(self, draft: Draft) -> None:
@@ -99,7 +107,8 @@ class Pipeline:
             draft.status = CandidateStatus.filtered
 
     async def verify(self, draft: Draft) -> None:
-        """Step 2: changed-exactly-that-condition (M_I) and unsolvable (M_R); then condition and reason."""
+        """Step 2: one key condition changed, the others kept (M_I, which is not shown the extracted condition)
+        and unsolvable (M_R); then the rewritten condition and the reason. Passing both makes it `pending`."""
         kind, problem = draft.rewrite_type, draft.problem
         values = {
             "original_math_question": problem.question, "original_answer": answer_text(problem.ground_truth),
@@ -114,6 +123,7 @@ class Pipeline:
         if not (changed is True and analysis["verdict"] is True):
             draft.status = CandidateStatus.filtered
             return
+        draft.status = CandidateStatus.pending
         condition, reason = await asyncio.gather(
             self._ask(EXTRACT, f"condition_{kind}", "condition", problem.id, **values),
             self._ask(REWRITE, f"reason_{kind}", "reason", problem.id, **values,
@@ -123,7 +133,7 @@ class Pipeline:
 
 
 def _read_verification(draft: Draft, verified: Completion) -> bool | None:
-    """M_I's verdict: was exactly the extracted condition changed?"""
+    """M_I's verdict: did the rewrite remove (contradict) some key condition and keep the others unchanged?"""
     checks = draft.outputs["verification"] = verified.record()
     try:
         checks["verdict"] = parsing.judgement(verified.content)

@@ -1,12 +1,14 @@
 """TreeCut: answerable / unanswerable word-problem pairs from random trees, and an exact solvability check.
 
-The generator follows Algorithms 1 and 2 of the TreeCut paper's Appendix A (Ouyang 2025): sample a price in
-[5, 15] for each variable, build a tree whose path root -> x_1 -> ... -> x_ansDepth ends at the questioned
-variable, attach the remaining variables to random nodes (the root included), collect the edges breadth
-first, give each edge a linear formula with coefficients in {-3..3} \\ {0} (an edge from the root is a
-given price), order the formulas (forward / backward / random) and render them with the Appendix A
-templates. The unanswerable counterpart is the same problem without the formula of the edge
-(x_{ansDepth-cutDepth-1}, x_{ansDepth-cutDepth}).
+The generator follows Algorithms 1 and 2 of the TreeCut paper's Appendix A (Ouyang 2025): sample a price
+for each variable (in [5, 15] for the food theme), build a tree whose path root -> x_1 -> ... -> x_ansDepth
+ends at the questioned variable, attach the remaining variables to random nodes (the root included),
+collect the edges breadth first, give each edge a linear formula (an edge from the root is a given price),
+order the formulas (forward / backward / random) and render them with the Appendix A templates. Where the
+reference generator is more specific it is followed: coefficient sign patterns (+,+), (+,-), (-,+) (the
+paper's literal draw stays available, `coefficients="paper"`), composite names from two places and
+ceil(numVars/2) items, its wording, and its outfit theme. The unanswerable counterpart is the same problem
+without the formula of the edge (x_{ansDepth-cutDepth-1}, x_{ansDepth-cutDepth}).
 
 The check does not trust the generator: it parses the problem text back into linear equations (every
 template, simple and composite names) and walks the equation graph, writing each variable of a connected
@@ -15,10 +17,11 @@ equation that is not a tree edge pins `t` (or is redundant, or contradicts). The
 variable is then a `fractions.Fraction`, or undetermined. The work is linear in the number of formulas.
 
 Where each part lives:
-- `themes`: the item names and places of a theme (`THEMES`, `Theme`, `Name`, `get_theme`, `theme_names`);
+- `themes`: the item names, places and prices of a theme (`THEMES`, `Theme`, `Name`, `get_theme`, `theme_names`,
+  `sample_names`);
 - `params`: the generation parameters (`Params`, `ORDERS`) and the file names that carry them (`parse_file_name`);
 - `render`: one formula as a template sentence (`render_formula`, `ROOT`);
-- `generate`: Algorithms 1 and 2 (`Pair`, `generate_pair`, `generate_pairs`, `MIN_VALUE`, `MAX_VALUE`);
+- `generate`: Algorithms 1 and 2 (`Pair`, `generate_pair`, `generate_pairs`, `COEFFICIENT_MODES`);
 - `parse`: problem text -> linear equations (`parse_sentence`, `split_problem`, `parse_problem`, `Equation`);
 - `check`: the exact check (`solve`, `check_problem`, `Verdict`, `answer_agrees`, `unsolvable_reason`);
 - `files`: the two JSONL files of generated pairs and the seed beside them (`write_pairs`, `generation_file`).
@@ -29,7 +32,15 @@ from __future__ import annotations
 
 from annotator.treecut.check import Verdict, answer_agrees, check_problem, format_value, solve, unsolvable_reason
 from annotator.treecut.files import generation_file, write_pairs
-from annotator.treecut.generate import COEFFICIENTS, MAX_VALUE, MIN_VALUE, Pair, generate_pair, generate_pairs
+from annotator.treecut.generate import (
+    COEFFICIENT_MODES,
+    COEFFICIENTS,
+    MAX_VALUE,
+    MIN_VALUE,
+    Pair,
+    generate_pair,
+    generate_pairs,
+)
 from annotator.treecut.params import FILE_NAME_RE, ORDERS, Params, parse_file_name
 from annotator.treecut.parse import (
     Equation,
@@ -40,9 +51,10 @@ from annotator.treecut.parse import (
     split_problem,
 )
 from annotator.treecut.render import ROOT, render_formula
-from annotator.treecut.themes import THEMES, Name, Theme, get_theme, theme_names
+from annotator.treecut.themes import THEMES, Name, Theme, get_theme, sample_names, theme_names
 
 __all__ = [
+    "COEFFICIENT_MODES",
     "COEFFICIENTS",
     "FILE_NAME_RE",
     "MAX_VALUE",
@@ -69,6 +81,7 @@ __all__ = [
     "parse_problem",
     "parse_sentence",
     "render_formula",
+    "sample_names",
     "solve",
     "split_problem",
     "theme_names",

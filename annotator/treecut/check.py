@@ -152,13 +152,14 @@ def _question_verdict(question: str, affine: dict[str, tuple[int, int, int]], co
         undetermined=undetermined,
         component_formulas=formulas,
         detail=(
-            f"{_count(len(members), 'variable')} ({', '.join(members)}) are linked by only "
-            f"{_count(formulas, 'linear formula')}, none of which gives a price, so {question} can take any value."
+            f"{counted(len(members), 'variable')} ({', '.join(members)}) are linked by only "
+            f"{counted(formulas, 'linear formula')}, none of which gives a price, so {question} can take any value."
         ),
     )
 
 
-def _count(n: int, word: str) -> str:
+def counted(n: int, word: str) -> str:
+    """`1, "linear formula"` -> "1 linear formula", `2` -> "2 linear formulas" (as the reference writes)."""
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
@@ -202,7 +203,7 @@ def unsolvable_reason(verdict: Verdict, *, cut_sentence: str | None = None) -> s
     if n <= 1:
         return f"{lead} formulas never determine the price of {verdict.question}."
     return (
-        f"{lead} remaining formulas leave {_count(n, 'variable')} undetermined ({names}): they are linked by only "
-        f"{_count(verdict.component_formulas, 'linear formula')} and none of them has a given price, so the price of "
+        f"{lead} remaining formulas leave {counted(n, 'variable')} undetermined ({names}): they are linked by only "
+        f"{counted(verdict.component_formulas, 'linear formula')} and none of them has a given price, so the price of "
         f"{verdict.question} cannot be calculated."
     )

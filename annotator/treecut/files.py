@@ -9,8 +9,11 @@ from annotator.treecut.generate import Pair
 from annotator.treecut.params import Params
 
 
-def write_pairs(pairs: list[Pair], params: Params, out: Path, *, seed: int | None = None) -> tuple[Path, Path]:
-    """The answerable and the unanswerable JSONL file of `pairs` in directory `out`, named like the reference's."""
+def write_pairs(
+    pairs: list[Pair], params: Params, out: Path, *, seed: int | None = None, coefficients: str = "reference"
+) -> tuple[Path, Path]:
+    """The answerable and the unanswerable JSONL file of `pairs` in directory `out`, named like the reference's;
+    with `seed`, a note beside them of how to make them again (parameters, seed, coefficient mode)."""
     out.mkdir(parents=True, exist_ok=True)
     answerable = out / params.file_name(unanswerable=False, count=len(pairs))
     unanswerable = out / params.file_name(unanswerable=True, count=len(pairs))
@@ -19,6 +22,7 @@ def write_pairs(pairs: list[Pair], params: Params, out: Path, *, seed: int | Non
     if seed is not None:
         # TreeCut records carry no metadata; the seed goes beside them, where importing the files finds it.
         meta = {"generator": "annotator treecut", **params.as_dict(), "count": len(pairs), "seed": seed}
+        meta["coefficients"] = coefficients
         generation_file(answerable).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return answerable, unanswerable
 

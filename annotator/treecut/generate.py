@@ -1,4 +1,11 @@
-"""TreeCut generation (Appendix A, Algorithms 1 and 2): an answerable problem and its unanswerable counterpart."""
+"""TreeCut generation (Appendix A, Algorithms 1 and 2): an answerable problem and its unanswerable counterpart.
+
+Where the reference generator (j-bagel/treecut-math) is more specific than the paper's pseudo-code, we follow
+the reference: each edge's coefficients have the sign pattern (+, +), (+, -) or (-, +) with equal chance and
+magnitudes 1-3 (about a third of the two-item sentences are "X and Y cost N"); Algorithm 1's literal draw of
+a, b from {-3..3} \\ {0}, with (-, -) read as (+, +), gives about a half and stays available as
+`coefficients="paper"`. Composite names are two places and ceil(numVars/2) items (`themes.sample_names`).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +13,16 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from annotator.treecut.check import Verdict, check_problem
+from annotator.treecut.check import Verdict, check_problem, counted
 from annotator.treecut.params import Params
 from annotator.treecut.parse import Equation
 from annotator.treecut.render import ROOT, amount, clause, render_formula
-from annotator.treecut.themes import Name, get_theme, theme_names
+from annotator.treecut.themes import Name, get_theme, sample_names
 
-MIN_VALUE, MAX_VALUE = 5, 15
-COEFFICIENTS = (-3, -2, -1, 1, 2, 3)
+MIN_VALUE, MAX_VALUE = 5, 15  # the food theme's prices (Appendix A); every theme has its own `prices`
+COEFFICIENTS = (-3, -2, -1, 1, 2, 3)  # Algorithm 1, line 21
+SIGN_PATTERNS = ((1, 1), (1, -1), (-1, 1))  # the reference generator's
+COEFFICIENT_MODES = ("reference", "paper")
 
 
 @dataclass
@@ -40,28 +49,33 @@ class Pair:
         return {"problem": self.cut_problem, "answer": "unknown", "proof": self.cut_proof}
 
 
-def generate_pair(params: Params, rng: random.Random, *, index: int = 0, check: bool = True) -> Pair:
+def generate_pair(
+    params: Params, rng: random.Random, *, index: int = 0, check: bool = True, coefficients: str = "reference"
+) -> Pair:
     """One pair (Algorithms 1 and 2). With `check`, both problems go through the exact check, whose
-    verdicts must be the answer and "unsolvable"; a disagreement is a bug and raises RuntimeError."""
+    verdicts must be the answer and "unsolvable"; a disagreement is a bug and raises RuntimeError.
+    `coefficients`: "reference" (the reference generator's sign patterns) or "paper" (Algorithm 1 literally)."""
+    if coefficients not in COEFFICIENT_MODES:
+        raise ValueError(f"coefficients must be one of {', '.join(COEFFICIENT_MODES)}, got {coefficients!r}")
     n, depth = params.num_vars, params.ans_depth
     theme = get_theme(params.theme)
-    article = theme.article
     rand = rng.random
     # (i) values
-    values = [MIN_VALUE + int(rand() * (MAX_VALUE - MIN_VALUE + 1)) for _ in range(n)]
+    prices = theme.prices
+    values = [prices[int(rand() * len(prices))] for _ in range(n)]
     # (ii) the tree, (iii) its edges breadth first, each edge named by its child (a node has one parent)
     parent, children = _grow_tree(n, depth, rand)
     edges = _breadth_first(children)
     # (iv) the cut edge, 0-based: the edge into x_{depth-cut_depth-1}
     cut_child = depth - params.cut_depth - 1
     # (v) a formula per edge
-    names = rng.sample(theme_names(theme, composite=params.composite_name), n)
-    sentence_of = _render_edges(edges, parent, values, names, rng, article)
+    names = sample_names(theme, n, rng, composite=params.composite_name)
+    sentence_of = _render_edges(edges, parent, values, names, rng, coefficients)
     # (vi) order
     ordered = _arrange(edges, params.order, rng)
     sentences = [sentence_of[child] for child in ordered]
     q = depth - 1
-    question = f" Question: how much does {article} {names[q].singular} cost?"
+    question = f" Question: how much does {names[q].article} {names[q].singular} cost?"
     cut_index = ordered.index(cut_child)
     cut_sentences = sentences[:cut_index] + sentences[cut_index + 1 :]
     undetermined, cut_proof = _cut_proof(cut_child, children, sentence_of, names, question=q)
@@ -70,7 +84,7 @@ def generate_pair(params: Params, rng: random.Random, *, index: int = 0, check: 
         index=index,
         problem=" ".join(sentences) + question,
         answer=str(values[q]),
-        proof=_proof(sentence_of, values, names, article, depth=depth),
+        proof=_proof(sentence_of, values, names, depth=depth),
         cut_problem=" ".join(cut_sentences) + question,
         cut_proof=cut_proof,
         cut_sentence=sentence_of[cut_child],
@@ -106,7 +120,7 @@ def _breadth_first(children: dict[int, list[int]]) -> list[int]:
 
 
 def _render_edges(
-    edges: list[int], parent: list[int], values: list[int], names: list[Name], rng: random.Random, article: str
+    edges: list[int], parent: list[int], values: list[int], names: list[Name], rng: random.Random, coefficients: str
 ) -> list[str]:
     """The sentence of each edge, indexed by its child: a given price from the root, else random coefficients."""
     rand = rng.random
@@ -114,11 +128,15 @@ def _render_edges(
     for child in edges:
         p = parent[child]
         if p == ROOT:
-            sentence_of[child] = render_formula(1, child, 0, ROOT, values[child], names, rng, article)
-        else:
+            sentence_of[child] = render_formula(1, child, 0, ROOT, values[child], names)
+            continue
+        if coefficients == "paper":
             a, b = COEFFICIENTS[int(rand() * 6)], COEFFICIENTS[int(rand() * 6)]
-            rhs = a * values[p] + b * values[child]
-            sentence_of[child] = render_formula(a, p, b, child, rhs, names, rng, article)
+        else:
+            sign_a, sign_b = SIGN_PATTERNS[int(rand() * 3)]
+            a, b = sign_a * (1 + int(rand() * 3)), sign_b * (1 + int(rand() * 3))
+        rhs = a * values[p] + b * values[child]
+        sentence_of[child] = render_formula(a, p, b, child, rhs, names)
     return sentence_of
 
 
@@ -131,12 +149,12 @@ def _arrange(edges: list[int], order: str, rng: random.Random) -> list[int]:
     return ordered
 
 
-def _proof(sentence_of: list[str], values: list[int], names: list[Name], article: str, *, depth: int) -> str:
+def _proof(sentence_of: list[str], values: list[int], names: list[Name], *, depth: int) -> str:
     """The answerable problem's proof: the path root -> x_0 -> ... -> the questioned variable."""
     steps = [f"It is given as a fact that {clause(sentence_of[0])}."]
     for i in range(1, depth):
         steps.append(
-            f"Combine with the fact that {clause(sentence_of[i])}, we get {article} {names[i].singular} costs "
+            f"Combine with the fact that {clause(sentence_of[i])}, we get {names[i].article} {names[i].singular} costs "
             f"{amount(values[i])}."
         )
     return " ".join(steps)
@@ -156,7 +174,8 @@ def _cut_proof(
     undetermined = [names[i].singular for i in sub_nodes]
     proof = (
         f"All we know about the prices of {', '.join(undetermined)} are: {', '.join(sub_edges)}.\n"
-        f"There are {len(sub_nodes)} variables but only {len(sub_edges)} linear formulas, so we cannot calculate "
+        f"There are {len(sub_nodes)} variables but only {counted(len(sub_edges), 'linear formula')}, so we cannot "
+        f"calculate "
         f"the price of {names[question].singular}."
     )
     return undetermined, proof
@@ -174,8 +193,10 @@ def _check(pair: Pair, *, theme: str, value: int) -> dict[str, Verdict]:
     return {"answerable": answerable, "unanswerable": unanswerable}
 
 
-def generate_pairs(params: Params, *, count: int, seed: int, check: bool = True) -> Iterator[Pair]:
-    """`count` pairs, the same ones for the same parameters and seed."""
+def generate_pairs(
+    params: Params, *, count: int, seed: int, check: bool = True, coefficients: str = "reference"
+) -> Iterator[Pair]:
+    """`count` pairs, the same ones for the same parameters, seed and coefficient mode."""
     rng = random.Random(seed)
     for index in range(count):
-        yield generate_pair(params, rng, index=index, check=check)
+        yield generate_pair(params, rng, index=index, check=check, coefficients=coefficients)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from annotator.treecut.themes import get_theme, theme_names
+from annotator.treecut.themes import get_theme, max_variables
 
 ORDERS = ("forward", "backward", "random")
 
@@ -32,7 +32,7 @@ class Params:
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {self.order!r}")
         theme = get_theme(self.theme)
-        available = len(theme_names(theme, composite=self.composite_name))
+        available = max_variables(theme, composite=self.composite_name)
         if self.num_vars > available:
             hint = "" if self.composite_name else "; composite names (--composite-name) give more"
             raise ValueError(

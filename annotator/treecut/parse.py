@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from annotator.treecut.render import capital
-from annotator.treecut.themes import Theme, get_theme
+from annotator.treecut.themes import Theme, article_for, get_theme
 
 
 class TreeCutParseError(ValueError):
@@ -37,13 +37,17 @@ class _Vocabulary:
                 self.lookup[form] = (singular, is_plural)
                 for place in theme.places:
                     self.lookup[f"{form} at {place}"] = (f"{singular} at {place}", is_plural)
-        self.articles = {theme.article, capital(theme.article)}
+        # "a" or "an" (either is read; the generator writes "an" before a vowel), capitalised at a sentence start.
+        self.articles = {"a", "an", "A", "An"}
         # Whole item phrases with the quantities the generator uses, for the fast path of `parse_sentence`.
         self.phrases: dict[str, tuple[int, str]] = {}
         for name, (variable, is_plural) in self.lookup.items():
-            quantities = range(2, 10) if is_plural else self.articles
-            for quantity in quantities:
-                self.phrases[f"{quantity} {name}"] = (1 if isinstance(quantity, str) else quantity, variable)
+            if is_plural:
+                for n in range(2, 10):
+                    self.phrases[f"{n} {name}"] = (n, variable)
+            else:
+                article = article_for(name)
+                self.phrases[f"{article} {name}"] = self.phrases[f"{capital(article)} {name}"] = (1, variable)
 
     def term(self, phrase: str, sentence: str) -> tuple[int, str]:
         """`a burger at Texas BBQ` -> (1, "burger at Texas BBQ"); `3 pies` -> (3, "pie")."""
@@ -58,7 +62,7 @@ class _Vocabulary:
             n = int(quantity)
         else:
             raise TreeCutParseError(
-                f"{quantity!r} is not a quantity (a, {self.theme.article!r} or 2, 3, ...)", sentence=sentence
+                f"{quantity!r} is not a quantity (a, an or 2, 3, ...)", sentence=sentence
             )
         if is_plural != (n != 1):
             raise TreeCutParseError(f"quantity {quantity!r} does not agree with {name!r}", sentence=sentence)

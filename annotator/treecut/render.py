@@ -1,16 +1,15 @@
-"""TreeCut rendering: one linear formula as a sentence of the Appendix A templates."""
+"""TreeCut rendering: one linear formula as a sentence of the Appendix A templates, worded like the reference
+generator: the subject of a "more than" / "less than" sentence is the item with the positive coefficient."""
 
 from __future__ import annotations
-
-import random
 
 from annotator.treecut.themes import Name
 
 ROOT = -1  # the tree's root: an edge from it is a given price
 
 
-def _quantity(n: int, name: Name, article: str) -> str:
-    return f"{article} {name.singular}" if n == 1 else f"{n} {name.plural}"
+def _quantity(n: int, name: Name) -> str:
+    return f"{name.article} {name.singular}" if n == 1 else f"{n} {name.plural}"
 
 
 def _verb(n: int) -> str:
@@ -35,29 +34,22 @@ def clause(sentence: str) -> str:
     return sentence[0].lower() + sentence[1:-1]
 
 
-def render_formula(
-    a: int, i: int, b: int, j: int, rhs: int, names: list[Name], rng: random.Random, article: str = "a"
-) -> str:
-    """The sentence of `a*x_i + b*x_j = rhs` (j = ROOT for a given price `a*x_i = rhs`), Appendix A templates."""
+def render_formula(a: int, i: int, b: int, j: int, rhs: int, names: list[Name]) -> str:
+    """The sentence of `a*x_i + b*x_j = rhs` (j = ROOT for a given price `a*x_i = rhs`), Appendix A templates.
+
+    The generator gives the sign patterns (+, +), (+, -) and (-, +); (-, -) is read as (+, +). With
+    `p*x_pos - q*x_neg = rhs` the sentence is "pos costs rhs more than neg" for rhs > 0, "pos costs |rhs|
+    less than neg" for rhs < 0, and "The price of pos is the same as that of neg" for rhs = 0.
+    """
     if j == ROOT:
-        return capital(f"{_quantity(a, names[i], article)} {_verb(a)} {amount(rhs)}.")
+        return capital(f"{_quantity(a, names[i])} {_verb(a)} {amount(rhs)}.")
     if a < 0 and b < 0:
         a, b, rhs = -a, -b, -rhs
     if a > 0 and b > 0:
-        return capital(f"{_quantity(a, names[i], article)} and {_quantity(b, names[j], article)} cost {amount(rhs)}.")
-    # p*x_pos - q*x_neg = rhs with p, q > 0
-    if a > 0:
-        p, pos, q, neg = a, i, -b, j
-    else:
-        p, pos, q, neg = b, j, -a, i
-    more, less = _quantity(p, names[pos], article), _quantity(q, names[neg], article)
+        return capital(f"{_quantity(a, names[i])} and {_quantity(b, names[j])} cost {amount(rhs)}.")
+    p, pos, q, neg = (a, i, -b, j) if a > 0 else (b, j, -a, i)
+    subject, other = _quantity(p, names[pos]), _quantity(q, names[neg])
     if rhs == 0:
-        if rng.random() < 0.5:
-            more, less = less, more
-        return f"The price of {more} is the same as that of {less}."
-    if rhs < 0:
-        # q*x_neg costs |rhs| more than p*x_pos
-        more, less, p, q, rhs = less, more, q, p, -rhs
-    if rng.random() < 0.5:
-        return capital(f"{more} {_verb(p)} {amount(rhs)} more than {less}.")
-    return capital(f"{less} {_verb(q)} {amount(rhs)} less than {more}.")
+        return f"The price of {subject} is the same as that of {other}."
+    more_or_less = "more" if rhs > 0 else "less"
+    return capital(f"{subject} {_verb(p)} {amount(abs(rhs))} {more_or_less} than {other}.")

@@ -122,6 +122,16 @@ def test_unanswerable_records_become_candidates_of_their_original(sqlite_engine:
     assert problem.ground_truth == [150.0] and problem.data_source == "umwp"
 
 
+def test_relevant_ids_beyond_the_first_are_kept(sqlite_engine: Engine, tmp_path: Path) -> None:
+    """UMWP's records name the answerable record(s) a variant was made from (`relevant_ids`); the candidate
+    hangs off the first, and keeps the others where the annotator sees them."""
+    import_parts(read(write_jsonl(tmp_path / "UMWP.jsonl", RECORDS)), engine=sqlite_engine)
+    with read_session(sqlite_engine) as session:
+        candidate = session.execute(select(Candidate).where(Candidate.data_id == "umwp_3_noquestion_1")).scalar_one()
+    assert candidate.provenance["relevant_ids"] == [3, 1]
+    assert candidate.unsolvable_reason == "UMWP category 5: question missing. Also made from record 1."
+
+
 @pytest.mark.parametrize(
     ("index", "change", "field", "message"),
     [

@@ -23,7 +23,7 @@ from annotator.models import Run as GenerationRun
 from annotator.pipeline import GenerateOptions, create_run, execute_run, request_cancel, run_generation
 from annotator.pipeline.prompts import load_prompts
 from tests.pipeline.conftest import add_problems
-from tests.support.openai_server import OpenAIServer, Reply
+from tests.support.openai_server import OpenAIServer, Reply, scripted_answer
 
 # Per problem: 1 extraction, 4 rewrites, 4 + 4 verifications, and for the 3 candidates that pass
 # (the scripted verifier rejects contradict_2) 3 rewritten_condition + 3 unsolvable_reason requests.
@@ -343,9 +343,10 @@ def test_step_1_then_step_2_equals_both_at_once(openai_server: OpenAIServer, eng
     add_problems(engine, 2)
     first = run_generation(engine, options=_options(openai_server, steps=(1,)))
     assert first.status == "succeeded" and first.calls["requests"] == 2 * 5
-    pending = _candidates(engine)
-    assert {c["status"] for c in pending.values()} == {"pending"}
-    assert all("verification" not in c["llm_outputs"] for c in pending.values())
+    # Not verified yet: they wait as unverified, outside the queue (ReliableMath Section 3.3, Steps 2-3).
+    unverified = _candidates(engine)
+    assert {c["status"] for c in unverified.values()} == {"unverified"}
+    assert all("verification" not in c["llm_outputs"] for c in unverified.values())
 
     second = run_generation(engine, options=_options(openai_server, steps=(2,)))
     assert second.status == "succeeded" and second.problems == 2
@@ -360,6 +361,27 @@ def test_step_1_then_step_2_equals_both_at_once(openai_server: OpenAIServer, eng
         k: {**v, "provenance": {**v["provenance"], "steps": None, "content_sha256": None}} for k, v in rows.items()
     }
     assert strip(verified) == strip(both)
+
+
+def _six_conditions(prompt: str, model: str) -> str:
+    if prompt.startswith("You are an excellent extractor."):
+        return "### Extracted Condition ###:\n" + "\n\n".join(f"{k}. condition {k} of the train" for k in range(1, 7))
+    return scripted_answer(prompt, model)
+
+
+def test_every_extracted_condition_is_rewritten_unless_capped(engine: Engine, tmp_path: Path) -> None:
+    """The release has k up to 6 (`amc_75_contradict_6`): a model that lists six conditions gets six candidates
+    per rewrite type; `max_conditions=3` is the Appendix I prompt's "one to three"."""
+    add_problems(engine, 1)
+    with OpenAIServer(_six_conditions) as server:
+        summary = run_generation(engine, options=_options(server, steps=(1,), rewrite_types=("remove",)))
+        assert summary.status == "succeeded"
+        assert sorted(_candidates(engine)) == [f"aime_0_remove_{k}" for k in range(1, 7)]
+        capped_engine = get_engine(f"sqlite:///{tmp_path / 'capped.sqlite'}")
+        add_problems(capped_engine, 1)
+        options = _options(server, steps=(1,), rewrite_types=("remove",), max_conditions=3)
+        run_generation(capped_engine, options=options)
+        assert sorted(_candidates(capped_engine)) == [f"aime_0_remove_{k}" for k in range(1, 4)]
 
 
 def test_labelled_or_imported_candidates_are_left_alone_and_not_paid_for(

@@ -69,7 +69,7 @@ def test_unreadable_judgements_raise(answer: str) -> None:
     [
         ("x is positive.\n\ny is 3.", ["x is positive.", "y is 3."]),
         ("### Extracted Condition ###: 1. x is positive.\n2. y is 3.", ["x is positive.", "y is 3."]),
-        ("Condition 1: a\n\nCondition 2: b\n\nCondition 3: c\n\nCondition 4: d", ["a", "b", "c"]),
+        ("Condition 1: a\n\nCondition 2: b\n\nCondition 3: c\n\nCondition 4: d", ["a", "b", "c", "d"]),
         ("- a\n- b", ["a", "b"]),
         ("x is positive.\\n\\ny is 3.", ["x is positive.", "y is 3."]),
         ("### Extracted Conditions ###\n(1) a\n(2) b", ["a", "b"]),
@@ -77,6 +77,14 @@ def test_unreadable_judgements_raise(answer: str) -> None:
 )
 def test_conditions(answer: str, expected: list[str]) -> None:
     assert parsing.conditions(answer) == expected
+
+
+def test_conditions_are_all_kept_unless_capped() -> None:
+    """The released ReliableMath data has condition indices up to 6 (`aime_18_remove_4`, `amc_75_contradict_6`)
+    although the Appendix I extraction prompt asks for one to three: every listed condition is kept."""
+    answer = "\n\n".join(f"{k}. condition {k}" for k in range(1, 7))
+    assert parsing.conditions(answer) == [f"condition {k}" for k in range(1, 7)]
+    assert parsing.conditions(answer, limit=3) == ["condition 1", "condition 2", "condition 3"]
 
 
 @pytest.mark.parametrize("answer", ["", "### Analysis ###: nothing here", "### Extracted Condition ###:   "])
