@@ -3,7 +3,8 @@
 Pages take their keys from `st.button(shortcut=...)`, which refuses `C` and `R`: Streamlit's frontend
 binds them (clear cache, rerun) on `document`. The Review page needs `R` (refused), so this script listens
 on `window` in the capture phase, which sees the key before `document` does, and clicks the button instead.
-Where the button is not on the page the key keeps Streamlit's meaning; in a text field it types as usual.
+Where the button is not on the page the key keeps Streamlit's meaning; in a text field it types as usual,
+and `Esc` leaves the field (Streamlit keeps the focus there), so that the next key is a shortcut again.
 The script is a fixed text (no data goes into it); the key map it reads is set from checked names.
 """
 
@@ -20,17 +21,23 @@ _SCRIPT = """<script>
   window.__annotatorKeys = keys;
   if (window.__annotatorKeysBound) return;
   window.__annotatorKeysBound = true;
-  const typing = (event) => event.composedPath().some((el) => el.tagName &&
+  const typing = (event) => event.composedPath().find((el) => el.tagName &&
     (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || el.isContentEditable));
+  const button = (buttonKey) => document.querySelector(".st-key-" + buttonKey + " button");
   window.addEventListener("keydown", (event) => {
     if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || typeof event.key !== "string") return;
+    const field = typing(event);
+    if (event.key === "Escape" && field && Object.values(keys).some(button)) {
+      field.blur();  // Esc leaves the comment field (which keeps its text), so that the next key is a key
+      return;
+    }
     const buttonKey = keys[event.key.toLowerCase()];
-    if (!buttonKey || typing(event)) return;
-    const button = document.querySelector(".st-key-" + buttonKey + " button");
-    if (!button) return;
+    if (!buttonKey || field) return;
+    const target = button(buttonKey);
+    if (!target) return;
     event.preventDefault();
     event.stopImmediatePropagation();
-    if (!button.disabled) button.click();
+    if (!target.disabled) target.click();
   }, true);
 })();
 </script>"""
