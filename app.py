@@ -81,6 +81,7 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
     if auth.allows(user, Role.reviewer, Role.admin):
         pages.append(st.Page(PAGES / "team.py", title="Team", icon=":material/groups:"))
         pages.append(st.Page(PAGES / "adjudicate.py", title="Adjudicate", icon=":material/gavel:"))
+        pages.append(st.Page(PAGES / "review.py", title="Review", icon=":material/fact_check:"))
     if auth.allows(user, Role.admin):
         pages.append(st.Page(PAGES / "generate.py", title="Generate", icon=":material/auto_awesome:"))
     return pages

@@ -92,3 +92,35 @@ def browser() -> Iterator[object]:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield chromium
         chromium.close()
+
+
+# Model and dataset text that would run script, load an image, make a link or emphasis if rendered as HTML or
+# Markdown; pages must show it as text.
+XSS_PAYLOAD = (
+    '<script>window.__xss = 1</script> <img src="x" onerror="window.__xss = 2"> **bold** '
+    "[link](javascript:alert(3))"
+)
+
+
+def watch_dialogs(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """The messages of every dialog (alert, confirm) the page opens from now on; each is dismissed."""
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    return dialogs
+
+
+def assert_payload_inert(page, dialogs: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """`XSS_PAYLOAD` on the page did nothing: no script ran, no payload image or javascript link exists.
+
+    Positive control: an image with a broken source that *we* add fires its onerror; once it has, a payload
+    image rendered at the same time would have fired too.
+    """
+    page.evaluate(
+        "() => { const img = document.createElement('img'); img.onerror = () => { window.__control = 1 };"
+        " img.src = 'x-control'; document.body.appendChild(img); }"
+    )
+    page.wait_for_function("window.__control === 1")
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("img[src='x']").count() == 0
+    assert page.locator("a[href^='javascript']").count() == 0
+    assert dialogs == []

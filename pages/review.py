@@ -1,0 +1,225 @@
+"""Review: model transcripts one by one, the judge's verdict confirmed or overridden with one key.
+
+`S` successful, `R` refused, `F` failed, `Enter` agrees with the judge, `1`..`9` toggle the hallucination
+tags, `B` back, `N` next without reviewing. A verdict key saves the verdict, the tags and the comment in a
+button callback (one transaction, with its event), before the next transcript is drawn. The queue (rule sets
+disagree, judge unsure, a sample of the rest; unreviewed first) is read when the page opens or a filter
+changes; a keypress reruns only the workspace fragment, as on Annotate.
+"""
+
+from typing import Any
+
+import streamlit as st
+
+from annotator import transcripts
+from annotator.db import read_session, write_session
+from annotator.vocabulary import Role, Verdict
+from ui import guard
+from ui import view as _view
+from ui.keys import reserved_key_buttons
+from ui.markdown import escape_markdown
+
+REVIEWERS = (Role.reviewer, Role.admin)
+ALL = "(all)"
+VERDICT_NAMES = {Verdict.S: "Successful", Verdict.R: "Refused", Verdict.F: "Failed"}
+# Streamlit reserves R for "rerun": `ui.keys` gives it to the Refused button.
+SHORTCUTS = {Verdict.S: "S", Verdict.R: None, Verdict.F: "F"}
+
+engine, user = guard.require(*REVIEWERS)
+state: dict[str, Any] = st.session_state.setdefault(
+    "review", {"queue": None, "position": 0, "view": None, "tags": [], "message": None}
+)
+
+
+def _filters() -> dict[str, str | None]:
+    model = st.session_state.get("review_model", ALL)
+    prompt = st.session_state.get("review_prompt", ALL)
+    return {"model": None if model == ALL else model, "prompt": None if prompt == ALL else prompt}
+
+
+def _blind() -> bool:
+    return bool(st.session_state.get("review_blind"))
+
+
+def _show(session: Any, position: int) -> None:
+    """Put the queue's transcript at `position` on screen (state only; the fragment draws it)."""
+    queue = state["queue"] or []
+    state["position"] = max(0, min(position, len(queue)))
+    view = None
+    if state["position"] < len(queue):
+        view = transcripts.load_review(session, transcript_id=queue[state["position"]])
+    state["view"] = view
+    state["tags"] = list((view or {}).get("tags") or [])
+    st.session_state["review_comment"] = (view or {}).get("comment") or ""
+
+
+def _load() -> None:
+    with read_session(engine) as session:
+        # Seeded by the reviewer, so that two reviewers' samples differ but each one's is stable.
+        state["queue"] = transcripts.review_queue(session, seed=user.id, **_filters())
+        state["tag_list"] = transcripts.get_tags(session)
+        _show(session, 0)
+
+
+def _move(step: int) -> None:
+    with read_session(engine) as session:
+        _show(session, state["position"] + step)
+    state["message"] = None
+
+
+def _decide(verdict: str | None) -> None:
+    """Save `verdict` (None: the judge's) with the chosen tags and the comment, then show the next one."""
+    view = state["view"]
+    if view is None or not guard.permitted(*REVIEWERS):
+        return
+    if verdict is None:
+        if _blind() or view["judge"] is None:
+            state["message"] = "There is no judge's verdict to agree with here; press S, R or F."
+            return
+        verdict = view["judge"]
+    with write_session(engine) as session:
+        changed = transcripts.record_review(
+            session, transcript_id=view["id"], annotator_id=user.id, verdict=verdict, tags=state["tags"],
+            comment=st.session_state.get("review_comment"),
+        )
+        _show(session, state["position"] + 1)
+    done = "Saved" if changed else "Unchanged"
+    state["message"] = f"{done} {escape_markdown(view['data_id'])}: {VERDICT_NAMES[Verdict(verdict)]}."
+
+
+def _clear() -> None:
+    view = state["view"]
+    if view is None or not guard.permitted(*REVIEWERS):
+        return
+    with write_session(engine) as session:
+        transcripts.clear_review(session, transcript_id=view["id"], annotator_id=user.id)
+        _show(session, state["position"])
+    state["message"] = f"Cleared the review of {escape_markdown(view['data_id'])}; the judge's verdict counts."
+
+
+def _toggle(tag: str) -> None:
+    # Only the screen changes; the tags are saved with the verdict.
+    state["tags"] = [t for t in state["tags"] if t != tag] if tag in state["tags"] else [*state["tags"], tag]
+
+
+def _save_tags() -> None:
+    if not guard.permitted(*REVIEWERS):
+        return
+    lines = (st.session_state.get("review_tag_text") or "").splitlines()
+    try:
+        with write_session(engine) as session:
+            state["tag_list"] = transcripts.set_tags(session, tags=[line for line in lines if line.strip()])
+    except transcripts.ReviewError as exc:
+        state["tag_message"] = str(exc)
+        return
+    state["tag_message"] = None
+
+
+def _heading(view: dict[str, Any] | None) -> str:
+    if view is None:
+        return "Nothing left to review"
+    item = view["item"]
+    parts = [view["data_id"], item["data_source"], item["rewrite_type"] or "solvable"]
+    return " · ".join(escape_markdown(str(part)) for part in parts)
+
+
+def _buttons(view: dict[str, Any] | None) -> None:
+    """The verdict keys, then the tag keys: the same widgets, with the same keys, on every rerun."""
+    none = view is None
+    with st.container(horizontal=True):
+        for verdict, name in VERDICT_NAMES.items():
+            st.button(f"{name} (R)" if verdict == Verdict.R else name, key=f"verdict_{verdict}",
+                      shortcut=SHORTCUTS[verdict], on_click=_decide, args=(verdict.value,), disabled=none,
+                      type="primary", width="stretch")
+        st.button("Agree with the judge", key="agree", shortcut="Enter", on_click=_decide, args=(None,),
+                  disabled=none or _blind() or view["judge"] is None, width="stretch")
+        st.button("Back", key="back", shortcut="B", on_click=_move, args=(-1,), disabled=state["position"] == 0,
+                  width="stretch")
+        st.button("Next", key="next", shortcut="N", on_click=_move, args=(1,), disabled=none, width="stretch")
+    with st.container(horizontal=True):
+        for number, tag in enumerate(state.get("tag_list") or [], start=1):
+            chosen = tag in state["tags"]
+            st.button(("✓ " if chosen else "") + escape_markdown(tag), key=f"tag_{number}", shortcut=str(number),
+                      on_click=_toggle, args=(tag,), disabled=none, type="primary" if chosen else "secondary")
+
+
+def _status(view: dict[str, Any] | None) -> str:
+    queue = state["queue"] or []
+    parts = [f"**{min(state['position'] + 1, len(queue))} of {len(queue)}**"]
+    if view is not None and not _blind():
+        parts.append(f"in the queue because: {view['reason']}")
+    if view is not None and view["human"] is not None:
+        parts.append(f":orange-badge[Reviewed: {VERDICT_NAMES[Verdict(view['human'])]}]")
+    if state.get("message"):
+        parts.append(state["message"])
+    return " · ".join(parts)
+
+
+def _item(view: dict[str, Any]) -> None:
+    item = view["item"]
+    if view["candidate_id"] is not None:
+        _view.questions(item)
+        st.markdown(_view.details(item))
+    else:
+        with st.container(border=True):
+            st.markdown(f"**Solvable problem**\n\n{_view.text(item['question'])}")
+        st.markdown(f"**Ground truth:** {_view.text(item['ground_truth'])}")
+
+
+def _response(view: dict[str, Any]) -> None:
+    who = "" if _blind() else f" · {escape_markdown(view['model'])} · {escape_markdown(view['prompt'])} prompt"
+    with st.container(border=True):
+        st.markdown(f"**Response**{who} · sample {view['sample']}\n\n{_view.text(view['response'])}")
+    judged = f"**Extracted answer:** {_view.text(view['extracted_answer'])}"
+    if not _blind():
+        verdict = VERDICT_NAMES[Verdict(view["judge"])] if view["judge"] else "—"
+        judged += f" · **Judge:** {_view.text(view['judge_class'])} → {verdict} ({_view.text(view['judge_rule'])})"
+        if view["rules_disagree"]:
+            judged += " · :orange-badge[the two rule sets disagree]"
+    st.markdown(judged)
+    if view["reasoning"]:
+        with st.expander(f"Reasoning ({len(view['reasoning']):,} characters)"):
+            st.markdown(_view.text(view["reasoning"]))
+
+
+@st.fragment
+def workspace() -> None:
+    """The transcript, the keys, the status line and the comment; a keypress reruns only this."""
+    if not guard.permitted(*REVIEWERS):
+        st.rerun(scope="app")  # signed out or no longer a reviewer: app.py and the guard take over
+    view = state["view"]
+    st.markdown(f"#### {_heading(view)}")
+    _buttons(view)
+    st.caption(_status(view))
+    if view is None:
+        if not state["queue"]:
+            st.info("There are no transcripts for these filters yet.")
+        else:
+            st.success("You are at the end of the queue.")
+            st.button("Start again from the top", key="restart", on_click=_load)
+        return
+    st.text_input("Comment", key="review_comment", label_visibility="collapsed",
+                  placeholder="Comment, optional, saved with the verdict (Esc, then a key)")
+    _item(view)
+    _response(view)
+    if view["human"] is not None:
+        st.button("Clear my review (the judge's verdict counts again)", key="clear", on_click=_clear)
+
+
+if state["queue"] is None:
+    _load()
+reserved_key_buttons({"r": f"verdict_{Verdict.R}"})
+workspace()
+
+with read_session(engine) as _session:
+    options = transcripts.review_options(_session)
+with st.sidebar:
+    st.selectbox("Model", [ALL, *options["model"]], key="review_model", on_change=_load)
+    st.selectbox("Prompt", [ALL, *options["prompt"]], key="review_prompt", on_change=_load)
+    st.toggle("Blind mode (hide the model and the judge)", key="review_blind")
+    with st.expander("Tags (keys 1..9)"):
+        st.session_state.setdefault("review_tag_text", "\n".join(state.get("tag_list") or []))
+        st.text_area("One tag per line", key="review_tag_text")
+        st.button("Save tags", key="save_tags", on_click=_save_tags)
+        if state.get("tag_message"):
+            st.error(state["tag_message"])
