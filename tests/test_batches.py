@@ -176,7 +176,7 @@ def test_labels_per_candidate_counts_labels_and_claims_already_there(engine: Eng
 
 def test_expired_claims_are_void_and_the_deadline_is_days_away(engine: Engine, tmp_path: Path) -> None:
     ids = add_candidates(engine, 2)
-    ann, bob = add_user(engine, "ann"), add_user(engine, "bob")
+    ann, _bob = add_user(engine, "ann"), add_user(engine, "bob")
     long_ago = utcnow() - timedelta(days=30)
     with write_session(engine) as session:
         # bob was handed both a month ago and never came back; ann had ids[0] on screen.
