@@ -255,6 +255,13 @@ def end_sign_in(session: Session, *, token: str | None) -> None:
         session.execute(delete(SignInSession).where(SignInSession.token_hash == _token_hash(token)))
 
 
+def account_id(session: Session, *, name: str) -> int | None:
+    """The id of the person (not a system annotator) called `name`, enabled or not; None if there is none."""
+    return session.execute(
+        select(Annotator.id).where(Annotator.name == name, Annotator.is_system.is_(False))
+    ).scalar_one_or_none()
+
+
 def system_annotator_id(session: Session, *, name: str) -> int:
     """The id of the annotator called `name`; an unknown name becomes a system annotator (an import or a
     pipeline, e.g. "import:reliablemath"), which cannot sign in."""

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Engine, func, insert, select, update
 from sqlmodel import Session
 
-from annotator import auth, labels
+from annotator import auth, labels, queue
 from annotator.db import write_session
 from annotator.models import Annotation, AnnotationEvent, Candidate, Problem, SourceFile, utcnow
 from annotator.records import CandidateRecord, ImportPart, InputError, Location, ProblemRecord, SourceFileInfo
@@ -47,6 +47,7 @@ class ImportSummary:
     labels_added: int = 0
     labels_updated: int = 0
     unchanged: int = 0
+    unlabelled: int = 0  # rows of an Excel batch not filled in yet
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -199,6 +200,10 @@ class _Importer:
         new: list[CandidateRecord] = []
         for record in records:
             row = existing.get(record.data_id)
+            if row is None and record.label_only:
+                raise (record.location or Location(self.part_path, "?")).error(
+                    f"unknown data_id {record.data_id!r}: no such candidate in the database", "data_id"
+                )
             if row is None:
                 new.append(record)
             else:
@@ -209,6 +214,12 @@ class _Importer:
 
     def _merge_candidate(self, record: CandidateRecord, row: Any, given: list[str]) -> None:
         loc = record.location or Location(self.part_path, "?")
+        if record.label_only:  # an Excel batch: only its label counts
+            if record.label is None:
+                self.summary.unlabelled += 1
+            else:
+                self.pending_labels.append((record, row.id, loc))
+            return
         if row.id >= self.part_first_candidate_id:
             raise loc.error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this file", "data_id")
         differing = [
@@ -234,11 +245,13 @@ class _Importer:
     def _merge_labels(self) -> None:
         """The labels of this batch's existing candidates, recorded set-based (`labels.record_labels`)."""
         pending, self.pending_labels = self.pending_labels, []
-        rows = []
-        for record, candidate_id, _loc in pending:
+        rows, batch_labels = [], []
+        for record, candidate_id, loc in pending:
             label = record.label
             assert label is not None
-            annotator_id = self._annotator_id(label.annotator)
+            annotator_id = self._annotator_id(label.annotator, account=label.account, loc=loc)
+            if record.label_only:
+                batch_labels.append((candidate_id, annotator_id))
             rows.append(
                 labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval, label.comment)
             )
@@ -255,9 +268,22 @@ class _Importer:
             ) from None
         self.summary.labels_added += added
         self.summary.labels_updated += updated
+        # A labelled candidate of a batch is no longer held for its annotator.
+        queue.release_labelled(self.session, labels=batch_labels)
 
-    def _annotator_id(self, name: str) -> int:
-        if name not in self.annotator_ids:
+    def _annotator_id(self, name: str, *, account: bool = False, loc: Location | None = None) -> int:
+        if name in self.annotator_ids:
+            return self.annotator_ids[name]
+        if account:
+            found = auth.account_id(self.session, name=name)
+            if found is None:
+                raise (loc or Location(self.part_path, "?")).error(
+                    f"the labels belong to {name!r}, who has no account (add it with `python -m annotator user add`, "
+                    "or name the annotator with --annotator)",
+                    "annotator",
+                )
+            self.annotator_ids[name] = found
+        else:
             self.annotator_ids[name] = auth.system_annotator_id(self.session, name=name)
         return self.annotator_ids[name]
 

@@ -201,13 +201,16 @@ class SignInSession(SQLModel, table=True):
 class CandidateClaim(SQLModel, table=True):
     """A candidate the queue has handed to an annotator and not yet labelled by them; it expires.
 
-    The queue counts unexpired claims next to `label_count`, so it never hands a candidate to more
-    annotators than the project's `labels_per_candidate`.
+    The queue and the Excel batches count unexpired claims next to `label_count`, so neither hands a
+    candidate to more annotators than the project's `labels_per_candidate`.
     """
 
     candidate_id: int = Field(foreign_key="candidate.id", primary_key=True)
     annotator_id: int = Field(foreign_key="annotator.id", primary_key=True, index=True)
     expires_at: datetime
+    # The Excel batch that handed it out (`annotator.batches`), or None for the browser queue: an
+    # annotator holds one browser claim at a time, and any number of batch claims until their deadline.
+    batch: str | None = Field(default=None, max_length=300)
 
 
 class LLMCall(SQLModel, table=True):

@@ -9,7 +9,9 @@ Every call here is a few indexed queries, whatever the size of the database:
 
 A candidate handed out is *claimed* for `CLAIM_MINUTES`: with `labels_per_candidate` = N the queue never
 has more than N annotators labelling or holding one candidate, so two people do not get the same task.
-An annotator holds at most one claim, which is also how a reloaded page resumes on the same candidate.
+An annotator holds at most one browser claim, which is also how a reloaded page resumes on the same
+candidate; the claims of an Excel batch (`annotator.batches`, `CandidateClaim.batch` set) count the same
+way but are left alone by the browser queue, and their candidates are not offered to their holder here.
 Call the functions that write inside `db.write_session()` (on SQLite that is `BEGIN IMMEDIATE`, which
 makes "find the next one and claim it" atomic; on PostgreSQL the candidate row is locked with
 `FOR UPDATE SKIP LOCKED` and checked again under the lock).
@@ -21,7 +23,7 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, delete, exists, func, literal, select
+from sqlalchemy import ColumnElement, Select, delete, exists, func, literal, or_, select
 from sqlmodel import Session
 
 from annotator.gold import is_gold, next_gold
@@ -98,12 +100,23 @@ def next_candidate_query(
     else:
         holding = select(func.count()).where(*held_by_others).scalar_subquery()
         query = query.where(Candidate.label_count + holding < literal(target))
+    # The candidates of this annotator's own Excel batches wait in her sheet.
+    query = query.where(~exists().where(*_own_batch_claim(annotator_id, now)))
     if exclude:
         query = query.where(Candidate.id.not_in(list(exclude)))
     query = query.where(~is_gold())  # gold items come through `gold.next_gold`, one in N
     query = _filtered(query, data_source=data_source, rewrite_type=rewrite_type)
     # Fewest labels first, then import order: the order of ix_candidate_queue, so no sort.
     return query.order_by(Candidate.label_count, Candidate.id).limit(1)
+
+
+def _own_batch_claim(annotator_id: int, now: datetime) -> tuple[ColumnElement[bool], ...]:
+    return (
+        CandidateClaim.candidate_id == Candidate.id,
+        CandidateClaim.annotator_id == annotator_id,
+        CandidateClaim.batch.is_not(None),
+        CandidateClaim.expires_at > now,
+    )
 
 
 def next_candidate_id(session: Session, *, lock: bool = False, **criteria: Any) -> int | None:
@@ -130,6 +143,7 @@ def claimed_candidate_id(
         select(Candidate.id)
         .join(CandidateClaim, CandidateClaim.candidate_id == Candidate.id)
         .where(CandidateClaim.annotator_id == annotator_id, CandidateClaim.expires_at > (now or utcnow()))
+        .where(CandidateClaim.batch.is_(None))
         .where(~_labelled_by(annotator_id))
     )
     query = _filtered(query, data_source=data_source, rewrite_type=rewrite_type)
@@ -137,9 +151,15 @@ def claimed_candidate_id(
 
 
 def claim(session: Session, *, annotator_id: int, candidate_id: int, now: datetime | None = None) -> None:
-    """Hold `candidate_id` for this annotator (and give up any other candidate they held)."""
+    """Hold `candidate_id` for this annotator (and give up any other candidate they held in the browser)."""
     now = now or utcnow()
-    session.execute(delete(CandidateClaim).where(CandidateClaim.annotator_id == annotator_id))
+    # An expired batch claim on this candidate would clash with the new one's primary key.
+    session.execute(
+        delete(CandidateClaim).where(
+            CandidateClaim.annotator_id == annotator_id,
+            or_(CandidateClaim.batch.is_(None), CandidateClaim.candidate_id == candidate_id),
+        )
+    )
     session.add(
         CandidateClaim(
             candidate_id=candidate_id, annotator_id=annotator_id, expires_at=now + timedelta(minutes=CLAIM_MINUTES)
@@ -149,11 +169,29 @@ def claim(session: Session, *, annotator_id: int, candidate_id: int, now: dateti
 
 
 def release(session: Session, *, annotator_id: int, candidate_id: int | None = None) -> None:
-    """Give up a held candidate (all of them when `candidate_id` is None), e.g. on skip or sign-out."""
+    """Give up a held candidate (every browser claim when `candidate_id` is None: batch claims stay), e.g.
+    on skip or sign-out."""
     query = delete(CandidateClaim).where(CandidateClaim.annotator_id == annotator_id)
     if candidate_id is not None:
         query = query.where(CandidateClaim.candidate_id == candidate_id)
+    else:
+        query = query.where(CandidateClaim.batch.is_(None))
     session.execute(query)
+
+
+def release_labelled(session: Session, *, labels: Collection[tuple[int, int]]) -> None:
+    """Give up the claims (browser or batch) on these (candidate id, annotator id) pairs: they are labelled."""
+    by_annotator: dict[int, list[int]] = {}
+    for candidate_id, annotator_id in labels:
+        by_annotator.setdefault(annotator_id, []).append(candidate_id)
+    for annotator_id, candidate_ids in by_annotator.items():
+        for start in range(0, len(candidate_ids), 900):  # well under SQLite's limit on bound parameters
+            session.execute(
+                delete(CandidateClaim).where(
+                    CandidateClaim.annotator_id == annotator_id,
+                    CandidateClaim.candidate_id.in_(candidate_ids[start : start + 900]),
+                )
+            )
 
 
 def claim_next(

@@ -60,6 +60,8 @@ class LabelRecord:
     difficulty_eval: int | None
     annotator: str  # an annotator's name; system annotators are created on demand
     comment: str | None = None
+    # The annotator must already have an account (an Excel batch names a person, not an import).
+    account: bool = False
 
 
 @dataclass
@@ -69,7 +71,7 @@ class CandidateRecord:
     problem_position: int
     rewrite_type: str
     condition_index: int | None
-    rewritten_question: str
+    rewritten_question: str | None  # None only when `label_only`
     rewritten_condition: str | None = None
     unsolvable_reason: str | None = None
     extracted_condition: str | None = None
@@ -84,6 +86,9 @@ class CandidateRecord:
     problem: ProblemRecord | None = None
     require_problem: bool = True
     location: Location | None = None
+    # The candidate must already exist and only its label is imported (an Excel batch: the other cells are
+    # there to be read, not edited).
+    label_only: bool = False
 
 
 def parse_data_id(value: Any, loc: Location, field_name: str = "data_id") -> DataId:

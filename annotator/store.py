@@ -11,7 +11,16 @@ from typing import Any, Literal
 from sqlalchemy import Select, case, func, nulls_last, select
 from sqlmodel import Session
 
-from annotator.models import Candidate, Problem, Setting, SourceFile
+from annotator.models import (
+    Annotation,
+    AnnotationEvent,
+    Annotator,
+    Candidate,
+    GoldLabel,
+    Problem,
+    Setting,
+    SourceFile,
+)
 from annotator.vocabulary import RELEASE_REWRITE_ORDER
 
 STREAM_BATCH = 5000
@@ -116,7 +125,12 @@ def candidates_query(
 
 def iter_candidates(session: Session, **criteria: Any) -> Iterator[dict[str, Any]]:
     """Stream `candidates_query(**criteria)` as dicts, on the Core connection (no ORM objects)."""
-    result = session.connection().execution_options(yield_per=STREAM_BATCH).execute(candidates_query(**criteria))
+    return iter_query(session, candidates_query(**criteria))
+
+
+def iter_query(session: Session, query: Select[Any]) -> Iterator[dict[str, Any]]:
+    """Stream any select as dicts, on the Core connection (no ORM objects)."""
+    result = session.connection().execution_options(yield_per=STREAM_BATCH).execute(query)
     keys = tuple(result.keys())
     for rows in result.partitions():  # fetchmany batches: far cheaper per row than iterating the result
         for row in rows:
@@ -141,6 +155,47 @@ def iter_raw(session: Session, query: Select[Any]) -> Iterator[dict[str, Any]]:
                 yield dict(zip(keys, row))
     finally:
         cursor.close()
+
+
+def labels_query() -> Select[Any]:
+    """Every annotator's every label, one row each: `data_id, annotator, human_check, difficulty_eval,
+    comment, seconds_spent, created_at, updated_at, gold` (gold: the candidate has a gold label), in
+    candidate order, then the order they were given."""
+    return (
+        select(
+            Candidate.data_id,
+            Annotator.name.label("annotator"),
+            Annotation.human_check,
+            Annotation.difficulty_eval,
+            Annotation.comment,
+            Annotation.seconds_spent,
+            Annotation.created_at,
+            Annotation.updated_at,
+            GoldLabel.candidate_id.is_not(None).label("gold"),
+        )
+        .join(Candidate, Candidate.id == Annotation.candidate_id)
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .outerjoin(GoldLabel, GoldLabel.candidate_id == Annotation.candidate_id)
+        .order_by(Annotation.candidate_id, Annotation.id)
+    )
+
+
+def label_events_query() -> Select[Any]:
+    """The label history (`annotationevent`), oldest first: `data_id, annotator, action, at, old, new`
+    (old and new as {human_check, difficulty_eval, comment}; None where there was or is no label)."""
+    return (
+        select(
+            Candidate.data_id,
+            Annotator.name.label("annotator"),
+            AnnotationEvent.action,
+            AnnotationEvent.at,
+            AnnotationEvent.old,
+            AnnotationEvent.new,
+        )
+        .join(Candidate, Candidate.id == AnnotationEvent.candidate_id)
+        .join(Annotator, Annotator.id == AnnotationEvent.annotator_id)
+        .order_by(AnnotationEvent.id)
+    )
 
 
 def source_file_options(session: Session, *, format: str) -> dict[str, dict[str, Any]]:

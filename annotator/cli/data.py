@@ -75,6 +75,7 @@ def import_command(
         f"imported {len(summary.files)} file(s): {summary.problems_added} problems and {summary.candidates_added} "
         f"candidates added, {summary.problems_updated + summary.candidates_updated} updated, "
         f"{summary.labels_added} labels added, {summary.labels_updated} changed, {summary.unchanged} unchanged"
+        + (f", {summary.unlabelled} sheet rows not labelled yet (skipped)" if summary.unlabelled else "")
     )
 
 
@@ -84,14 +85,28 @@ def export_command(
         str, typer.Option("--format", "-f", help=f"One of: {', '.join(exports.FORMATS)}.")
     ] = "reliablemath",
     out: Annotated[Path | None, typer.Option(help="Output directory (default: exports/FORMAT).")] = None,
+    file_format: Annotated[
+        str | None, typer.Option("--as", help="labels only: jsonl (default), csv or parquet.")
+    ] = None,
+    with_history: Annotated[
+        bool, typer.Option("--with-history", help="labels only: also every label event, in label_history.*")
+    ] = False,
 ) -> None:
-    """Write the dataset; `reliablemath` keeps only candidates whose label is human_check = 1."""
+    """Write the dataset; `reliablemath` keeps only candidates whose label is human_check = 1; `labels`
+    writes every annotator's labels."""
     from annotator.db import PROJECT_ROOT
 
     target = out or PROJECT_ROOT / "exports" / format
+    options: dict[str, object] = {"file_format": file_format} if file_format else {}
+    if with_history:
+        options["with_history"] = True
+    if options and format not in exports.OPTIONS:
+        fail("--as and --with-history apply to --format labels only", 2)
+    if file_format not in (None, "jsonl", "csv", "parquet"):
+        fail(f"--as takes jsonl, csv or parquet, got {file_format!r}", 2)
     try:
         # The database is opened only once the format is known to have a writer.
-        manifest = exports.export(format, target)
+        manifest = exports.export(format, target, options=options)
     except exports.UnknownExportFormat as exc:
         fail(str(exc), 2)
     for name, entry in manifest["files"].items():

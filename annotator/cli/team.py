@@ -1,9 +1,11 @@
-"""Team commands: `python -m annotator agreement [--json] [--data-source S] [--rewrite-type T]`, and gold
+"""Team commands: `python -m annotator agreement [--json] [--data-source S] [--rewrite-type T]`,
+`python -m annotator batches --annotators a,b (--per-annotator N | --overlap K) --out DIR`, and gold
 items: `python -m annotator gold [--mark DATA_ID --label 1|2|0] [--unmark DATA_ID]` (lists them)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -101,3 +103,34 @@ def gold(
         typer.echo(f"{row['data_id']}\thuman_check={row['human_check']}\tdifficulty_eval={row['difficulty_eval']}"
                    f"\tlabels={row['labels']}")
     typer.echo(f"{len(rows)} gold items")
+
+
+@app.command()
+def batches(
+    annotators: Annotated[str, typer.Option(help="Who gets a sheet: account names, comma-separated.")],
+    out: Annotated[Path, typer.Option(help="Directory for the sheets, one {annotator}.xlsx each.")],
+    per_annotator: Annotated[int | None, typer.Option(help="Candidates per sheet (at most).")] = None,
+    overlap: Annotated[
+        int | None,
+        typer.Option(help="Annotators per candidate (at most labels_per_candidate; default: that setting)."),
+    ] = None,
+    data_source: Annotated[str | None, typer.Option(help="Only candidates of this data source.")] = None,
+    rewrite_type: Annotated[str | None, typer.Option(help="Only candidates of this rewrite type.")] = None,
+    days: Annotated[float, typer.Option(help="Deadline: the candidates stay held for the sheets this long.")] = 14,
+) -> None:
+    """Excel sheets to label offline, in the ReliableMath authors' layout; `import` reads them back."""
+    from annotator.batches import BatchError, create_batches, file_name
+    from annotator.db import get_engine
+
+    names = [name.strip() for name in annotators.split(",") if name.strip()]
+    try:
+        made = create_batches(
+            get_engine(), out=out, annotators=names, per_annotator=per_annotator, overlap=overlap,
+            data_source=data_source, rewrite_type=rewrite_type, days=days,
+        )
+    except BatchError as exc:
+        fail(str(exc), 2)
+    for name, ids in made.assigned.items():
+        where = out / file_name(name) if ids else "no sheet (nothing left for them)"
+        typer.echo(f"{name}: {len(ids)} candidates -> {where}")
+    typer.echo(f"batch {made.name}: held until {made.deadline:%Y-%m-%d %H:%M} UTC")

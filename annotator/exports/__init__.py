@@ -6,6 +6,7 @@
 | annotation   | the paper's annotation sheet (Fig. 10), every candidate                        |
 | jsonl, csv, parquet | flat tables, one row per candidate                                     |
 | treecut, umwp, gsm-ic | each imported file of that format under its own name, byte for byte  |
+| labels       | every annotator's every label (JSONL, CSV or Parquet), optionally their history  |
 
 One module per format; each writer takes a read session and a directory and returns {file name: records},
 fed by the query functions of `annotator.store`. Exports hold dataset content and labels only: no annotator
@@ -42,11 +43,14 @@ _WRITERS = {
     "treecut": ("treecut", "write_files"),
     "umwp": ("umwp", "write_files"),
     "gsm-ic": ("gsm_ic", "write_files"),
+    "labels": ("labels", "write_labels"),
 }
 FORMATS = tuple(_WRITERS)
 # Formats whose manifest also says where each resolved label comes from (single / unanimous / majority /
 # adjudicated, by whom and when), with the candidates they export: True = only human_check = 1.
 _LABEL_PROVENANCE = {"reliablemath": True, "annotation": False}
+# The options a format's writer takes as keyword arguments (`export(..., options=...)`).
+OPTIONS = {"labels": ("file_format", "with_history")}
 
 
 class UnknownExportFormat(ValueError):
@@ -62,19 +66,27 @@ def exporters() -> dict[str, Exporter]:
     }
 
 
-def export(format: str, out: Path, *, engine: Engine | None = None) -> dict[str, Any]:
-    """Write `format` into `out` and a manifest (counts, sha256 of each file, export time, tool version).
+def export(
+    format: str, out: Path, *, engine: Engine | None = None, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Write `format` into `out` and a manifest (counts, sha256 of each file, export time, tool version, the
+    options given).
 
-    Raises UnknownExportFormat before touching the database or `out` when no writer has `format`.
+    Raises UnknownExportFormat before touching the database or `out` when no writer has `format`, or it
+    takes none of `options` (see `OPTIONS`).
     """
     writer = exporters().get(format)
     if writer is None:
         raise UnknownExportFormat(f"unknown export format {format!r}; choose one of {', '.join(FORMATS)}")
+    options = options or {}
+    unknown = sorted(set(options) - set(OPTIONS.get(format, ())))
+    if unknown:
+        raise UnknownExportFormat(f"the {format} export takes no option {', '.join(unknown)}")
     from annotator.db import get_engine, read_session
 
     out.mkdir(parents=True, exist_ok=True)
     with read_session(engine or get_engine()) as session:
-        counts = writer(session, out)
+        counts = writer(session, out, **options)
         labels = None
         if format in _LABEL_PROVENANCE:
             from annotator.adjudication import label_provenance
@@ -85,6 +97,7 @@ def export(format: str, out: Path, *, engine: Engine | None = None) -> dict[str,
         "version": __version__,
         "format": format,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        **({"options": options} if options else {}),
         "files": {name: {"records": counts[name], "sha256": sha256_file(out / name)} for name in sorted(counts)},
     }
     if labels is not None:
@@ -93,4 +106,4 @@ def export(format: str, out: Path, *, engine: Engine | None = None) -> dict[str,
     return manifest
 
 
-__all__ = ["FORMATS", "Exporter", "UnknownExportFormat", "export", "exporters"]
+__all__ = ["FORMATS", "OPTIONS", "Exporter", "UnknownExportFormat", "export", "exporters"]

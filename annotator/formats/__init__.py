@@ -2,6 +2,7 @@
 
 | format       | what                                                                     |
 |--------------|--------------------------------------------------------------------------|
+| batch        | an annotator's Excel batch (`batches`), filled in: their labels only      |
 | treecut      | TreeCut JSONL (`problem`, `answer`, `proof`), parameters in the file name  |
 | umwp         | UMWP JSONL / JSON (`id`, `question`, `answer`, `answerable`, ...)          |
 | gsm_ic       | GSM-IC JSON / JSONL (`original_question`, `new_question`, ...)             |

@@ -1,6 +1,6 @@
-"""Reading records from JSON, JSONL, CSV and Parquet files, each with its location for error messages.
+"""Reading records from JSON, JSONL, CSV, Parquet and Excel files, each with its location for error messages.
 
-JSONL, CSV and Parquet are streamed, so memory does not grow with the file. JSON arrays are parsed whole
+JSONL, CSV, Parquet and Excel are streamed, so memory does not grow with the file. JSON arrays are parsed whole
 (the ReliableMath files are a few MB).
 """
 
@@ -123,6 +123,41 @@ def parquet_rows(path: Path) -> Iterator[Row]:
         raise InputError(str(path), "the file is empty")
 
 
+def open_xlsx(path: Path) -> Any:
+    """An Excel workbook opened for reading (streamed: memory does not grow with the sheet)."""
+    from openpyxl import load_workbook  # only Excel files need it
+
+    try:
+        return load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl and zipfile raise several types for a broken file
+        raise InputError(str(path), f"invalid Excel file: {exc}") from None
+
+
+def xlsx_rows(path: Path, workbook: Any = None) -> Iterator[Row]:
+    """The rows of an Excel file's first sheet as {header: value}, located by the row number a spreadsheet
+    shows (the header is row 1); empty rows are left out."""
+    workbook = workbook if workbook is not None else open_xlsx(path)
+    try:
+        cells = workbook.worksheets[0].iter_rows(values_only=True)
+        header = next(cells, None)
+        names = [str(name).strip() if name is not None else None for name in header or ()]
+        seen_any = False
+        for number, values in enumerate(cells, start=2):
+            # A cell holding only spaces is as empty as a blank one.
+            obj = {
+                name: value
+                for name, value in zip(names, values)
+                if name and value is not None and not (isinstance(value, str) and not value.strip())
+            }
+            if obj:
+                seen_any = True
+                yield Location(str(path), f"row {number}"), obj
+    finally:
+        workbook.close()
+    if not seen_any:
+        raise InputError(str(path), "the sheet holds no rows below its header")
+
+
 def rows(path: Path) -> Iterator[Row]:
     """Rows of any supported table file, chosen by its extension."""
     suffix = path.suffix.lower()
@@ -134,7 +169,9 @@ def rows(path: Path) -> Iterator[Row]:
         return csv_rows(path)
     if suffix == ".parquet":
         return parquet_rows(path)
-    raise InputError(str(path), f"unsupported file type {suffix!r} (expected .json, .jsonl, .csv or .parquet)")
+    if suffix == ".xlsx":
+        return xlsx_rows(path)
+    raise InputError(str(path), f"unsupported file type {suffix!r} (expected .json, .jsonl, .csv, .parquet or .xlsx)")
 
 
 # First records read during one detection, by path: every format's `sniff` looks at the same record, and

@@ -5,6 +5,7 @@ checks that they are exactly the registry's (`annotator.formats.registry`), in i
 """
 
 FORMATS: dict[str, str] = {
+    "batch": "an annotator's Excel batch (.xlsx from `batches`), filled in: their labels",
     "treecut": "TreeCut JSONL (problem, answer, proof), parameters in the file name, or a directory of them",
     "umwp": "UMWP JSONL / JSON (id, question, answer, answerable, ...)",
     "gsm_ic": "GSM-IC JSON / JSONL (original_question, new_question, ...)",
@@ -20,4 +21,5 @@ ALIASES: dict[str, str] = {
     "jsonl": "table",
     "csv": "table",
     "parquet": "table",
+    "xlsx": "batch",
 }

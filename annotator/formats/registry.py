@@ -50,11 +50,11 @@ class Format:
 def registry() -> dict[str, Format]:
     """Every format by name, in detection order: a path is read by the first format whose `sniff` accepts it."""
     # Imported here: the format modules import this one, and listing the names must not load every reader.
-    from annotator.formats import annotation, check, gsm_ic, reliablemath, table, treecut, umwp
+    from annotator.formats import annotation, batch, check, gsm_ic, reliablemath, table, treecut, umwp
 
-    # Formats with keys of their own come before ReliableMath's shapes, which overlap (a release file, a
-    # check file, a sheet); a flat table of problems is the last resort.
-    ordered = (treecut, umwp, gsm_ic, reliablemath, check, annotation, table)
+    # An Excel batch is known by its extension. Formats with keys of their own come before ReliableMath's
+    # shapes, which overlap (a release file, a check file, a sheet); a flat table of problems is the last resort.
+    ordered = (batch, treecut, umwp, gsm_ic, reliablemath, check, annotation, table)
     return {module.FORMAT.name: module.FORMAT for module in ordered}
 
 

@@ -73,3 +73,44 @@ def test_agreement_text_names_undefined_values(url: str) -> None:
     assert result.returncode == 0, result.stderr
     assert "human_check: 0 items" in result.stdout
     assert "percent       — (no item has labels from two or more annotators)" in result.stdout
+
+
+def test_batches_import_and_labels_export_as_a_team_runs_them(tmp_path: Path) -> None:
+    """batches -> fill in with openpyxl -> import -> export --format labels --as csv, through the command line."""
+    from openpyxl import load_workbook
+
+    url = f"sqlite:///{tmp_path / 'sheets.sqlite'}"
+    engine = get_engine(url)
+    add_candidates(engine, 6)
+    for name in ("ann", "bob"):
+        add_user(engine, name)
+    assert run_cli(url, "settings", "--labels-per-candidate", "2").returncode == 0
+    out = tmp_path / "batches"
+    made = run_cli(url, "batches", "--annotators", "ann,bob", "--overlap", "2", "--days", "7", "--out", str(out))
+    assert made.returncode == 0, made.stderr
+    assert f"ann: 6 candidates -> {out / 'ann.xlsx'}" in made.stdout and "held until" in made.stdout
+    for name, check in (("ann", 1), ("bob", 0)):
+        workbook = load_workbook(out / f"{name}.xlsx")
+        workbook.active["H2"] = check
+        workbook.active["I2"] = 1 if check else None
+        workbook.save(out / f"{name}.xlsx")
+    imported = run_cli(url, "import", str(out / "ann.xlsx"), str(out / "bob.xlsx"))
+    assert imported.returncode == 0, imported.stderr
+    assert "2 labels added" in imported.stdout and "10 sheet rows not labelled yet (skipped)" in imported.stdout
+    exported = run_cli(url, "export", "--format", "labels", "--as", "csv", "--with-history", "--out",
+                       str(tmp_path / "l"))
+    assert exported.returncode == 0, exported.stderr
+    lines = (tmp_path / "l" / "labels.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "data_id,annotator,human_check,difficulty_eval,comment,seconds_spent,created_at,updated_at,gold"
+    assert [line.split(",")[:4] for line in lines[1:]] == [["math_0_remove_1", "ann", "1", "1"],
+                                                          ["math_0_remove_1", "bob", "0", ""]]
+    assert (tmp_path / "l" / "label_history.csv").exists()
+
+
+def test_batches_and_labels_usage_errors(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sheets.sqlite'}"
+    add_candidates(get_engine(url), 1)
+    missing = run_cli(url, "batches", "--annotators", "zed", "--per-annotator", "1", "--out", str(tmp_path / "b"))
+    assert missing.returncode == 2 and "error: 'zed' has no account" in missing.stderr
+    wrong = run_cli(url, "export", "--format", "csv", "--as", "parquet", "--out", str(tmp_path / "x"))
+    assert wrong.returncode == 2 and "--as and --with-history apply to --format labels only" in wrong.stderr
