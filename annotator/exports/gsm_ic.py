@@ -1,8 +1,9 @@
 """GSM-IC: every imported GSM-IC file under its own name, record for record; and the one GSM-IC record
 builder, which `annotator.distract` uses for the variants it writes.
 
-GSM-IC's answers are strings (some with thousands separators): an answer of another JSON type (a ground
-truth from another source) is written as its JSON text.
+GSM-IC's answers are strings (some with thousands separators): an imported record's answer is written back
+with the type it had; for a variant of another source's problem (`distract`), an answer of another JSON type
+(its ground truth) is written as its JSON text.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ STYLE = {"jsonl": False, "indent": 2, "ensure_ascii": False, "final_newline": Tr
 def gsm_ic_record(*, original_question: str, new_question: str, answer: Any, info: dict[str, Any]) -> dict[str, Any]:
     """One GSM-IC record. `info` is the candidate's `extra["gsm_ic"]`: its other `fields` (role, number,
     labels, template...) and, for an imported record, its key order (`keys`)."""
+    imported = "keys" in info  # only an imported record knows its key order
     values = {
         "original_question": original_question,
         "new_question": new_question,
-        "answer": answer if isinstance(answer, str) else json.dumps(answer),
+        "answer": answer if isinstance(answer, str) or imported else json.dumps(answer),
         **info["fields"],
     }
     return {key: values[key] for key in info.get("keys") or values}
