@@ -65,7 +65,7 @@ else:
     if progress["per_day"]:
         st.altair_chart(
             alt.Chart(pd.DataFrame(progress["per_day"]), title="Labels per day").mark_bar().encode(
-                x=alt.X("day:T", title="day"), y=alt.Y("labels:Q"), tooltip=["day:T", "labels:Q"],
+                x=alt.X("day:O", title="day"), y=alt.Y("labels:Q"), tooltip=["day:O", "labels:Q"],
             ),
             width="stretch", key="chart_per_day",
         )
