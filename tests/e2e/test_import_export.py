@@ -17,13 +17,13 @@ import pytest
 
 from annotator.db import get_engine
 from tests.e2e.conftest import RunningApp, start_app, stop_app
+from tests.e2e.test_annotate import PASSWORD, sign_in
 from tests.support.candidates import add_user
 from tests.support.progress import EXPECTED_STATES, add_progress
 from tests.test_importer import run_cli
 
 pytestmark = pytest.mark.e2e
 
-PASSWORD = "correct horse"
 TIMEOUT_MS = 120_000  # a release import on a shared 2-core machine
 
 
@@ -39,10 +39,8 @@ def app(tmp_path: Path) -> Iterator[RunningApp]:
 
 
 def sign_in_at(page, address: str, name: str = "ada") -> None:  # type: ignore[no-untyped-def]
-    page.goto(address)
-    page.get_by_role("textbox", name="Name").fill(name)
-    page.get_by_role("textbox", name="Password").fill(PASSWORD)
-    page.get_by_role("textbox", name="Password").press("Enter")
+    """Open `address` (a page's) signed out and sign in there."""
+    sign_in(page, address, name)
 
 
 def settled(page) -> None:  # type: ignore[no-untyped-def]

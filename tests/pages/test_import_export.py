@@ -7,13 +7,10 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from streamlit.testing.v1 import AppTest
 
 from annotator import exports
 from annotator.db import get_engine
-from tests.support.candidates import add_user, sign_in_app
-
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "import_export.py")
+from tests.support.candidates import open_page
 
 
 @pytest.fixture
@@ -21,14 +18,8 @@ def engine(tmp_path: Path) -> Engine:
     return get_engine(f"sqlite:///{tmp_path / 'transfer.sqlite'}")
 
 
-def _open(engine: Engine, name: str, role: str) -> AppTest:
-    app = AppTest.from_file(PAGE, default_timeout=60)
-    sign_in_app(app, engine, add_user(engine, name, role=role))
-    return app.run()
-
-
 def test_admins_get_an_upload_the_limit_and_a_download_per_format(engine: Engine) -> None:
-    app = _open(engine, "ada", "admin")
+    app = open_page("import_export", engine, name="ada", role="admin")
     assert not app.exception, app.exception
     assert any("Up to 200 MB per file" in caption.value for caption in app.caption)
     downloads = [element.proto.label for element in app.get("download_button")]
@@ -37,7 +28,7 @@ def test_admins_get_an_upload_the_limit_and_a_download_per_format(engine: Engine
 
 @pytest.mark.parametrize("role", ["annotator", "reviewer"])
 def test_others_may_not_open_it(engine: Engine, role: str) -> None:
-    app = _open(engine, "someone", role)
+    app = open_page("import_export", engine, name="someone", role=role)
     assert [e.value for e in app.error] == [
         f"Only admins may open this page; you are signed in as someone ({role})."
     ]

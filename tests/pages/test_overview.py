@@ -7,13 +7,10 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from streamlit.testing.v1 import AppTest
 
 from annotator.db import get_engine
-from tests.support.candidates import add_user, sign_in_app
+from tests.support.candidates import open_page
 from tests.support.progress import add_progress
-
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "overview.py")
 
 
 @pytest.fixture
@@ -23,9 +20,7 @@ def engine(tmp_path: Path) -> Engine:
 
 def test_progress_is_drawn_and_the_table_has_dashes_not_none(engine: Engine) -> None:
     add_progress(engine)
-    app = AppTest.from_file(PAGE, default_timeout=60)
-    sign_in_app(app, engine, add_user(engine, "rev", role="reviewer"))
-    app.run()
+    app = open_page("overview", engine, name="rev", role="reviewer")
     assert not app.exception, app.exception
     states, per_day = app.get("vega_lite_chart")
     spec = json.loads(states.proto.spec)
