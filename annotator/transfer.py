@@ -118,7 +118,10 @@ def unpack(uploads: list[tuple[str, bytes]], *, into: Path) -> Batch:
             raise InputError(name, "is not a file name to import")
         target = into / (base[: -len(".zip")] if base.lower().endswith(".zip") else base)
         if target.exists():
-            raise InputError(base, "was uploaded twice (two files or archives of one name)")
+            raise InputError(
+                base, "was uploaded twice (two files or archives of one name); upload files of one name in a .zip "
+                "with their folders, e.g. a ReliableMath release's solve/ and unsol/"
+            )
         if base.lower().endswith(".zip"):
             target.mkdir()
             _unzip(base, data, target)

@@ -9,6 +9,7 @@ from functools import partial
 
 import pandas as pd
 import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
 
 from annotator import exports, transfer
 from annotator.formats import InputError, ReadOptions, aliases, registry
@@ -52,6 +53,11 @@ def _import() -> None:
             )
     except (InputError, ValueError) as exc:
         st.session_state["import_outcome"] = ("error", str(exc))
+        return
+    except SQLAlchemyError as exc:
+        # E.g. the database is busy: one line, nothing stored (the import is one transaction).
+        st.session_state["import_outcome"] = ("error", f"the database refused the import, nothing was stored: "
+                                                       f"{str(exc).splitlines()[0]}")
         return
     st.session_state["import_outcome"] = ("success", summary.text())
     st.session_state["import_round"] += 1  # a fresh, empty file input
