@@ -6,6 +6,7 @@ then shows the pages the signed-in user's role allows. A sign-in lasts across re
 """
 
 from pathlib import Path
+from urllib.parse import urlparse
 
 import streamlit as st
 from sqlalchemy.exc import OperationalError
@@ -72,19 +73,30 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
         st.rerun()
 
 
+def _asked_for() -> str:
+    """The page the browser's address names (its last path segment; '' for the app's root)."""
+    return urlparse(st.context.url or "").path.rstrip("/").rsplit("/", 1)[-1]
+
+
 def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
+    """The pages `user`'s role may see, plus the page the address asks for: declared, so that an address of a
+    page kept from this role opens that page's own refusal (its `guard.require`) instead of "Page not found".
+    Signed out (None), every page is declared, hidden, so that the address survives signing in."""
+    everyone, staff, admins = tuple(Role), (Role.reviewer, Role.admin), (Role.admin,)
     pages = [
-        st.Page(PAGES / "annotate.py", title="Annotate", icon=":material/edit_note:", default=True),
-        st.Page(PAGES / "browse.py", title="Browse", icon=":material/table_rows:"),
-        st.Page(PAGES / "overview.py", title="Overview", icon=":material/insights:"),
+        (st.Page(PAGES / "annotate.py", title="Annotate", icon=":material/edit_note:", default=True), everyone),
+        (st.Page(PAGES / "browse.py", title="Browse", icon=":material/table_rows:"), everyone),
+        (st.Page(PAGES / "overview.py", title="Overview", icon=":material/insights:"), everyone),
+        (st.Page(PAGES / "team.py", title="Team", icon=":material/groups:"), staff),
+        (st.Page(PAGES / "adjudicate.py", title="Adjudicate", icon=":material/gavel:"), staff),
+        (st.Page(PAGES / "review.py", title="Review", icon=":material/fact_check:"), staff),
+        (st.Page(PAGES / "generate.py", title="Generate", icon=":material/auto_awesome:"), admins),
+        (st.Page(PAGES / "import_export.py", title="Import and export", icon=":material/swap_vert:"), admins),
     ]
-    if auth.allows(user, Role.reviewer, Role.admin):
-        pages.append(st.Page(PAGES / "team.py", title="Team", icon=":material/groups:"))
-        pages.append(st.Page(PAGES / "adjudicate.py", title="Adjudicate", icon=":material/gavel:"))
-        pages.append(st.Page(PAGES / "review.py", title="Review", icon=":material/fact_check:"))
-    if auth.allows(user, Role.admin):
-        pages.append(st.Page(PAGES / "generate.py", title="Generate", icon=":material/auto_awesome:"))
-    return pages
+    asked = _asked_for()
+    return [
+        page for page, roles in pages if user is None or auth.allows(user, *roles) or page.url_path == asked
+    ]
 
 
 st.set_page_config(page_title="Unsolvable-math annotator", layout="wide")
@@ -93,7 +105,7 @@ engine = st.session_state["engine"]
 user = sign_in.current_user(engine)
 
 if user is None:
-    # The pages are declared (hidden) so that the address the browser asked for survives signing in.
+    # Every page is declared (hidden) so that the address the browser asked for survives signing in.
     st.navigation(_pages(None), position="hidden")
     if st.session_state.pop("cookie_action", None) == "clear":
         sign_in.cookie_script(None)

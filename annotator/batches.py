@@ -24,6 +24,7 @@ from sqlalchemy import Engine, delete, insert, select
 from sqlmodel import Session
 
 from annotator.db import write_session
+from annotator.gold import is_gold
 from annotator.models import Annotation, Annotator, Candidate, CandidateClaim, CandidateStatus, utcnow
 from annotator.queue import complete, labels_per_candidate
 from annotator.store import candidates_query, iter_query, original_question_and_answer
@@ -85,7 +86,7 @@ def _open_candidates(
     few sheets does not hide the rest of the queue from the browsers (they skip locked rows).
     """
     query = select(Candidate.id, Candidate.label_count).where(
-        Candidate.status == CandidateStatus.pending, ~complete(target)
+        Candidate.status == CandidateStatus.pending, ~complete(target), ~is_gold()  # gold items stay in the browser
     )
     if data_source:
         query = query.where(Candidate.data_source == data_source)

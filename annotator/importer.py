@@ -48,6 +48,19 @@ class ImportSummary:
     labels_updated: int = 0
     unchanged: int = 0
     unlabelled: int = 0  # rows of an Excel batch not filled in yet
+    # What the readers accepted although unusual, one line per file and kind, e.g.
+    # "UMWP.jsonl: 2 unanswerable records with a non-null answer, kept as given".
+    oddities: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        """The summary the command line prints and the app shows: counts, then one line per oddity."""
+        counts = (
+            f"imported {len(self.files)} file(s): {self.problems_added} problems and {self.candidates_added} "
+            f"candidates added, {self.problems_updated + self.candidates_updated} updated, "
+            f"{self.labels_added} labels added, {self.labels_updated} changed, {self.unchanged} unchanged"
+            + (f", {self.unlabelled} sheet rows not labelled yet (skipped)" if self.unlabelled else "")
+        )
+        return "\n".join([counts, *self.oddities])
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -365,6 +378,9 @@ class _Importer:
     def finish_part(self, part: ImportPart, count: int) -> None:
         self.flush()
         self._flush_problems()
+        name = part.source_file.name if part.source_file else part.path
+        for oddity, times in part.oddities.items():
+            self.summary.oddities.append(f"{name}: {oddity.describe(times)}")
         if part.source_file is None:
             return
         self._remember_file(part.source_file, count)

@@ -3,6 +3,8 @@ reader applies to its input."""
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,8 +140,9 @@ def check_json_value(value: Any, loc: Location, field_name: str) -> Any:
             check_json_value(item, loc, field_name)
     elif value is not None and not isinstance(value, (int, float, bool)):
         raise loc.error(f"unsupported value of type {type(value).__name__}", field_name)
-    if isinstance(value, float) and value != value:
-        raise loc.error("is NaN", field_name)
+    # JSON has no NaN or infinity (a number like 1e999 parses to one): it could not be stored or written back.
+    if isinstance(value, float) and (value != value or value in (math.inf, -math.inf)):
+        raise loc.error(f"is {value!r}, which JSON cannot hold", field_name)
     return value
 
 
@@ -210,8 +213,24 @@ class SourceFileInfo:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Oddity:
+    """Something unusual a reader accepted and kept as given, named in the import summary with its count
+    (`2 unanswerable records with a non-null answer, kept as given`)."""
+
+    one: str  # after the count 1: "unanswerable record with a non-null answer, kept as given"
+    many: str  # after any other count
+
+    def describe(self, count: int) -> str:
+        return f"{count} {self.one if count == 1 else self.many}"
+
+
 @dataclass
 class ImportPart:
+    """One file's records. A reader counts the oddities it accepts in `oddities` while it yields the records
+    (so the counts are complete once `records` is exhausted)."""
+
     path: str
     records: Iterable[ProblemRecord | CandidateRecord]
     source_file: SourceFileInfo | None = None
+    oddities: Counter[Oddity] = field(default_factory=Counter)

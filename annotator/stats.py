@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import func, literal_column, select
 from sqlmodel import Session
 
+from annotator.labels import activity
 from annotator.models import Candidate, Problem
 from annotator.store import data_sources
 from annotator.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus
@@ -87,24 +88,75 @@ def to_json(stats: dict[str, Any]) -> str:
     return json.dumps(stats, indent=2, ensure_ascii=False)
 
 
-def rows(stats: dict[str, Any]) -> list[dict[str, Any]]:
+def rows(stats: dict[str, Any], *, missing: str | None = None) -> list[dict[str, Any]]:
     """One row per data source and rewrite type, plus per-source and overall totals, for tables: `all` for
-    the unsolvable-by-design candidates, `solvable by design` (only where there are any) for the others."""
+    the unsolvable-by-design candidates, `solvable by design` (only where there are any) for the others.
+
+    Problems are counted per data source, not per rewrite type: those rows have None there, or, when `missing`
+    is given (a dash for the app), every `problems` cell is text and those rows hold `missing`.
+    """
+
+    def problems(count: int | None) -> int | str | None:
+        if missing is None:
+            return count
+        return missing if count is None else str(count)
+
     table = []
     for source, entry in stats["sources"].items():
         for rewrite_type, counts in entry["by_rewrite_type"].items():
-            table.append({"data_source": source, "rewrite_type": rewrite_type, "problems": None, **counts})
-        table.append({"data_source": source, "rewrite_type": "all", "problems": entry["problems"], **entry["total"]})
-        table.extend(_solvable_row(source, entry["solvable_by_design"]))
-    table.append({"data_source": "all", "rewrite_type": "all", "problems": stats["problems"], **stats["total"]})
-    table.extend(_solvable_row("all", stats["solvable_by_design"]))
+            table.append({"data_source": source, "rewrite_type": rewrite_type, "problems": problems(None), **counts})
+        table.append(
+            {"data_source": source, "rewrite_type": "all", "problems": problems(entry["problems"]), **entry["total"]}
+        )
+        table.extend(_solvable_row(source, entry["solvable_by_design"], problems(None)))
+    overall = {"data_source": "all", "rewrite_type": "all", "problems": problems(stats["problems"])}
+    table.append({**overall, **stats["total"]})
+    table.extend(_solvable_row("all", stats["solvable_by_design"], problems(None)))
     return table
 
 
-def _solvable_row(source: str, counts: dict[str, int]) -> list[dict[str, Any]]:
+def _solvable_row(source: str, counts: dict[str, int], problems: int | str | None) -> list[dict[str, Any]]:
+    """`solvable by design` (distractors): totalled apart from the unsolvable candidates, where there are any."""
     if not counts["candidates"]:
         return []
-    return [{"data_source": source, "rewrite_type": "solvable by design", "problems": None, **counts}]
+    return [{"data_source": source, "rewrite_type": "solvable by design", "problems": problems, **counts}]
+
+
+# The states a candidate is in, for the Overview's chart: each candidate in exactly one.
+STATES = ("kept-simple", "kept-hard", "rejected", "disputed", "unlabelled", "filtered", "unverified")
+
+
+def _state(status: str, labelled: bool, human_check: int | None, difficulty: int | None) -> str:
+    if not labelled:
+        # A filtered candidate never reaches the queue; once someone labelled it anyway, its label counts.
+        return _STATUS_KEYS.get(status, "unlabelled")
+    if human_check == 1:
+        return "kept-hard" if difficulty == 1 else "kept-simple"
+    return "rejected" if human_check == 0 else "disputed"
+
+
+def progress(session: Session) -> dict[str, list[dict[str, Any]]]:
+    """Where the work stands, as rows for charts: `states` counts the candidates per data source, rewrite type
+    and state (`STATES`; rows with a count only), `per_day` the labels people gave per day (imports left out)."""
+    labelled = (Candidate.label_count > literal_column("0")).label("labelled")
+    group = (Candidate.data_source, Candidate.rewrite_type, Candidate.status, labelled, Candidate.human_check,
+             Candidate.difficulty_eval)
+    counts: dict[tuple[str, str, str], int] = {}
+    for source, rewrite_type, status, is_labelled, human_check, difficulty, count in session.execute(
+        select(*group, func.count()).group_by(*group)
+    ):
+        key = (source, rewrite_type, _state(status, bool(is_labelled), human_check, difficulty))
+        counts[key] = counts.get(key, 0) + count
+    states = [
+        {"data_source": source, "rewrite_type": rewrite_type, "state": state, "candidates": count}
+        for (source, rewrite_type, state), count in sorted(counts.items(), key=lambda kv: (*kv[0][:2],
+                                                                                            STATES.index(kv[0][2])))
+    ]
+    per_day: dict[str, int] = {}
+    for person in activity(session).values():
+        for day, count in person["per_day"].items():
+            per_day[day] = per_day.get(day, 0) + count
+    return {"states": states, "per_day": [{"day": day, "labels": n} for day, n in sorted(per_day.items())]}
 
 
 def to_text(stats: dict[str, Any]) -> str:

@@ -1,5 +1,6 @@
 """Overview: the dataset's statistics (paper Tables 2, 10, 11), or how to get started on an empty database."""
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -25,7 +26,8 @@ with read_session(engine) as session:
 
 if result["problems"] == 0 and result["total"]["candidates"] == 0:
     st.info(
-        "The database is empty. Import the ReliableMath release or your own candidates from a terminal:\n\n"
+        "The database is empty. An admin imports the ReliableMath release or your own candidates on the "
+        "**Import and export** page, or from a terminal:\n\n"
         "```\npython -m annotator import path/to/ReliableMath/data\n"
         "python -m annotator import my_candidates.jsonl --map question=problem,rewritten_question=rewrite\n```"
     )
@@ -44,7 +46,32 @@ else:
     columns[2].metric("Checked", total["checked"])
     columns[3].metric("Kept", total["kept"])
     columns[4].metric("Hard", total["hard"])
-    st.dataframe(pd.DataFrame(stats.rows(result)), hide_index=True, width="stretch")
+    with read_session(engine) as session:
+        progress = stats.progress(session)
+    st.subheader("Progress")
+    states = pd.DataFrame(progress["states"])
+    states["group"] = states["data_source"] + " · " + states["rewrite_type"]
+    # One bar per data source and rewrite type, its candidates stacked by state in STATES' order.
+    st.altair_chart(
+        alt.Chart(states, title="Candidates by state").mark_bar().encode(
+            y=alt.Y("group:N", title="data source · rewrite type"),
+            x=alt.X("candidates:Q", stack="zero"),
+            color=alt.Color("state:N", scale=alt.Scale(domain=list(stats.STATES)), title="state"),
+            order=alt.Order("order:Q"),
+            tooltip=["data_source:N", "rewrite_type:N", "state:N", "candidates:Q"],
+        ).transform_calculate(order=f"indexof({list(stats.STATES)}, datum.state)"),
+        width="stretch", key="chart_states",
+    )
+    if progress["per_day"]:
+        st.altair_chart(
+            alt.Chart(pd.DataFrame(progress["per_day"]), title="Labels per day").mark_bar().encode(
+                x=alt.X("day:O", title="day"), y=alt.Y("labels:Q"), tooltip=["day:O", "labels:Q"],
+            ),
+            width="stretch", key="chart_per_day",
+        )
+    else:
+        st.caption("Labels per day will show here once people label candidates.")
+    st.dataframe(pd.DataFrame(stats.rows(result, missing="—")), hide_index=True, width="stretch")
 
 
 def _save_labels_per_candidate() -> None:

@@ -9,6 +9,8 @@ writes nothing.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 from sqlalchemy import Engine
 
@@ -17,6 +19,7 @@ from annotator.vocabulary import Role
 from ui import sign_in
 
 EVERYONE = tuple(Role)
+APP = Path(__file__).resolve().parent.parent / "app.py"
 
 
 def _refusal(user: auth.User | None, roles: tuple[str, ...]) -> str:
@@ -26,8 +29,27 @@ def _refusal(user: auth.User | None, roles: tuple[str, ...]) -> str:
     return f"Only {' and '.join(f'{role}s' for role in roles)} may open this page; {who}."
 
 
+def _through_the_app() -> None:
+    """Rerun through app.py when Streamlit ran this page file by itself.
+
+    A server whose first visitor opens a page's address (`/import_export`) runs that file alone, in its
+    legacy mode for apps with a `pages/` folder: no sign-in form, no navigation. Declaring a navigation ends
+    that mode for the server; the rerun then goes through app.py, which signs in and opens the page asked for.
+    """
+    # Streamlit's own flag for that mode (no public API says it); True only until a navigation is declared.
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if "engine" in st.session_state or not getattr(PagesManager, "uses_pages_directory", False):
+        return
+    # Every page declared, so that the address asked for is found (not "Page not found").
+    pages = [st.Page(APP, default=True), *(st.Page(page) for page in sorted((APP.parent / "pages").glob("*.py")))]
+    st.navigation(pages, position="hidden")
+    st.rerun()
+
+
 def require(*roles: str) -> tuple[Engine, auth.User]:
     """The app's engine and the signed-in user, or a message and `st.stop()` if the user lacks every role."""
+    _through_the_app()
     roles = roles or EVERYONE
     user = st.session_state.get("user")
     if user is None or not auth.allows(user, *roles):

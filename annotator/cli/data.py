@@ -71,12 +71,7 @@ def import_command(
         fail(str(exc), 2)
     parts = [part for path in paths for part in read(path, format=format, options=options)]
     summary = import_parts(parts, engine=get_engine(), update=update)
-    typer.echo(
-        f"imported {len(summary.files)} file(s): {summary.problems_added} problems and {summary.candidates_added} "
-        f"candidates added, {summary.problems_updated + summary.candidates_updated} updated, "
-        f"{summary.labels_added} labels added, {summary.labels_updated} changed, {summary.unchanged} unchanged"
-        + (f", {summary.unlabelled} sheet rows not labelled yet (skipped)" if summary.unlabelled else "")
-    )
+    typer.echo(summary.text())
 
 
 @app.command("export")

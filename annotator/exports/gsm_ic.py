@@ -5,8 +5,9 @@ GSM-IC record builder, which `annotator.distract` uses for the variants it write
 A distractor is vetted when its resolved label is human_check = 1 ("answer unchanged"): these are the
 solvable problems with irrelevant context, and they go here, never into ReliableMath's unsolvable files.
 
-GSM-IC's answers are strings (some with thousands separators): an answer of another JSON type (a ground
-truth from another source) is written as its JSON text.
+GSM-IC's answers are strings (some with thousands separators): an imported record's answer is written back
+with the type it had; for a variant of another source's problem (`distract`), an answer of another JSON type
+(its ground truth) is written as its JSON text.
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ GENERATED_FILE = "GSM-IC_distract.json"
 def gsm_ic_record(*, original_question: str, new_question: str, answer: Any, info: dict[str, Any]) -> dict[str, Any]:
     """One GSM-IC record. `info` is the candidate's `extra["gsm_ic"]`: its other `fields` (role, number,
     labels, template...) and, for an imported record, its key order (`keys`)."""
+    imported = "keys" in info  # only an imported record knows its key order
     values = {
         "original_question": original_question,
         "new_question": new_question,
-        "answer": answer if isinstance(answer, str) else json.dumps(answer),
+        "answer": answer if isinstance(answer, str) or imported else json.dumps(answer),
         **info["fields"],
     }
     return {key: values[key] for key in info.get("keys") or values}

@@ -2,7 +2,8 @@
 
 A JSON array (`GSM-IC_2step.json`, `GSM-IC_mstep.json`) or JSONL of `{"original_question", "new_question",
 "answer", "n_steps", "role", "number", "sentence_template", "role_label", "number_label", "sentence_label"}`;
-answers are strings (some with thousands separators), numbers are strings too ("n/a" when none).
+answers are strings (some with thousands separators), numbers are strings too ("n/a" when none); another
+JSON value in a data field (an answer, a number) is kept with its type and named in the import summary.
 Each distinct `original_question` becomes a problem (data source `gsm_ic-2step` etc., from the file name),
 each record a `distractor` candidate of it; the labels and the template are kept in the candidate's extra.
 `annotator.exports.gsm_ic` writes each imported file back record for record.
@@ -10,8 +11,9 @@ each record a `distractor` candidate of it; the labels and the template are kept
 
 from __future__ import annotations
 
+import json
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,17 @@ from typing import Any
 from annotator.files import sha256_bytes
 from annotator.formats import _io
 from annotator.formats.registry import Format, ReadOptions
-from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord, SourceFileInfo, require, require_str
+from annotator.records import (
+    CandidateRecord,
+    ImportPart,
+    Location,
+    Oddity,
+    ProblemRecord,
+    SourceFileInfo,
+    check_json_value,
+    require,
+    require_str,
+)
 from annotator.vocabulary import DataId, RewriteType
 
 NAME = "gsm_ic"
@@ -47,20 +59,41 @@ def data_source_for(path: Path) -> str:
     return f"gsm_ic-{slug}" if slug else "gsm_ic"
 
 
-def filled_sentence(template: str | None, role: str | None, number: str | None) -> str | None:
+def filled_sentence(template: Any, role: Any, number: Any) -> str | None:
+    """The distracting sentence, from the template and its role and number (any of them may be a JSON value
+    other than text in a real file: written as its JSON text then)."""
     if not template:
         return None
-    return template.replace("{role}", role or "{role}").replace("{number}", number or "{number}")
+
+    def text(value: Any, placeholder: str) -> str:
+        return value if isinstance(value, str) else placeholder if value is None else json.dumps(value)
+
+    return text(template, "").replace("{role}", text(role, "{role}")).replace("{number}", text(number, "{number}"))
 
 
-def _validate(obj: dict[str, Any], loc: Location) -> None:
-    for key in REQUIRED:
+# Values GSM-IC's own files do not have, accepted (they are data) and kept as given.
+ODD_ANSWER = Oddity("answer that is not text, kept as given", "answers that are not text, kept as given")
+ODD_FIELD = Oddity(
+    "record with n_steps not a whole number or a role, number, template or label not text, kept as given",
+    "records with n_steps not a whole number or a role, number, template or label not text, kept as given",
+)
+
+
+def _validate(obj: dict[str, Any], loc: Location, oddities: Counter[Oddity]) -> None:
+    """The two questions are what the format means; the answer and the other fields are data: any JSON
+    value is kept, and counted in `oddities` when GSM-IC's own files would not have it."""
+    for key in ("original_question", "new_question"):
         require_str(require(obj, key, loc), loc, key)
-    if "n_steps" in obj and (isinstance(obj["n_steps"], bool) or not isinstance(obj["n_steps"], int)):
-        raise loc.error(f"expected a whole number, got {obj['n_steps']!r}", "n_steps")
-    for key in TEXT_FIELDS:
-        if key in obj and not isinstance(obj[key], str):
-            raise loc.error(f"expected text, got {type(obj[key]).__name__} {obj[key]!r}"[:120], key)
+    check_json_value(require(obj, "answer", loc), loc, "answer")
+    if not isinstance(obj["answer"], str):
+        oddities[ODD_ANSWER] += 1
+    for key in ("n_steps", *TEXT_FIELDS):
+        check_json_value(obj.get(key), loc, key)
+    steps = obj.get("n_steps", 0)
+    if isinstance(steps, bool) or not isinstance(steps, int) or any(
+        not isinstance(obj[key], str) for key in TEXT_FIELDS if key in obj
+    ):
+        oddities[ODD_FIELD] += 1
 
 
 def read_file(path: Path) -> ImportPart:
@@ -70,13 +103,14 @@ def read_file(path: Path) -> ImportPart:
     style = _io.json_style(path, text, data)
     info = SourceFileInfo(NAME, path.name, "gsm_ic", sha256_bytes(text.encode("utf-8")), style)
     data_source = data_source_for(path)
-    positions: dict[str, tuple[int, Location, str]] = {}
+    positions: dict[str, tuple[int, Location, Any]] = {}
+    oddities: Counter[Oddity] = Counter()
     for loc, obj in rows:
-        _validate(obj, loc)
+        _validate(obj, loc, oddities)
         known = positions.get(obj["original_question"])
         if known is None:
             positions[obj["original_question"]] = (len(positions), loc, obj["answer"])
-        elif known[2] != obj["answer"]:
+        elif json.dumps(known[2]) != json.dumps(obj["answer"]):
             raise loc.error(
                 f"{obj['answer']!r} differs from {known[2]!r}, given for the same original_question at "
                 f"{known[1].record}",
@@ -120,7 +154,7 @@ def read_file(path: Path) -> ImportPart:
                 location=loc,
             )
 
-    return ImportPart(str(path), records(), info)
+    return ImportPart(str(path), records(), info, oddities)
 
 
 FORMAT = Format(name=NAME, sniff=sniff, read=read)

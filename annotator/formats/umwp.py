@@ -12,7 +12,7 @@ back record for record: same order, same values and types.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,17 @@ from typing import Any
 from annotator.files import sha256_bytes
 from annotator.formats import _io
 from annotator.formats.registry import Format, ReadOptions
-from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord, SourceFileInfo, require, require_str
+from annotator.records import (
+    CandidateRecord,
+    ImportPart,
+    Location,
+    Oddity,
+    ProblemRecord,
+    SourceFileInfo,
+    check_json_value,
+    require,
+    require_str,
+)
 from annotator.vocabulary import DataId, RewriteType
 
 NAME = "umwp"
@@ -56,37 +66,65 @@ def _int(value: Any, loc: Location, field: str) -> int:
     return value
 
 
-def _validate(obj: dict[str, Any], loc: Location) -> None:
-    for key in ("id", "question", "answerable", "source"):
+# What real UMWP files hold that the format's description does not, accepted and kept as given.
+ANSWER_ON_UNANSWERABLE = Oddity(
+    "unanswerable record with a non-null answer, kept as given",
+    "unanswerable records with a non-null answer, kept as given",
+)
+ODD_ANSWER = Oddity(
+    "answerable record whose answer is not a list of numbers, kept as given",
+    "answerable records whose answer is not a list of numbers, kept as given",
+)
+ODD_SOURCE = Oddity(
+    f"record whose source is missing or not one of {', '.join(SOURCES)}, kept as given",
+    f"records whose source is missing or not one of {', '.join(SOURCES)}, kept as given",
+)
+ODD_CATEGORY = Oddity(
+    "answerable record with a category or relevant_ids, kept as given",
+    "answerable records with a category or relevant_ids, kept as given",
+)
+
+
+def _is_numbers(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
+
+
+def _validate(obj: dict[str, Any], loc: Location, oddities: Counter[Oddity]) -> None:
+    """Errors for what the format's meaning needs (an id, a question, whether it is answerable, and for an
+    unanswerable record its category and original); every other value is data, kept as given and counted
+    in `oddities` when it is not what the format describes."""
+    for key in ("id", "question", "answerable"):
         require(obj, key, loc)
     _int(obj["id"], loc, "id")
     require_str(obj["question"], loc, "question")
     if not isinstance(obj["answerable"], bool):
         raise loc.error(f"expected true or false, got {obj['answerable']!r}", "answerable")
-    if obj["source"] not in SOURCES:
-        raise loc.error(f"expected one of {', '.join(SOURCES)}, got {obj['source']!r}", "source")
-    answer = obj.get("answer")
-    if answer is not None:
-        if not isinstance(answer, list) or not all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) for x in answer
-        ):
-            raise loc.error(f"expected a list of numbers or null, got {answer!r}"[:120], "answer")
-    category = obj.get("category")
-    if category is not None and (isinstance(category, bool) or category not in CATEGORIES):
-        raise loc.error(f"expected null or a category 1-5, got {category!r}", "category")
-    relevant = obj.get("relevant_ids")
-    if relevant is not None and (
-        not isinstance(relevant, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in relevant)
-    ):
-        raise loc.error(f"expected null or a list of record ids, got {relevant!r}"[:120], "relevant_ids")
+    for key in KEYS:
+        check_json_value(obj.get(key), loc, key)
+    if obj.get("source") not in SOURCES:
+        oddities[ODD_SOURCE] += 1
+    answer, category, relevant = obj.get("answer"), obj.get("category"), obj.get("relevant_ids")
     if obj["answerable"]:
-        if answer is None:
-            raise loc.error("an answerable record needs its answer (a list of numbers)", "answer")
-    else:
-        if not relevant:
-            raise loc.error("an unanswerable record must name its answerable original in relevant_ids", "relevant_ids")
-        if category is None:
-            raise loc.error("an unanswerable record needs its category (1-5)", "category")
+        if not _is_numbers(answer):
+            oddities[ODD_ANSWER] += 1
+        if category is not None or relevant is not None:
+            oddities[ODD_CATEGORY] += 1
+        return
+    if answer is not None:
+        oddities[ANSWER_ON_UNANSWERABLE] += 1
+    _validate_reference(relevant, category, loc)
+
+
+def _validate_reference(relevant: Any, category: Any, loc: Location) -> None:
+    """What an unanswerable record needs: its answerable original and its category."""
+    if not relevant:
+        raise loc.error("an unanswerable record must name its answerable original in relevant_ids", "relevant_ids")
+    if not isinstance(relevant, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in relevant):
+        raise loc.error(f"expected a list of record ids, got {relevant!r}"[:120], "relevant_ids")
+    if category is None:
+        raise loc.error("an unanswerable record needs its category (1-5)", "category")
+    if isinstance(category, bool) or category not in CATEGORIES:
+        raise loc.error(f"expected a category 1-5, got {category!r}", "category")
 
 
 def read_file(path: Path) -> ImportPart:
@@ -95,8 +133,9 @@ def read_file(path: Path) -> ImportPart:
     data = [obj for _, obj in rows] if path.suffix.lower() != ".jsonl" else None
     info = SourceFileInfo(NAME, path.name, "umwp", sha256_bytes(text.encode("utf-8")), _io.json_style(path, text, data))
     seen: dict[int, Location] = {}
+    oddities: Counter[Oddity] = Counter()
     for loc, obj in rows:
-        _validate(obj, loc)
+        _validate(obj, loc, oddities)
         if obj["id"] in seen:
             raise loc.error(f"duplicate id {obj['id']}: it already appears at {seen[obj['id']].record}", "id")
         seen[obj["id"]] = loc
@@ -138,7 +177,7 @@ def read_file(path: Path) -> ImportPart:
                 location=loc,
             )
 
-    return ImportPart(str(path), records(), info)
+    return ImportPart(str(path), records(), info, oddities)
 
 
 def _kept(obj: dict[str, Any], file: str, index: int) -> dict[str, Any]:

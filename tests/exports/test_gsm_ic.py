@@ -45,3 +45,21 @@ def test_records_become_distractor_candidates(sqlite_engine: Engine, tmp_path: P
     assert candidates[1].extra["gsm_ic"]["fields"]["number_label"] == "out_range"
     export("gsm-ic", tmp_path / "out", engine=sqlite_engine)
     assert (tmp_path / "out" / source.name).read_bytes() == source.read_bytes()
+
+
+def test_data_fields_of_any_json_type_round_trip_and_are_named(engine: Engine, tmp_path: Path) -> None:
+    """Issue 12: answers, numbers and labels keep the JSON type a real file gives them, record for record."""
+    rows = [
+        {**OWN_ROWS[0], "answer": 14, "n_steps": "2"},
+        {**OWN_ROWS[1], "answer": 14, "number": 1000, "role": ["Emma"]},
+    ]
+    source = tmp_path / "GSM-IC_2step.json"
+    source.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    summary = import_parts(read(source), engine=engine)
+    assert summary.oddities == [
+        "GSM-IC_2step.json: 2 answers that are not text, kept as given",
+        "GSM-IC_2step.json: 2 records with n_steps not a whole number or a role, number, template or label not "
+        "text, kept as given",
+    ]
+    export("gsm-ic", tmp_path / "out", engine=engine)
+    assert (tmp_path / "out" / source.name).read_bytes() == source.read_bytes()

@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from annotator.exports import export
 from annotator.formats import detect, read
 from annotator.importer import import_parts
-from tests.formats.test_umwp import RECORDS, write_jsonl
+from tests.formats.test_umwp import QUIRKY, RECORDS, write_jsonl
 
 
 def test_umwp_round_trips_record_for_record(engine: Engine, tmp_path: Path) -> None:
@@ -35,3 +35,17 @@ def test_json_array_files_keep_their_layout(sqlite_engine: Engine, tmp_path: Pat
     import_parts(read(source), engine=sqlite_engine)
     export("umwp", tmp_path / "out", engine=sqlite_engine)
     assert (tmp_path / "out" / "umwp.json").read_bytes() == source.read_bytes()
+
+
+def test_a_file_with_the_real_umwp_quirks_round_trips_types_included(engine: Engine, tmp_path: Path) -> None:
+    """Issue 12: unanswerable records with a bare number as answer (as on line 2713 of the real
+    StandardDataset.jsonl), a text answer, an unknown source and a missing key come back record for record."""
+    source = write_jsonl(tmp_path / "StandardDataset.jsonl", QUIRKY)
+    import_parts(read(source), engine=engine)
+    export("umwp", tmp_path / "out", engine=engine)
+    exported = [json.loads(line) for line in (tmp_path / "out" / source.name).read_text(encoding="utf-8").splitlines()]
+    assert exported == QUIRKY
+    assert [[(key, type(value)) for key, value in r.items()] for r in exported] == [
+        [(key, type(value)) for key, value in r.items()] for r in QUIRKY
+    ]
+    assert (tmp_path / "out" / source.name).read_bytes() == source.read_bytes()

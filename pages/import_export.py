@@ -1,0 +1,120 @@
+"""Import and export (admins): upload files or .zips of them, see what they hold, import them in one transaction;
+download any export format as a .zip of exactly the files `python -m annotator export` writes.
+
+The formats come from the registries (`annotator.formats.registry`, `annotator.exports.FORMATS`); the work is
+`annotator.transfer`'s.
+"""
+
+from functools import partial
+
+import pandas as pd
+import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
+
+from annotator import exports, transfer
+from annotator.formats import InputError, ReadOptions, aliases, registry
+from annotator.formats.table import parse_mapping
+from annotator.vocabulary import Role
+from ui import guard
+
+DETECT = "detect from the file"
+
+engine, user = guard.require(Role.admin)
+st.session_state.setdefault("import_round", 0)
+
+
+def _uploads() -> list[tuple[str, bytes]]:
+    files = st.session_state.get(f"import_files_{st.session_state['import_round']}") or []
+    return [(file.name, file.getvalue()) for file in files]
+
+
+def _choices() -> tuple[str | None, ReadOptions]:
+    """The import options as the command line takes them (`--format`, `--map`, `--annotator`, `--data-source`);
+    raises ValueError for a mapping that is not `field=column,...`."""
+    chosen = st.session_state.get("import_format", DETECT)
+    options = ReadOptions(
+        mapping=parse_mapping(st.session_state.get("import_map")),
+        annotator=st.session_state.get("import_annotator") or None,
+        data_source=st.session_state.get("import_data_source") or None,
+    )
+    return (None if chosen == DETECT else chosen), options
+
+
+def _import() -> None:
+    # Importing changes the project: checked when the button acts, not only when the page is drawn.
+    if not guard.permitted(Role.admin):
+        return
+    try:
+        format, options = _choices()
+        with transfer.unpacked(_uploads()) as batch:
+            summary = transfer.import_batch(
+                batch, engine=engine, format=format, options=options,
+                update=bool(st.session_state.get("import_update")),
+            )
+    except (InputError, ValueError) as exc:
+        st.session_state["import_outcome"] = ("error", str(exc))
+        return
+    except SQLAlchemyError as exc:
+        # E.g. the database is busy: one line, nothing stored (the import is one transaction).
+        st.session_state["import_outcome"] = ("error", f"the database refused the import, nothing was stored: "
+                                                       f"{str(exc).splitlines()[0]}")
+        return
+    st.session_state["import_outcome"] = ("success", summary.text())
+    st.session_state["import_round"] += 1  # a fresh, empty file input
+
+
+st.title("Import and export")
+st.header("Import")
+limit = st.get_option("server.maxUploadSize")
+st.caption(
+    f"Every format `python -m annotator import` reads, detected the same way; several files, or a .zip of them "
+    f"(a ReliableMath release folder is read whole). Up to {limit} MB per file: the server's "
+    "`server.maxUploadSize` setting (`.streamlit/config.toml`)."
+)
+if outcome := st.session_state.pop("import_outcome", None):
+    kind, message = outcome
+    (st.success if kind == "success" else st.error)(message)
+
+st.file_uploader("Files or .zip archives", accept_multiple_files=True,
+                 key=f"import_files_{st.session_state['import_round']}")
+with st.expander("Options: format, column mapping, whose labels"):
+    st.selectbox("Format", [DETECT, *registry(), *aliases()], key="import_format")
+    st.text_input("Column mapping for a flat table (--map)", key="import_map",
+                  placeholder="question=problem,ground_truth=answer,data_source=src")
+    st.text_input("Whose labels a labelled sheet holds (--annotator)", key="import_annotator",
+                  placeholder="default: import:<file name>")
+    st.text_input("Data source for rows that name none (--data-source)", key="import_data_source")
+    st.checkbox("Replace records whose id exists with different content (--update)", key="import_update")
+
+uploads = _uploads()
+if uploads:
+    try:
+        format, options = _choices()
+        with transfer.unpacked(uploads) as batch:
+            previews = transfer.preview(batch, format=format, options=options)
+    except (InputError, ValueError) as exc:
+        st.error(str(exc))
+    else:
+        st.subheader("Preview")
+        st.dataframe(
+            pd.DataFrame([
+                {"file": p.file, "format": p.format, "problems": p.problems, "candidates": p.candidates,
+                 "labels": p.labels, "kept as given": "; ".join(p.oddities)}
+                for p in previews
+            ]),
+            hide_index=True, width="stretch",
+        )
+        for shown in previews:
+            with st.expander(f"First records of {shown.file}"):
+                st.json(shown.first, expanded=True)
+        st.button(f"Import {len(previews)} file(s)", type="primary", on_click=_import, key="import_run")
+
+st.header("Export")
+st.caption("Each download is a .zip of the files `python -m annotator export --format FORMAT` writes, byte for "
+           "byte, with its manifest.json.")
+columns = st.columns(4)
+for index, name in enumerate(exports.FORMATS):
+    columns[index % 4].download_button(
+        name, data=partial(transfer.export_zip, name, engine=engine), file_name=f"{name}.zip",
+        mime="application/zip", on_click="ignore", key=f"export_{name}", icon=":material/download:",
+    )

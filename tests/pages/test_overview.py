@@ -1,0 +1,33 @@
+"""The Overview page (AppTest, real SQLite file): progress charts and a statistics table without `None`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from annotator.db import get_engine
+from tests.support.candidates import open_page
+from tests.support.progress import add_progress
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Engine:
+    return get_engine(f"sqlite:///{tmp_path / 'overview.sqlite'}")
+
+
+def test_progress_is_drawn_and_the_table_has_dashes_not_none(engine: Engine) -> None:
+    add_progress(engine)
+    app = open_page("overview", engine, name="rev", role="reviewer")
+    assert not app.exception, app.exception
+    states, per_day = app.get("vega_lite_chart")
+    spec = json.loads(states.proto.spec)
+    assert spec["title"] == "Candidates by state" and spec["mark"]["type"] == "bar"
+    assert spec["encoding"]["color"]["scale"]["domain"] == [
+        "kept-simple", "kept-hard", "rejected", "disputed", "unlabelled", "filtered"
+    ]
+    assert json.loads(per_day.proto.spec)["title"] == "Labels per day"
+    table = app.dataframe[0].value
+    assert list(table["problems"]) == ["—", "—", "7", "—", "—", "2", "9"]
