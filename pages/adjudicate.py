@@ -15,8 +15,10 @@ from annotator.vocabulary import NOT_ACCEPTABLE, SKIP_KEY, UNSOLVABLE_HARD, UNSO
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown
+from ui.ready import is_ready, wait_for_buttons
 
 ROLES = (Role.reviewer, Role.admin)
+WORKSPACE = "adjudicate"
 engine, user = guard.require(*ROLES)
 state: dict[str, Any] = st.session_state.setdefault("adjudicate", {"skipped": [], "view": None, "message": None})
 
@@ -32,9 +34,14 @@ def _next(session: Any) -> None:
     _show(session, adjudication.next_dispute(session, exclude=state["skipped"]))
 
 
+def _may_press() -> bool:
+    """A key pressed before the candidate was on screen (`ui.ready`) does nothing."""
+    return is_ready(WORKSPACE) and guard.permitted(*ROLES)
+
+
 def _decide(human_check: int, difficulty_eval: int | None) -> None:
     view = state["view"]
-    if view is None or not guard.permitted(*ROLES):
+    if view is None or not _may_press():
         return
     with write_session(engine) as session:
         adjudication.adjudicate(
@@ -49,7 +56,7 @@ def _decide(human_check: int, difficulty_eval: int | None) -> None:
 
 def _skip() -> None:
     view = state["view"]
-    if view is None or not guard.permitted(*ROLES):
+    if view is None or not _may_press():
         return
     state["skipped"].append(view["id"])
     with read_session(engine) as session:
@@ -71,7 +78,10 @@ def workspace() -> None:
         st.rerun(scope="app")
     view = state["view"]
     rewrite_type = (view or {}).get("rewrite_type", "")
-    heading = "Nothing to adjudicate" if view is None else escape_markdown(view["data_id"])
+    if not is_ready(WORKSPACE):
+        heading = "Loading the candidate..."
+    else:
+        heading = "Nothing to adjudicate" if view is None else escape_markdown(view["data_id"])
     st.markdown(f"#### {heading}")
     with st.container(horizontal=True):
         for label in (UNSOLVABLE_SIMPLE, UNSOLVABLE_HARD, NOT_ACCEPTABLE):
@@ -86,6 +96,8 @@ def workspace() -> None:
     if state.get("message"):
         status.append(state["message"])
     st.caption(" · ".join(status))
+    if not wait_for_buttons(WORKSPACE):
+        return
     if view is None:
         st.success("No disputed candidates left" + (" (some skipped this session)." if state["skipped"] else "."))
         return

@@ -18,8 +18,10 @@ from annotator.vocabulary import BACK_KEY, NOT_ACCEPTABLE, SKIP_KEY, UNSOLVABLE_
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown
+from ui.ready import is_ready, wait_for_buttons
 
 PROGRESS_TTL_SECONDS = 15
+WORKSPACE = "annotate"
 ALL = "(all)"
 HERE = Path(__file__).resolve().parent
 
@@ -76,9 +78,14 @@ def _signed_in() -> bool:
     return guard.permitted()
 
 
+def _may_press() -> bool:
+    """A key pressed before the candidate was on screen (`ui.ready`) does nothing; else `_signed_in`."""
+    return is_ready(WORKSPACE) and _signed_in()
+
+
 def _decide(human_check: int, difficulty_eval: int | None) -> None:
     view = state["view"]
-    if view is None or not _signed_in():
+    if view is None or not _may_press():
         return
     spent = time.monotonic() - state.get("shown_at", time.monotonic())
     with write_session(engine) as session:
@@ -104,7 +111,7 @@ def _decide(human_check: int, difficulty_eval: int | None) -> None:
 
 def _skip() -> None:
     view = state["view"]
-    if view is None or not _signed_in():
+    if view is None or not _may_press():
         return
     with write_session(engine) as session:
         if state["mode"] == "review":
@@ -121,7 +128,7 @@ def _skip() -> None:
 
 def _back() -> None:
     view = state["view"]
-    if not _signed_in():
+    if not _may_press():
         return
     with write_session(engine) as session:
         previous = queue.previous_labelled(
@@ -173,7 +180,9 @@ def workspace() -> None:
         st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
     view = state["view"]
     rewrite_type = (view or {}).get("rewrite_type", "")
-    if view is None:
+    if not is_ready(WORKSPACE):
+        heading = "Loading the candidate..."
+    elif view is None:
         heading = "Nothing to annotate"
     else:
         heading = " · ".join(escape_markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
@@ -206,6 +215,8 @@ def workspace() -> None:
         status.append(state["message"])
     st.caption(" · ".join(status))
 
+    if not wait_for_buttons(WORKSPACE):
+        return
     if view is None:
         _empty_state()
         return

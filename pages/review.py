@@ -18,8 +18,10 @@ from ui import guard
 from ui import view as _view
 from ui.keys import reserved_key_buttons
 from ui.markdown import escape_markdown
+from ui.ready import is_ready, wait_for_buttons
 
 REVIEWERS = (Role.reviewer, Role.admin)
+WORKSPACE = "review"
 ALL = "(all)"
 VERDICT_NAMES = {Verdict.S: "Successful", Verdict.R: "Refused", Verdict.F: "Failed"}
 # Streamlit reserves R for "rerun": `ui.keys` gives it to the Refused button.
@@ -67,10 +69,15 @@ def _move(step: int) -> None:
     state["message"] = None
 
 
+def _may_press() -> bool:
+    """A key pressed before the transcript was on screen (`ui.ready`) does nothing."""
+    return is_ready(WORKSPACE) and guard.permitted(*REVIEWERS)
+
+
 def _decide(verdict: str | None) -> None:
     """Save `verdict` (None: the judge's) with the chosen tags and the comment, then show the next one."""
     view = state["view"]
-    if view is None or not guard.permitted(*REVIEWERS):
+    if view is None or not _may_press():
         return
     if verdict is None:
         if _blind() or view["judge"] is None:
@@ -99,6 +106,8 @@ def _clear() -> None:
 
 def _toggle(tag: str) -> None:
     # Only the screen changes; the tags are saved with the verdict.
+    if not is_ready(WORKSPACE):
+        return
     state["tags"] = [t for t in state["tags"] if t != tag] if tag in state["tags"] else [*state["tags"], tag]
 
 
@@ -116,6 +125,8 @@ def _save_tags() -> None:
 
 
 def _heading(view: dict[str, Any] | None) -> str:
+    if not is_ready(WORKSPACE):
+        return "Loading the transcript..."
     if view is None:
         return "Nothing left to review"
     item = view["item"]
@@ -191,6 +202,8 @@ def workspace() -> None:
     st.markdown(f"#### {_heading(view)}")
     _buttons(view)
     st.caption(_status(view))
+    if not wait_for_buttons(WORKSPACE):
+        return
     if view is None:
         if not state["queue"]:
             st.info("There are no transcripts for these filters yet.")

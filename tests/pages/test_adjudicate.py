@@ -24,6 +24,7 @@ def engine(tmp_path: Path) -> Engine:
 def _open(engine: Engine, name: str, role: str) -> AppTest:
     app = AppTest.from_file(PAGE, default_timeout=60)
     sign_in_app(app, engine, add_user(engine, name, role=role))
+    app.session_state["adjudicate_ready"] = True  # the browser's report that the buttons work (`ui.ready`)
     return app.run()
 
 

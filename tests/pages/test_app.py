@@ -25,8 +25,12 @@ def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
     return get_engine(url)
 
 
-def _app() -> AppTest:
+def _app(*, buttons_mounted: bool = True) -> AppTest:
+    """The app; `buttons_mounted` stands for the browser's script that reports the Annotate buttons working
+    (`ui.ready`), which AppTest does not run."""
     app = AppTest.from_file(ENTRY, default_timeout=60)
+    if buttons_mounted:
+        app.session_state["annotate_ready"] = True
     app.run()
     assert not app.exception, app.exception
     return app
@@ -283,3 +287,24 @@ def test_admins_mark_gold_items_from_browse_and_no_one_else_sees_them(engine: En
     reviewer.run()
     assert not reviewer.exception and not reviewer.get("button_group")
     assert "Gold item" not in [m.value for m in reviewer.markdown]
+
+
+def test_the_candidate_shows_once_the_buttons_work_and_earlier_keys_do_nothing(engine: Engine) -> None:
+    """Streamlit loads a button's code lazily: until the browser reports the buttons mounted (the page's script
+    presses "Show"), the candidate is not drawn and a key does nothing (`ui.ready`)."""
+    add_candidates(engine, 2)
+    add_user(engine, "ann", password=PASSWORD)
+    app = _sign_in(_app(buttons_mounted=False), "ann")
+    assert [m.value for m in app.markdown][0] == "#### Loading the candidate..."
+    assert not any("Original question" in m.value for m in app.markdown)
+    app.button(key="decide_1").click().run()  # pressed too early: ignored
+    with read_session(engine) as session:
+        assert session.execute(select(Annotation)).first() is None
+    app.button(key="annotate_ready_button").click().run()
+    assert not app.exception, app.exception
+    assert app.markdown[0].value.startswith("#### math\\_0\\_remove\\_1")
+    assert any("Original question" in m.value for m in app.markdown)
+    assert not [b for b in app.button if b.key == "annotate_ready_button"]
+    app.button(key="decide_1").click().run()
+    with read_session(engine) as session:
+        assert session.execute(select(Annotation.human_check)).scalars().all() == [1]

@@ -1,0 +1,157 @@
+"""Sixteen annotators at once in real headless Chromium, against one database (SQLite file and PostgreSQL).
+
+As a new team would: everyone signs in at the same moment, then labels with the keyboard, each pressing the
+first key as soon as their first candidate is on the page (a key pressed before Streamlit had mounted the
+buttons used to be lost: `ui.ready`). Afterwards, in the database: every key pressed is
+exactly one saved label, and with `labels_per_candidate` 1 no candidate went to two people.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from annotator import auth
+from annotator.db import get_engine, read_session
+from annotator.models import Annotation, AnnotationEvent, Annotator
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, RunningApp, start_app, stop_app
+from tests.support.candidates import add_candidates
+
+pytestmark = pytest.mark.e2e
+
+PEOPLE = 16
+KEYS_EACH = ("1", "2", "0", "1")
+PASSWORD = "sixteen at nine"
+HEADING = "[data-testid=stMarkdownContainer] h4"
+# Generous: sixteen Chromium pages and a Streamlit server share this machine's two cores.
+STEP_TIMEOUT_MS = 60_000
+
+
+@pytest.fixture
+def team_app(database_url: str, tmp_path: Path) -> Iterator[RunningApp]:
+    engine = get_engine(database_url)
+    # Enough for everyone's labels plus the one candidate each holds at any moment.
+    add_candidates(engine, PEOPLE * (len(KEYS_EACH) + 1) + 8, data_source="aime")
+    from annotator.db import write_session
+
+    with write_session(engine) as session:
+        password_hash = auth.hash_password(PASSWORD)  # one Argon2 hash for all: the test is about signing in
+        for i in range(PEOPLE):
+            session.add(Annotator(name=f"expert{i:02d}", role="annotator", password_hash=password_hash))
+    running = start_app(database_url, tmp_path / "streamlit.log")
+    yield running
+    stop_app(running)
+
+
+async def _heading(page: Any) -> str:
+    return await page.locator(HEADING).first.inner_text()
+
+
+async def _open(browser: Any, url: str, name: str) -> tuple[Any, Any]:
+    """A browser of one's own on the sign-in form, name and password typed in."""
+    context = await browser.new_context()
+    page = await context.new_page()
+    page.set_default_timeout(STEP_TIMEOUT_MS)
+    await page.goto(url, wait_until="commit")
+    await page.get_by_role("textbox", name="Name").fill(name)
+    await page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    return context, page
+
+
+async def _annotator(context: Any, page: Any, start: asyncio.Event, report: dict[str, Any]) -> None:
+    report["shown"], report["step"] = [], "sign-in"
+    try:
+        await start.wait()  # everyone presses Enter at the same moment
+        await page.get_by_role("textbox", name="Password").press("Enter")
+        report["step"] = "first candidate"
+        await page.wait_for_function(f"document.querySelector({HEADING!r})?.innerText.includes(' · aime · ')")
+        await page.locator(HEADING).first.wait_for(state="visible")  # as soon as the annotator can see it
+        await page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
+        report["errors"] = await page.locator("[data-testid=stException]").count()
+        for i, key in enumerate(KEYS_EACH):
+            before = await _heading(page)
+            report["shown"].append(before.split(" · ")[0])
+            report["step"] = f"key {i + 1} ({key}) on {before}"
+            # No waiting for the button: the key is pressed as soon as the candidate is on screen.
+            report["button"] = await page.evaluate(
+                f"() => {{ const b = document.querySelector('.st-key-decide_{key} button');"
+                " return b === null ? 'absent' : (b.disabled ? 'disabled' : 'enabled'); }"
+            )
+            await page.keyboard.press(key)
+            await page.wait_for_function(
+                f"(before) => document.querySelector({HEADING!r})?.innerText !== before", arg=before
+            )
+        report["step"] = "done"
+    except Exception as exc:  # noqa: BLE001  (the test reports every annotator's stuck step at once)
+        report["failure"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+        report["text"] = (await page.locator("body").inner_text())[:300]
+    finally:
+        await context.close()
+
+
+def _run_team(url: str) -> dict[str, dict[str, Any]]:
+    from playwright.async_api import async_playwright
+
+    reports: dict[str, dict[str, Any]] = {f"expert{i:02d}": {} for i in range(PEOPLE)}
+
+    async def main() -> None:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            # The pages load one after the other (sixteen at once only measure this machine's two cores);
+            # then everyone signs in at the same moment and labels at once.
+            pages = [await _open(browser, url, name) for name in reports]
+            start = asyncio.Event()
+            tasks = [asyncio.create_task(_annotator(context, page, start, report))
+                     for (context, page), report in zip(pages, reports.values())]
+            start.set()
+            await asyncio.gather(*tasks)
+            await browser.close()
+
+    # A thread of its own: the package's sync Playwright keeps an event loop running in the test's thread.
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # noqa: BLE001  (re-raised in the test's thread)
+            failure.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return reports
+
+
+def test_sixteen_annotators_sign_in_at_once_and_every_key_is_one_label(team_app: RunningApp) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is not at {CHROMIUM}")
+    reports = _run_team(team_app.url)
+    stuck = {name: (report["step"], report.get("button"), report.get("failure"))
+             for name, report in reports.items() if report["step"] != "done"}
+    assert not stuck, stuck
+    engine = get_engine(team_app.database_url)
+    with read_session(engine) as session:
+        per_person = dict(session.execute(
+            select(Annotator.name, func.count(Annotation.id)).join(Annotation, Annotation.annotator_id == Annotator.id)
+            .group_by(Annotator.name)
+        ).all())
+        labelled = session.execute(select(Annotation.candidate_id, func.count()).group_by(Annotation.candidate_id)
+                                   ).all()
+        events = session.execute(select(func.count()).select_from(AnnotationEvent)).scalar_one()
+    log = team_app.log.read_text()
+    assert "Traceback" not in log and "database is locked" not in log, log[-3000:]
+    assert all(report["errors"] == 0 for report in reports.values())
+    assert per_person == {name: len(KEYS_EACH) for name in reports}  # every key pressed is one label
+    assert events == PEOPLE * len(KEYS_EACH)
+    assert all(count == 1 for _, count in labelled) and len(labelled) == PEOPLE * len(KEYS_EACH)
+    # Nobody saw a candidate someone else saw.
+    seen = [data_id for report in reports.values() for data_id in report["shown"]]
+    assert len(seen) == len(set(seen)) == PEOPLE * len(KEYS_EACH)
