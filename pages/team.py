@@ -15,6 +15,7 @@ from annotator.db import read_session
 from annotator.metrics import label_agreement
 from annotator.vocabulary import Role
 from ui import guard
+from ui.snapshot import Snapshot
 
 TTL_SECONDS = 30
 COEFFICIENTS = (("percent", "Percent agreement"), ("alpha", "Krippendorff's alpha"),
@@ -23,15 +24,20 @@ COEFFICIENTS = (("percent", "Percent agreement"), ("alpha", "Krippendorff's alph
 engine, user = guard.require(Role.reviewer, Role.admin)
 
 
-@st.cache_data(ttl=TTL_SECONDS, show_spinner="Computing agreement...")
-def _team(url: str) -> dict[str, Any]:
-    # Seconds of work over 100,000s of labels: computed once per TTL for everyone who opens the page.
+def _team() -> dict[str, Any]:
     with read_session(engine) as session:
         rows = labels.label_rows(session)
         activity = labels.activity(session)
         accuracy = gold.gold_accuracy(session)
     report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in accuracy.items()})
     return {"agreement": report, "activity": activity, "gold": accuracy}
+
+
+@st.cache_resource(show_spinner="Computing agreement...")
+def _snapshot(url: str) -> Snapshot[dict[str, Any]]:
+    # Seconds of work over 100,000s of labels: everyone who opens the page gets the latest figures at once, and
+    # figures older than TTL_SECONDS are recomputed in the background (one server-wide snapshot per database).
+    return Snapshot(_team, ttl=TTL_SECONDS)
 
 
 def _figure(value: float | None) -> str:
@@ -55,7 +61,10 @@ def _coefficients(block: dict[str, Any]) -> None:
 
 
 st.title("Team")
-team = _team(str(engine.url))
+snapshot = _snapshot(str(engine.url))
+team, age = snapshot.get()
+st.caption(f"Figures from {age:.0f} s ago; they are recomputed in the background every {TTL_SECONDS} s."
+           + (f" The last recomputation failed: {type(snapshot.error).__name__}." if snapshot.error else ""))
 report, activity = team["agreement"], team["activity"]
 if not activity:
     st.info("Nobody has labelled anything yet.")
