@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from annotator.cli._app import app, fail
+from annotator.cli._progress import progress_bar
 from annotator.vocabulary import RunStatus
 
 if TYPE_CHECKING:
@@ -129,21 +130,7 @@ def generate(
 def _execute(engine: Any, run_id: int, show: bool) -> RunSummary:
     import asyncio
 
-    from tqdm import tqdm
-
-    from annotator.llm import CallStats
     from annotator.pipeline import execute_run
 
-    bar = tqdm(total=0, unit="problem", disable=not show, dynamic_ncols=True)
-
-    def on_progress(done: int, total: int, stats: CallStats) -> None:
-        if bar.total != total:
-            bar.total = total
-        bar.n = done
-        bar.set_postfix(req=stats.requests, cached=stats.cache_hits, failed=stats.failures, refresh=False)
-        bar.refresh()
-
-    try:
+    with progress_bar("problem", show=show) as on_progress:
         return asyncio.run(execute_run(engine, run_id=run_id, progress_callback=on_progress))
-    finally:
-        bar.close()
