@@ -104,10 +104,10 @@ def create_run(session: Session, *, options: EvaluateOptions, created_by: str | 
 
 def select_jobs(session: Session, *, options: EvaluateOptions) -> tuple[list[Job], int]:
     """The requests still to make, in item order, and how many items x samples have a transcript already."""
-    collected = set(session.execute(
+    collected = {(row.data_id, row.sample) for row in session.execute(
         select(Transcript.data_id, Transcript.sample)
         .where(Transcript.model == options.model.model, Transcript.prompt == options.prompt)
-    ).tuples())
+    )}
     items = evaluation_items(session, data_source=options.data_source, item_set=options.item_set)
     jobs: list[Job] = []
     skipped = 0

@@ -40,13 +40,6 @@ TREECUT_INSTRUCTION = (
 RELIABLEMATH_TEMPLATE, TREECUT_TEMPLATE = "reliablemath", "treecut"
 
 
-def check_prompt(name: str) -> PromptName:
-    """`name` as a prompt name; raises ValueError naming the choices otherwise."""
-    if name not in PROMPT_NAMES:
-        raise ValueError(f"unknown prompt {name!r}: choose {' or '.join(PROMPT_NAMES)}")
-    return name  # type: ignore[return-value]
-
-
 def messages(question: str, *, prompt: PromptName, treecut: bool = False) -> list[dict[str, str]]:
     """The chat messages that ask a model `question` (ReliableMath Fig. 14/15, or TreeCut's template)."""
     if treecut:
