@@ -82,6 +82,7 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
         pages.append(st.Page(PAGES / "team.py", title="Team", icon=":material/groups:"))
     if auth.allows(user, Role.admin):
         pages.append(st.Page(PAGES / "generate.py", title="Generate", icon=":material/auto_awesome:"))
+        pages.append(st.Page(PAGES / "evaluate.py", title="Evaluate", icon=":material/fact_check:"))
     return pages
 
 
