@@ -10,8 +10,19 @@ from typing import Annotated
 import typer
 
 from annotator.cli._app import app, fail
+from annotator.cli._llm_options import (
+    DEFAULT_API_KEY_ENV,
+    ApiKeyEnv,
+    Backoff,
+    BaseUrl,
+    Concurrency,
+    MaxRetries,
+    MaxTokens,
+    Progress,
+    RunId,
+    Timeout,
+)
 from annotator.cli._progress import progress_bar
-from annotator.cli.generate import DEFAULT_API_KEY_ENV
 from annotator.vocabulary import RunStatus
 
 
@@ -27,24 +38,16 @@ def evaluate(
     ] = "vetted",
     samples: Annotated[int, typer.Option(help="Answers per item (samples 0..N-1; each its own request).")] = 1,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
-    max_tokens: Annotated[int | None, typer.Option(help="Max tokens per answer.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Requests in flight at most.")] = 8,
+    max_tokens: MaxTokens = None,
+    concurrency: Concurrency = 8,
     limit: Annotated[int | None, typer.Option(help="At most this many items (solvable problems first).")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: OpenAI).")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option(help="NAME of the environment variable holding the API key (the key is never stored).")
-    ] = DEFAULT_API_KEY_ENV,
-    timeout: Annotated[float, typer.Option(help="Seconds per request before it is retried.")] = 600.0,
-    max_retries: Annotated[
-        int, typer.Option(help="Retries per request on 429, 5xx, timeouts, dropped connections.")
-    ] = 5,
-    backoff: Annotated[float, typer.Option(help="First retry delay in seconds (doubles, with jitter).")] = 1.0,
-    run_id: Annotated[
-        int | None, typer.Option(help="Execute this queued run (created by the app) with its stored options.")
-    ] = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = DEFAULT_API_KEY_ENV,
+    timeout: Timeout = 600.0,
+    max_retries: MaxRetries = 5,
+    backoff: Backoff = 1.0,
+    run_id: RunId = None,
+    progress: Progress = True,
 ) -> None:
     """Ask a model every item (solvable problems, then vetted candidates) and keep each answer as a transcript.
 

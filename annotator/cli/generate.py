@@ -12,15 +12,26 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from annotator.cli._app import app, fail
+from annotator.cli._llm_options import (
+    DEFAULT_API_KEY_ENV,
+    ApiKeyEnv,
+    Backoff,
+    BaseUrl,
+    Concurrency,
+    MaxRetries,
+    MaxTokens,
+    Progress,
+    RunId,
+    Timeout,
+)
 from annotator.cli._progress import progress_bar
 from annotator.vocabulary import RunStatus
 
 if TYPE_CHECKING:
     from annotator.pipeline import RunSummary
 
-# The defaults of `annotator.llm.DEFAULT_API_KEY_ENV` and `annotator.pipeline.DEFAULT_VERSION`, written out
-# so that `--help` needs neither package (a test keeps them equal).
-DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+# The default of `annotator.pipeline.DEFAULT_VERSION`, written out so that `--help` needs no pipeline (a test
+# keeps them equal).
 DEFAULT_PROMPT_VERSION = "v1"
 
 
@@ -54,34 +65,26 @@ def generate(
     ] = None,
     source: Annotated[str | None, typer.Option(help="Only problems of this data source (e.g. aime).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many problems.")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: OpenAI).")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option(help="NAME of the environment variable holding the API key (the key is never stored).")
-    ] = DEFAULT_API_KEY_ENV,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = DEFAULT_API_KEY_ENV,
     rewrite_base_url: Annotated[str | None, typer.Option(help="Base URL for M_R if it differs.")] = None,
     rewrite_api_key_env: Annotated[str | None, typer.Option(help="API key variable for M_R if it differs.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Requests in flight at most.")] = 8,
+    concurrency: Concurrency = 8,
     steps: Annotated[str, typer.Option(help="1 (extract + rewrite), 2 (verify existing), or 1,2.")] = "1,2",
     prompt_version: Annotated[
         str, typer.Option(help="Folder under annotator/pipeline/prompts/.")
     ] = DEFAULT_PROMPT_VERSION,
     temperature: Annotated[float, typer.Option(help="Sampling temperature for both models.")] = 0.0,
-    max_tokens: Annotated[int | None, typer.Option(help="Max tokens per answer.")] = None,
+    max_tokens: MaxTokens = None,
     extra_body: Annotated[
         str | None, typer.Option(help='JSON object sent with every request, e.g. \'{"top_k": 20}\'.')
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds per request before it is retried.")] = 600.0,
-    max_retries: Annotated[
-        int, typer.Option(help="Retries per request on 429, 5xx, timeouts, dropped connections.")
-    ] = 5,
-    backoff: Annotated[float, typer.Option(help="First retry delay in seconds (doubles, with jitter).")] = 1.0,
+    timeout: Timeout = 600.0,
+    max_retries: MaxRetries = 5,
+    backoff: Backoff = 1.0,
     rewrite_types: Annotated[str, typer.Option(help="remove, contradict or both.")] = "remove,contradict",
-    run_id: Annotated[
-        int | None, typer.Option(help="Execute this queued run (created by the app) with its stored options.")
-    ] = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    run_id: RunId = None,
+    progress: Progress = True,
 ) -> None:
     """Extract conditions, rewrite (remove / contradict) and verify: LLM-proposed candidates for annotation.
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from annotator.pipeline.drafts import ProblemInput
 from annotator.pipeline.steps import ItemFailed, Unparseable
-from annotator.runs import RunProgress
+from annotator.runs import RunProgress, requests_text
 from annotator.vocabulary import RunStatus
 
 
@@ -29,17 +29,13 @@ class RunSummary:
     errors: list[dict[str, Any]] = field(default_factory=list)
 
     def text(self) -> str:
-        calls = self.calls
         return (
             f"run {self.run_id}: {self.status}; {self.problems_done}/{self.problems} problems, "
             f"{self.candidates_written} candidates written, {self.candidates_unchanged} unchanged "
             f"({self.candidates_filtered} filtered, "
             f"{self.candidates_skipped} existing skipped)\n"
-            f"requests {calls.get('requests', 0)} (retries {calls.get('retries', 0)}), "
-            f"cache hits {calls.get('cache_hits', 0)}, failures {self.failures}, unparseable {self.unparseable}, "
-            f"tokens {calls.get('prompt_tokens', 0)} in / {calls.get('completion_tokens', 0)} out, "
-            f"wall time {self.seconds:.1f}s"
-            + "".join(f"\n  retried {count}x: {reason}" for reason, count in self.retry_reasons.items())
+            + requests_text(self.calls, failures=self.failures, unparseable=self.unparseable, seconds=self.seconds,
+                            retry_reasons=self.retry_reasons)
         )
 
 

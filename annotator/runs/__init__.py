@@ -15,7 +15,7 @@ Modules: `lifecycle` (create, claim, cancel, fail), `health` (stale or alive, li
 """
 
 from annotator.runs.background import start_background
-from annotator.runs.execution import interrupted, outcome, short_switch_interval, work_through
+from annotator.runs.execution import interrupted, outcome, run_to_end, short_switch_interval, work_through
 from annotator.runs.health import (
     STALE_AFTER,
     START_TIMEOUT,
@@ -27,10 +27,11 @@ from annotator.runs.health import (
     stale_reason,
 )
 from annotator.runs.lifecycle import RunError, claim_run, create_run, fail_stale, request_cancel
-from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress
+from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress, requests_text
 
 __all__ = [
     "MAX_STORED_ERRORS", "STALE_AFTER", "START_TIMEOUT", "RunError", "RunProgress", "claim_run", "create_run",
     "describe", "fail_stale", "interrupted", "is_active", "is_stale", "outcome", "process_alive", "recent_runs",
-    "request_cancel", "short_switch_interval", "stale_reason", "start_background", "work_through",
+    "request_cancel", "requests_text", "run_to_end", "short_switch_interval", "stale_reason", "start_background",
+    "work_through",
 ]

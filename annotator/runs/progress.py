@@ -16,6 +16,19 @@ if TYPE_CHECKING:  # the client (and openai) is the run's process's business, no
 MAX_STORED_ERRORS = 200
 
 
+def requests_text(calls: dict[str, int], *, failures: int, seconds: float, retry_reasons: dict[str, int],
+                  unparseable: int | None = None) -> str:
+    """The lines of a run's summary about its requests: counts, tokens, wall time, why it retried."""
+    return (
+        f"requests {calls.get('requests', 0)} (retries {calls.get('retries', 0)}), "
+        f"cache hits {calls.get('cache_hits', 0)}, failures {failures}, "
+        + ("" if unparseable is None else f"unparseable {unparseable}, ")
+        + f"tokens {calls.get('prompt_tokens', 0)} in / {calls.get('completion_tokens', 0)} out, "
+        f"wall time {seconds:.1f}s"
+        + "".join(f"\n  retried {count}x: {reason}" for reason, count in retry_reasons.items())
+    )
+
+
 class RunProgress:
     """What every kind of run counts: items done, failures, unparseable answers, the first errors, and the
     client's request counters. A kind adds its own in a subclass (`kind_values`)."""

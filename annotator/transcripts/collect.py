@@ -59,15 +59,11 @@ class EvaluateSummary:
     errors: list[dict[str, Any]] = field(default_factory=list)
 
     def text(self) -> str:
-        calls = self.calls
         return (
             f"run {self.run_id}: {self.status}; {self.done}/{self.responses} responses, {self.written} transcripts "
             f"written, {self.skipped} already collected\n"
-            f"requests {calls.get('requests', 0)} (retries {calls.get('retries', 0)}), "
-            f"cache hits {calls.get('cache_hits', 0)}, failures {self.failures}, "
-            f"tokens {calls.get('prompt_tokens', 0)} in / {calls.get('completion_tokens', 0)} out, "
-            f"wall time {self.seconds:.1f}s"
-            + "".join(f"\n  retried {count}x: {reason}" for reason, count in self.retry_reasons.items())
+            + runs.requests_text(self.calls, failures=self.failures, seconds=self.seconds,
+                                 retry_reasons=self.retry_reasons)
         )
 
 
@@ -173,13 +169,6 @@ def _claim(engine: Engine, run_id: int) -> tuple[EvaluateOptions, bool, list[Job
     return options, cancelled, jobs, progress
 
 
-def _finish(engine: Engine, progress: EvaluateProgress, status: RunStatus, message: str | None,
-            started: float) -> EvaluateSummary:
-    with write_session(engine) as session:
-        progress.finish(session, status=status, message=message)
-    return progress.summary(status, time.perf_counter() - started)
-
-
 async def execute_run(
     engine: Engine,
     *,
@@ -192,32 +181,24 @@ async def execute_run(
     with runs.short_switch_interval():
         options, cancelled, jobs, progress = _claim(engine, run_id)
         db = Database(engine)
-        try:
-            client = LLMClient(
+
+        def open_client() -> LLMClient:
+            return LLMClient(
                 db=db, roles=options.roles(), concurrency=options.concurrency, max_retries=options.max_retries,
                 backoff_base=options.backoff_base, run_id=run_id, stats=progress.stats,
             )
-        except Exception as exc:  # e.g. no API key: the run fails, with the reason
-            db.close()
-            _finish(engine, progress, RunStatus.failed, str(exc), started)
-            raise
-        status, message = RunStatus.running, None
-        try:
+
+        async def work(client: LLMClient) -> tuple[RunStatus, str | None]:
             outcomes = await runs.work_through(
                 jobs, _Collect(client, db, options, progress, progress_callback),
                 # Twice the slots, so a job whose answer is being stored never leaves a slot idle.
                 workers=max(2, options.concurrency * 2),
                 heartbeat=lambda: db.write(progress.save), poll_seconds=poll_seconds, cancelled=cancelled,
             )
-            status, message = runs.outcome(outcomes, cancelled=cancelled, failures=progress.failures)
-        except BaseException as exc:  # KeyboardInterrupt / SystemExit in the CLI: record, then re-raise
-            status, message = runs.interrupted(exc)
-            raise
-        finally:
-            await client.aclose()
-            db.close()
-            summary = _finish(engine, progress, status, message, started)
-        return summary
+            return runs.outcome(outcomes, cancelled=cancelled, failures=progress.failures)
+
+        status = await runs.run_to_end(engine, progress=progress, db=db, open_client=open_client, work=work)
+        return progress.summary(status, time.perf_counter() - started)
 
 
 def run_evaluation(

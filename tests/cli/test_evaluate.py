@@ -9,11 +9,9 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import select
 
 from annotator.db import get_engine, read_session
 from annotator.models import LLMCall, Run, Transcript
@@ -22,7 +20,8 @@ from tests.conftest import PROJECT_ROOT
 from tests.pipeline.conftest import add_problems
 from tests.support.evaluation_items import add_evaluation_items, scripted_solver
 from tests.support.openai_server import OpenAIServer, Reply
-from tests.transcripts.test_collect import transcripts
+from tests.support.waiting import wait_for
+from tests.transcripts.test_collect import count_rows, transcripts
 
 HEAVY = ("openai", "pandas", "tqdm", "sqlalchemy", "annotator.transcripts", "annotator.llm", "annotator.runs")
 
@@ -39,19 +38,6 @@ def _env(url: str, **extra: str) -> dict[str, str]:
     return {**os.environ, "ANNOTATOR_DATABASE_URL": url, **extra}
 
 
-def _count(engine: Engine, table: Any) -> int:
-    with read_session(engine) as session:
-        return session.execute(select(func.count()).select_from(table)).scalar_one()
-
-
-def _wait_for(condition: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
 def test_sigkill_mid_run_then_rerun_sends_no_answered_request_again(tmp_path: Path) -> None:
     problems = 30
     killed_url, calm_url = f"sqlite:///{tmp_path / 'killed.sqlite'}", f"sqlite:///{tmp_path / 'calm.sqlite'}"
@@ -66,13 +52,13 @@ def test_sigkill_mid_run_then_rerun_sends_no_answered_request_again(tmp_path: Pa
         try:
             # Stalled at a known point: every later request is held and every delivered answer is in the call
             # cache. Then killed without warning (some answers may not be transcripts yet).
-            _wait_for(lambda: server.held >= 1 and server.inflight == server.held
-                      and _count(killed, LLMCall) == server.total_completed(), 60, "the client to stall")
+            wait_for(lambda: server.held >= 1 and server.inflight == server.held
+                      and count_rows(killed, LLMCall) == server.total_completed(), 60, "the client to stall")
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait()
         assert process.returncode == -signal.SIGKILL
-        cached, kept = _count(killed, LLMCall), _count(killed, Transcript)
+        cached, kept = count_rows(killed, LLMCall), count_rows(killed, Transcript)
         assert 12 <= cached < problems and kept <= cached
         with read_session(killed) as session:
             assert session.execute(select(Run.status)).scalar_one() == "running"  # as the kill left it
@@ -120,7 +106,7 @@ def test_exit_codes_and_the_api_key_is_sent_but_kept_nowhere(tmp_path: Path) -> 
         refused = subprocess.run([sys.executable, "-m", "annotator", *arguments], cwd=PROJECT_ROOT, env=_env(url),
                                  capture_output=True, text=True, timeout=120)
         assert refused.returncode == 2 and message in refused.stderr, (arguments, refused.stderr)
-    assert _count(engine, Run) == 1  # a refused command creates no run
+    assert count_rows(engine, Run) == 1  # a refused command creates no run
 
 
 def test_the_command_module_imports_nothing_heavy() -> None:

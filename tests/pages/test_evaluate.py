@@ -4,19 +4,19 @@ another; a bad form is refused with a message and starts nothing."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
-from annotator import auth
 from annotator.db import get_engine, read_session
 from annotator.models import Run, Transcript
-from tests.support.candidates import add_user, sign_in_app
+from tests.support.candidates import add_user
 from tests.support.evaluation_items import VETTED, add_evaluation_items, scripted_solver
 from tests.support.openai_server import OpenAIServer
+from tests.support.pages import open_page
+from tests.support.waiting import wait_for
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "evaluate.py")
 
@@ -26,29 +26,9 @@ def engine(tmp_path: Path) -> Engine:
     return get_engine(f"sqlite:///{tmp_path / 'annotator.sqlite'}")
 
 
-def _page(engine: Engine, user: auth.User | None) -> AppTest:
-    app = AppTest.from_file(PAGE, default_timeout=60)
-    if user is None:
-        app.session_state["engine"] = engine
-        app.session_state["user"] = None
-    else:
-        sign_in_app(app, engine, user)
-    app.run()
-    assert not app.exception, app.exception
-    return app
-
-
 def _latest(engine: Engine) -> Run | None:
     with read_session(engine) as session:
         return session.execute(select(Run).order_by(Run.id.desc())).scalars().first()
-
-
-def _wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _start(app: AppTest) -> None:
@@ -60,7 +40,7 @@ def _start(app: AppTest) -> None:
 @pytest.mark.parametrize("role", [None, "annotator", "reviewer"])
 def test_only_admins_may_evaluate(engine: Engine, role: str | None) -> None:
     user = None if role is None else add_user(engine, "someone", role=role)
-    app = _page(engine, user)
+    app = open_page(PAGE, engine, user)
     assert app.error and "Only admins" in app.error[0].value
     assert not app.button and not app.text_input
 
@@ -69,7 +49,7 @@ def test_admin_starts_watches_and_cancels_runs(engine: Engine) -> None:
     add_evaluation_items(engine)
     admin = add_user(engine, "boss", role="admin")
     with OpenAIServer(answer=scripted_solver) as server:
-        app = _page(engine, admin)
+        app = open_page(PAGE, engine, admin)
         assert app.info and "No runs yet" in app.info[0].value
         app.text_input(key="model").input("m-x")
         app.text_input(key="base_url").input(server.url)
@@ -77,7 +57,7 @@ def test_admin_starts_watches_and_cancels_runs(engine: Engine) -> None:
         app.number_input(key="samples").set_value(2)
         _start(app)
         assert app.success and "Run 1 started" in app.success[0].value
-        _wait_for(lambda: (r := _latest(engine)) is not None and r.status == "succeeded", 60, "the run to finish")
+        wait_for(lambda: (r := _latest(engine)) is not None and r.status == "succeeded", 60, "the run to finish")
         with read_session(engine) as session:
             assert session.execute(select(func.count()).select_from(Transcript)).scalar_one() == 2 * len(VETTED)
             prompts = set(session.execute(select(Transcript.prompt)).scalars())
@@ -94,7 +74,7 @@ def test_admin_starts_watches_and_cancels_runs(engine: Engine) -> None:
         server.hold_after(server.total_completed() + 2)
         app.selectbox(key="prompt").set_value("standard")
         _start(app)
-        _wait_for(lambda: server.held >= 1, 60, "the second run to stall")
+        wait_for(lambda: server.held >= 1, 60, "the second run to stall")
         app.run()
         progress = [p.proto.text for p in app.get("progress")]
         assert any(re.match(r"Run 2: running, \d+/18 responses, \d+ requests", text) for text in progress), progress
@@ -102,7 +82,7 @@ def test_admin_starts_watches_and_cancels_runs(engine: Engine) -> None:
         assert cancel, [b.label for b in app.button]
         cancel[0].click()
         app.run()
-        _wait_for(lambda: (r := _latest(engine)) is not None and r.status == "cancelled", 60, "the cancellation")
+        wait_for(lambda: (r := _latest(engine)) is not None and r.status == "cancelled", 60, "the cancellation")
         server.release()
     # What it collected before the cancel is kept: the 2 answers the server gave, and TreeCut's item (the same
     # request under either prompt) from the call cache.
@@ -114,7 +94,7 @@ def test_admin_starts_watches_and_cancels_runs(engine: Engine) -> None:
 
 def test_a_bad_form_is_refused_and_starts_nothing(engine: Engine) -> None:
     admin = add_user(engine, "boss", role="admin")
-    app = _page(engine, admin)
+    app = open_page(PAGE, engine, admin)
     _start(app)
     assert app.error and "name the model" in app.error[0].value
     app.text_input(key="model").input("gpt-4o")

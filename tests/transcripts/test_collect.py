@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -26,9 +25,10 @@ from tests.support.evaluation_items import (
     scripted_solver,
 )
 from tests.support.openai_server import OpenAIServer, Reply, prompt_hash
+from tests.support.waiting import wait_for
 
 
-def _options(server: OpenAIServer, *, timeout: float = 10.0, model: str = "m-x", **kwargs: Any) -> EvaluateOptions:
+def _options(server: OpenAIServer, *, timeout: float = 60.0, model: str = "m-x", **kwargs: Any) -> EvaluateOptions:
     defaults: dict[str, Any] = {"concurrency": 4, "backoff_base": 0.01, "max_retries": 3, "prompt": "reliable"}
     return EvaluateOptions(
         model=RoleConfig(model=model, base_url=server.url, api_key_env="UNSET_TEST_KEY", timeout=timeout),
@@ -43,7 +43,7 @@ def transcripts(engine: Engine) -> dict[tuple[str, str, int], dict[str, Any]]:
         return {(t.data_id, t.prompt, t.sample): t.model_dump(exclude={"id", "created_at", "run_id"}) for t in rows}
 
 
-def _count(engine: Engine, table: Any) -> int:
+def count_rows(engine: Engine, table: Any) -> int:
     with read_session(engine) as session:
         return session.execute(select(func.count()).select_from(table)).scalar_one()
 
@@ -63,7 +63,7 @@ def test_every_item_and_sample_is_asked_once_and_kept(server: OpenAIServer, engi
     assert (summary.responses, summary.done, summary.written, summary.skipped) == (18, 18, 18, 0)
     assert summary.calls["requests"] == 18 and summary.calls["cache_hits"] == 0
     # Two samples of an item are two requests (sample 1 carries a seed), with the same messages.
-    assert sorted(server.received.values()) == [2] * 9 and _count(engine, LLMCall) == 18
+    assert sorted(server.received.values()) == [2] * 9 and count_rows(engine, LLMCall) == 18
     rows = transcripts(engine)
     assert sorted(rows) == sorted((data_id, "reliable", s) for data_id in VETTED for s in (0, 1))
 
@@ -152,14 +152,6 @@ def test_faults_are_retried_recorded_and_only_what_failed_is_asked_again(server:
     assert {key[0] for key in transcripts(engine)} == set(VETTED)
 
 
-def _wait_for(condition: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
 def test_cancel_stops_a_running_run_and_keeps_what_it_collected(server: OpenAIServer, engine: Engine) -> None:
     add_evaluation_items(engine)
     server.hold_after(3)
@@ -171,7 +163,8 @@ def test_cancel_stops_a_running_run_and_keeps_what_it_collected(server: OpenAISe
         target=lambda: result.update(summary=asyncio.run(execute_run(engine, run_id=run_id, poll_seconds=0.05)))
     )
     thread.start()
-    _wait_for(lambda: server.held >= 1, 30, "the run to reach the hold point")
+    # Held after 3 answers, each of them kept as a transcript: then the cancel.
+    wait_for(lambda: server.held >= 1 and count_rows(engine, Transcript) == 3, 30, "the run to reach the hold point")
     with write_session(engine) as session:
         assert request_cancel(session, run_id=run_id)
     thread.join(timeout=30)
