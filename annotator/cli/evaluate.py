@@ -9,19 +9,8 @@ from typing import Annotated
 
 import typer
 
+from annotator.cli import _llm_options as llm
 from annotator.cli._app import app, fail
-from annotator.cli._llm_options import (
-    DEFAULT_API_KEY_ENV,
-    ApiKeyEnv,
-    Backoff,
-    BaseUrl,
-    Concurrency,
-    MaxRetries,
-    MaxTokens,
-    Progress,
-    RunId,
-    Timeout,
-)
 from annotator.cli._progress import progress_bar
 from annotator.vocabulary import RunStatus
 
@@ -38,16 +27,16 @@ def evaluate(
     ] = "vetted",
     samples: Annotated[int, typer.Option(help="Answers per item (samples 0..N-1; each its own request).")] = 1,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
-    max_tokens: MaxTokens = None,
-    concurrency: Concurrency = 8,
+    max_tokens: llm.MaxTokens = None,
+    concurrency: llm.Concurrency = 8,
     limit: Annotated[int | None, typer.Option(help="At most this many items (solvable problems first).")] = None,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = DEFAULT_API_KEY_ENV,
-    timeout: Timeout = 600.0,
-    max_retries: MaxRetries = 5,
-    backoff: Backoff = 1.0,
-    run_id: RunId = None,
-    progress: Progress = True,
+    base_url: llm.BaseUrl = None,
+    api_key_env: llm.ApiKeyEnv = llm.DEFAULT_API_KEY_ENV,
+    timeout: llm.Timeout = 600.0,
+    max_retries: llm.MaxRetries = 5,
+    backoff: llm.Backoff = 1.0,
+    run_id: llm.RunId = None,
+    progress: llm.Progress = True,
 ) -> None:
     """Ask a model every item (solvable problems, then vetted candidates) and keep each answer as a transcript.
 

@@ -11,19 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from annotator.cli import _llm_options as llm
 from annotator.cli._app import app, fail
-from annotator.cli._llm_options import (
-    DEFAULT_API_KEY_ENV,
-    ApiKeyEnv,
-    Backoff,
-    BaseUrl,
-    Concurrency,
-    MaxRetries,
-    MaxTokens,
-    Progress,
-    RunId,
-    Timeout,
-)
 from annotator.cli._progress import progress_bar
 from annotator.vocabulary import RunStatus
 
@@ -65,26 +54,26 @@ def generate(
     ] = None,
     source: Annotated[str | None, typer.Option(help="Only problems of this data source (e.g. aime).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many problems.")] = None,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = DEFAULT_API_KEY_ENV,
+    base_url: llm.BaseUrl = None,
+    api_key_env: llm.ApiKeyEnv = llm.DEFAULT_API_KEY_ENV,
     rewrite_base_url: Annotated[str | None, typer.Option(help="Base URL for M_R if it differs.")] = None,
     rewrite_api_key_env: Annotated[str | None, typer.Option(help="API key variable for M_R if it differs.")] = None,
-    concurrency: Concurrency = 8,
+    concurrency: llm.Concurrency = 8,
     steps: Annotated[str, typer.Option(help="1 (extract + rewrite), 2 (verify existing), or 1,2.")] = "1,2",
     prompt_version: Annotated[
         str, typer.Option(help="Folder under annotator/pipeline/prompts/.")
     ] = DEFAULT_PROMPT_VERSION,
     temperature: Annotated[float, typer.Option(help="Sampling temperature for both models.")] = 0.0,
-    max_tokens: MaxTokens = None,
+    max_tokens: llm.MaxTokens = None,
     extra_body: Annotated[
         str | None, typer.Option(help='JSON object sent with every request, e.g. \'{"top_k": 20}\'.')
     ] = None,
-    timeout: Timeout = 600.0,
-    max_retries: MaxRetries = 5,
-    backoff: Backoff = 1.0,
+    timeout: llm.Timeout = 600.0,
+    max_retries: llm.MaxRetries = 5,
+    backoff: llm.Backoff = 1.0,
     rewrite_types: Annotated[str, typer.Option(help="remove, contradict or both.")] = "remove,contradict",
-    run_id: RunId = None,
-    progress: Progress = True,
+    run_id: llm.RunId = None,
+    progress: llm.Progress = True,
 ) -> None:
     """Extract conditions, rewrite (remove / contradict) and verify: LLM-proposed candidates for annotation.
 

@@ -2,31 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from annotator.pipeline.drafts import ProblemInput
 from annotator.pipeline.steps import ItemFailed, Unparseable
-from annotator.runs import RunProgress, requests_text
+from annotator.runs import RunProgress, Summary
 from annotator.vocabulary import RunStatus
 
 
 @dataclass
-class RunSummary:
-    run_id: int
-    status: RunStatus
+class RunSummary(Summary):
     problems: int = 0
     problems_done: int = 0
     candidates_written: int = 0  # inserted or changed
     candidates_unchanged: int = 0  # produced again exactly as stored, so not written
     candidates_filtered: int = 0  # of the candidates produced (written or unchanged)
     candidates_skipped: int = 0  # existing candidates left alone: labelled, or not made by the pipeline
-    failures: int = 0
     unparseable: int = 0
-    calls: dict[str, int] = field(default_factory=dict)
-    retry_reasons: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-    errors: list[dict[str, Any]] = field(default_factory=list)
 
     def text(self) -> str:
         return (
@@ -34,8 +27,7 @@ class RunSummary:
             f"{self.candidates_written} candidates written, {self.candidates_unchanged} unchanged "
             f"({self.candidates_filtered} filtered, "
             f"{self.candidates_skipped} existing skipped)\n"
-            + requests_text(self.calls, failures=self.failures, unparseable=self.unparseable, seconds=self.seconds,
-                            retry_reasons=self.retry_reasons)
+            + self.requests_text(unparseable=self.unparseable)
         )
 
 

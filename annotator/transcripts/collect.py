@@ -16,7 +16,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, select
@@ -45,25 +45,17 @@ class Job:
 
 
 @dataclass
-class EvaluateSummary:
-    run_id: int
-    status: RunStatus
+class EvaluateSummary(runs.Summary):
     responses: int = 0  # the run's jobs (items x samples not collected before)
     done: int = 0
     written: int = 0  # transcripts stored
     skipped: int = 0  # items x samples that had a transcript already
-    failures: int = 0
-    calls: dict[str, int] = field(default_factory=dict)
-    retry_reasons: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-    errors: list[dict[str, Any]] = field(default_factory=list)
 
     def text(self) -> str:
         return (
             f"run {self.run_id}: {self.status}; {self.done}/{self.responses} responses, {self.written} transcripts "
             f"written, {self.skipped} already collected\n"
-            + runs.requests_text(self.calls, failures=self.failures, seconds=self.seconds,
-                                 retry_reasons=self.retry_reasons)
+            + self.requests_text()
         )
 
 
