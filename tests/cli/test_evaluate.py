@@ -3,7 +3,6 @@ request twice; exit codes; the API key is sent but kept nowhere; the command loa
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -15,7 +14,7 @@ from sqlalchemy import select
 
 from annotator.db import get_engine, read_session
 from annotator.models import LLMCall, Run, Transcript
-from tests.cli.test_generate import SCRIPT
+from tests.cli.test_generate import heavy_imports
 from tests.conftest import PROJECT_ROOT
 from tests.pipeline.conftest import add_problems
 from tests.support.evaluation_items import add_evaluation_items, scripted_solver
@@ -110,10 +109,4 @@ def test_exit_codes_and_the_api_key_is_sent_but_kept_nowhere(tmp_path: Path) -> 
 
 
 def test_the_command_module_imports_nothing_heavy() -> None:
-    script = SCRIPT.replace("annotator.cli.generate", "annotator.cli.evaluate")
-    result = subprocess.run([sys.executable, "-c", script], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                            timeout=120)
-    assert result.returncode == 0, result.stderr
-    added = json.loads(result.stdout)
-    assert "annotator.cli.evaluate" in added
-    assert [name for name in added if name.split(".")[0] in HEAVY or name.startswith(HEAVY)] == []
+    assert heavy_imports("annotator.cli.evaluate", HEAVY) == []
