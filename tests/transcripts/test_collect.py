@@ -56,7 +56,8 @@ def server() -> Any:
 
 def test_every_item_and_sample_is_asked_once_and_kept(server: OpenAIServer, engine: Engine) -> None:
     add_evaluation_items(engine)
-    server.inject("Problem 1: a train", Reply(content="\\boxed{7}", reasoning_content="Think: 77 / 11 = 7."))
+    # Both samples of aime_1 (which of the two arrives first is up to the scheduler) answer with reasoning.
+    server.inject("Problem 1: a train", *[Reply(content="\\boxed{7}", reasoning_content="Think: 77 / 11 = 7.")] * 2)
     summary = run_evaluation(engine, options=_options(server, samples=2))
 
     assert summary.status == "succeeded", summary.errors
@@ -73,6 +74,7 @@ def test_every_item_and_sample_is_asked_once_and_kept(server: OpenAIServer, engi
         "m-x", "evaluate", None, "stop")
     assert solvable["prompt_tokens"] > 0 and solvable["completion_tokens"] == 1
     assert solvable["params"] == {"temperature": 0.0, "template": "reliablemath"}
+    assert rows[("aime_1", "reliable", 1)]["reasoning"] == "Think: 77 / 11 = 7."
     assert rows[("aime_1", "reliable", 1)]["params"] == {
         "temperature": 0.0, "extra_body": {"seed": 1}, "template": "reliablemath"}
     assert solvable["judge"] is None  # judging is the judge's business
@@ -133,7 +135,10 @@ def test_faults_are_retried_recorded_and_only_what_failed_is_asked_again(server:
 
     assert summary.status == "partial"
     assert (summary.failures, summary.written, summary.done) == (2, 7, 9)
-    assert summary.calls["retries"] == 1 + 2 + 3
+    # 429 once, a drop and a timeout, 3 retries of the 500s (more only if this busy machine stalls a request).
+    reasons = summary.retry_reasons
+    assert reasons["rate_limit"] == 1 and reasons["server_error"] == 3 and summary.calls["retries"] >= 1 + 2 + 3
+    assert any(r.startswith("connection") for r in reasons) and any(r.startswith("timeout") for r in reasons)
     failed = {(e["data_id"], e["kind"]) for e in summary.errors}
     assert failed == {("aime_2", "server_error"), ("math_1", "bad_response")}
     assert set(VETTED) - {key[0] for key in transcripts(engine)} == {"aime_2", "math_1"}
@@ -144,7 +149,7 @@ def test_faults_are_retried_recorded_and_only_what_failed_is_asked_again(server:
     completed_before = dict(server.completed)
     rerun = run_evaluation(engine, options=_options(server, timeout=1.0))
     assert rerun.status == "succeeded" and (rerun.skipped, rerun.written) == (7, 2)
-    assert rerun.calls["requests"] == 2 and rerun.calls["cache_hits"] == 0
+    assert rerun.calls["requests"] - rerun.calls["retries"] == 2 and rerun.calls["cache_hits"] == 0
     # The unreadable answer was delivered (and is asked again); every answer that was read is not.
     garbage = prompt_hash(messages("Problem math 1: let $x > 1$. Find $x^2$ when $x = 2$.", prompt="reliable"))
     assert server.completed[garbage] == completed_before.pop(garbage) + 1
