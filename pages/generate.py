@@ -1,12 +1,10 @@
 """Generate: run the LLM construction pipeline (ReliableMath Steps 1-2) in the background. Admins only."""
 
-import pandas as pd
 import streamlit as st
 
 from annotator import runs
 from annotator.db import read_session, write_session
 from annotator.llm import DEFAULT_API_KEY_ENV, LLMConfigError, RoleConfig
-from annotator.models import Run
 from annotator.pipeline import (
     DEFAULT_VERSION,
     GenerateOptions,
@@ -15,11 +13,11 @@ from annotator.pipeline import (
     available_versions,
     create_run,
     describe_run,
-    request_cancel,
 )
 from annotator.store import data_sources
 from annotator.vocabulary import Role, RunKind
 from ui import guard
+from ui import runs as runs_view
 
 st.title("Generate candidates")
 engine, user = guard.require(Role.admin)
@@ -73,58 +71,5 @@ if submitted and guard.permitted(Role.admin):  # starting a run changes data: ch
         st.error(str(exc))
 
 
-def cancel(run_id: int) -> None:
-    if not guard.permitted(Role.admin):
-        return
-    with write_session(engine) as session:
-        request_cancel(session, run_id=run_id)
-
-
-def mark_failed(run_id: int) -> None:
-    if not guard.permitted(Role.admin):
-        return
-    with write_session(engine) as session:
-        runs.fail_stale(session, run_id=run_id, by=user.name)
-
-
-def show_active(run: Run) -> None:
-    total = max(run.problems_total, 1)
-    st.progress(run.problems_done / total, text=f"Run {run.id}: {run.status}, "
-                f"{run.problems_done}/{run.problems_total} problems, {run.requests} requests, "
-                f"{run.cache_hits} cache hits, {run.failures} failures")
-    if run.cancel_requested:
-        st.caption(f"Run {run.id}: cancelling...")
-    else:
-        st.button(f"Cancel run {run.id}", key=f"cancel-{run.id}", on_click=cancel, args=(run.id,))
-
-
-def show_stale(run: Run, reason: str) -> None:
-    """A run that says it is queued or running but whose process is gone: say so, and let the admin end it."""
-    st.warning(f"Run {run.id} is stale: it says {run.status}, but {reason}. Its process is gone.")
-    st.button(f"Mark run {run.id} failed", key=f"fail-{run.id}", on_click=mark_failed, args=(run.id,))
-
-
-@st.fragment(run_every=2)
-def show_runs() -> None:
-    with read_session(engine) as session:
-        recent = runs.recent_runs(session, kind=RunKind.generate, limit=20)
-    if not recent:
-        st.info("No runs yet.")
-        return
-    for run in recent:
-        if reason := runs.stale_reason(run):
-            show_stale(run, reason)
-        elif runs.is_active(run):
-            show_active(run)
-    st.dataframe(pd.DataFrame([describe_run(r) for r in recent]), hide_index=True, width="stretch")
-    latest: Run = recent[0]
-    if latest.errors:
-        with st.expander(f"Run {latest.id}: {len(latest.errors)} failed or unreadable item(s)"):
-            # Model output is shown as text, never rendered.
-            st.dataframe(pd.DataFrame(latest.errors), hide_index=True, width="stretch")
-    if latest.message:
-        st.text(f"Run {latest.id}: {latest.message}")
-
-
 st.subheader("Runs")
-show_runs()
+runs_view.show_runs(engine, user, kind=RunKind.generate, describe=describe_run, unit="problems")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from annotator.cli import (
     data,  # noqa: F401  (registers init, import, export, stats)
+    evaluate,  # noqa: F401  (registers evaluate)
     generate,  # noqa: F401  (registers generate)
     settings,  # noqa: F401  (registers settings)
     sources,  # noqa: F401  (registers treecut, distract)

@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from annotator.cli import _llm_options as llm
 from annotator.cli._app import app, fail
+from annotator.cli._progress import progress_bar
 from annotator.vocabulary import RunStatus
 
 if TYPE_CHECKING:
     from annotator.pipeline import RunSummary
 
-# The defaults of `annotator.llm.DEFAULT_API_KEY_ENV` and `annotator.pipeline.DEFAULT_VERSION`, written out
-# so that `--help` needs neither package (a test keeps them equal).
-DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+# The default of `annotator.pipeline.DEFAULT_VERSION`, written out so that `--help` needs no pipeline (a test
+# keeps them equal).
 DEFAULT_PROMPT_VERSION = "v1"
 
 
@@ -53,15 +54,11 @@ def generate(
     ] = None,
     source: Annotated[str | None, typer.Option(help="Only problems of this data source (e.g. aime).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many problems.")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: OpenAI).")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option(help="NAME of the environment variable holding the API key (the key is never stored).")
-    ] = DEFAULT_API_KEY_ENV,
+    base_url: llm.BaseUrl = None,
+    api_key_env: llm.ApiKeyEnv = llm.DEFAULT_API_KEY_ENV,
     rewrite_base_url: Annotated[str | None, typer.Option(help="Base URL for M_R if it differs.")] = None,
     rewrite_api_key_env: Annotated[str | None, typer.Option(help="API key variable for M_R if it differs.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Requests in flight at most.")] = 8,
+    concurrency: llm.Concurrency = 8,
     steps: Annotated[
         str, typer.Option(help="1 (extract + rewrite; candidates wait as unverified), 2 (verify them), or 1,2.")
     ] = "1,2",
@@ -69,25 +66,21 @@ def generate(
         str, typer.Option(help="Folder under annotator/pipeline/prompts/.")
     ] = DEFAULT_PROMPT_VERSION,
     temperature: Annotated[float, typer.Option(help="Sampling temperature for both models.")] = 0.0,
-    max_tokens: Annotated[int | None, typer.Option(help="Max tokens per answer.")] = None,
+    max_tokens: llm.MaxTokens = None,
     extra_body: Annotated[
         str | None, typer.Option(help='JSON object sent with every request, e.g. \'{"top_k": 20}\'.')
     ] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds per request before it is retried.")] = 600.0,
-    max_retries: Annotated[
-        int, typer.Option(help="Retries per request on 429, 5xx, timeouts, dropped connections.")
-    ] = 5,
-    backoff: Annotated[float, typer.Option(help="First retry delay in seconds (doubles, with jitter).")] = 1.0,
+    timeout: llm.Timeout = 600.0,
+    max_retries: llm.MaxRetries = 5,
+    backoff: llm.Backoff = 1.0,
     rewrite_types: Annotated[str, typer.Option(help="remove, contradict or both.")] = "remove,contradict",
     max_conditions: Annotated[
         int | None,
         typer.Option(help="Rewrite at most this many extracted conditions per problem (default: all; the paper's "
                      "prompt asks for 1-3, its release has up to 6)."),
     ] = None,
-    run_id: Annotated[
-        int | None, typer.Option(help="Execute this queued run (created by the app) with its stored options.")
-    ] = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    run_id: llm.RunId = None,
+    progress: llm.Progress = True,
 ) -> None:
     """Extract conditions, rewrite (remove / contradict) and verify: LLM-proposed candidates for annotation.
 
@@ -137,21 +130,7 @@ def generate(
 def _execute(engine: Any, run_id: int, show: bool) -> RunSummary:
     import asyncio
 
-    from tqdm import tqdm
-
-    from annotator.llm import CallStats
     from annotator.pipeline import execute_run
 
-    bar = tqdm(total=0, unit="problem", disable=not show, dynamic_ncols=True)
-
-    def on_progress(done: int, total: int, stats: CallStats) -> None:
-        if bar.total != total:
-            bar.total = total
-        bar.n = done
-        bar.set_postfix(req=stats.requests, cached=stats.cache_hits, failed=stats.failures, refresh=False)
-        bar.refresh()
-
-    try:
+    with progress_bar("problem", show=show) as on_progress:
         return asyncio.run(execute_run(engine, run_id=run_id, progress_callback=on_progress))
-    finally:
-        bar.close()

@@ -71,19 +71,13 @@ def _select_work(engine: Engine, claimed: _Claimed, progress: GenerateProgress) 
         progress.save(session, problems_total=progress.total)
 
 
-def _open_client(engine: Engine, db: Database, claimed: _Claimed, progress: GenerateProgress,
-                 started: float) -> LLMClient:
-    """Phase 3: the run's client; a client that cannot be built (e.g. no API key) fails the run."""
+def _open_client(db: Database, claimed: _Claimed, progress: GenerateProgress) -> LLMClient:
+    """Phase 3: the run's client (one that cannot be built, e.g. without an API key, fails the run)."""
     options = claimed.options
-    try:
-        return LLMClient(
-            db=db, roles=options.roles(), concurrency=options.concurrency, max_retries=options.max_retries,
-            backoff_base=options.backoff_base, run_id=claimed.run_id, stats=progress.stats,
-        )
-    except Exception as exc:
-        db.close()
-        _finish(engine, progress, RunStatus.failed, str(exc), started)
-        raise
+    return LLMClient(
+        db=db, roles=options.roles(), concurrency=options.concurrency, max_retries=options.max_retries,
+        backoff_base=options.backoff_base, run_id=claimed.run_id, stats=progress.stats,
+    )
 
 
 async def _work(engine: Engine, db: Database, client: LLMClient, claimed: _Claimed, progress: GenerateProgress,
@@ -106,14 +100,6 @@ async def _work(engine: Engine, db: Database, client: LLMClient, claimed: _Claim
     return runs.outcome(outcomes, cancelled=claimed.cancel_requested, failures=progress.failures)
 
 
-def _finish(engine: Engine, progress: GenerateProgress, status: RunStatus, message: str | None,
-            started: float) -> RunSummary:
-    """Phase 5: the final counters and status on the run's row."""
-    with write_session(engine) as session:
-        progress.finish(session, status=status, message=message)
-    return progress.summary(status, time.perf_counter() - started)
-
-
 async def execute_run(
     engine: Engine,
     *,
@@ -128,18 +114,11 @@ async def execute_run(
         progress = GenerateProgress(run_id, 0, CallStats())
         _select_work(engine, claimed, progress)
         db = Database(engine)
-        client = _open_client(engine, db, claimed, progress, started)
-        status, message = RunStatus.running, None
-        try:
-            status, message = await _work(engine, db, client, claimed, progress, progress_callback, poll_seconds)
-        except BaseException as exc:  # KeyboardInterrupt / SystemExit in the CLI: record, then re-raise
-            status, message = runs.interrupted(exc)
-            raise
-        finally:
-            await client.aclose()
-            db.close()
-            summary = _finish(engine, progress, status, message, started)
-        return summary
+        status = await runs.run_to_end(
+            engine, progress=progress, db=db, open_client=lambda: _open_client(db, claimed, progress),
+            work=lambda client: _work(engine, db, client, claimed, progress, progress_callback, poll_seconds),
+        )
+        return progress.summary(status, time.perf_counter() - started)
 
 
 def run_generation(

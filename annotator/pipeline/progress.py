@@ -2,44 +2,32 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from annotator.pipeline.drafts import ProblemInput
 from annotator.pipeline.steps import ItemFailed, Unparseable
-from annotator.runs import RunProgress
+from annotator.runs import RunProgress, Summary
 from annotator.vocabulary import RunStatus
 
 
 @dataclass
-class RunSummary:
-    run_id: int
-    status: RunStatus
+class RunSummary(Summary):
     problems: int = 0
     problems_done: int = 0
     candidates_written: int = 0  # inserted or changed
     candidates_unchanged: int = 0  # produced again exactly as stored, so not written
     candidates_filtered: int = 0  # of the candidates produced (written or unchanged)
     candidates_skipped: int = 0  # existing candidates left alone: labelled, or not made by the pipeline
-    failures: int = 0
     unparseable: int = 0
-    calls: dict[str, int] = field(default_factory=dict)
-    retry_reasons: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-    errors: list[dict[str, Any]] = field(default_factory=list)
 
     def text(self) -> str:
-        calls = self.calls
         return (
             f"run {self.run_id}: {self.status}; {self.problems_done}/{self.problems} problems, "
             f"{self.candidates_written} candidates written, {self.candidates_unchanged} unchanged "
             f"({self.candidates_filtered} filtered, "
             f"{self.candidates_skipped} existing skipped)\n"
-            f"requests {calls.get('requests', 0)} (retries {calls.get('retries', 0)}), "
-            f"cache hits {calls.get('cache_hits', 0)}, failures {self.failures}, unparseable {self.unparseable}, "
-            f"tokens {calls.get('prompt_tokens', 0)} in / {calls.get('completion_tokens', 0)} out, "
-            f"wall time {self.seconds:.1f}s"
-            + "".join(f"\n  retried {count}x: {reason}" for reason, count in self.retry_reasons.items())
+            + self.requests_text(unparseable=self.unparseable)
         )
 
 

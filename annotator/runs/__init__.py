@@ -1,21 +1,22 @@
-"""Background LLM runs of any kind (`RunKind`): candidate generation today, transcript collection next.
+"""Background LLM runs of any kind (`RunKind`): candidate generation, transcript collection.
 
 A run is a `Run` row. The app or the CLI creates it queued (`create_run`); a process started for it
 (`start_background`, which runs `python -m annotator <kind> --run-id N`) or the CLI itself claims it
-(`claim_run`), works through its items (`work_through`), writes its counters as a heartbeat
-(`RunProgress.save`, which also tells it whether someone asked it to stop: `request_cancel`), and
-finishes with a `RunStatus` (`outcome`, `RunProgress.finish`). A run whose process is gone is stale
-(`stale_reason`): an admin can mark it failed (`fail_stale`).
+(`claim_run`), opens its client and works through its items (`run_to_end` around `work_through`), writes
+its counters as a heartbeat (`RunProgress.save`, which also tells it whether someone asked it to stop:
+`request_cancel`), and finishes with a `RunStatus` (`outcome`, `RunProgress.finish`) and a `Summary`. A
+run whose process is gone is stale (`stale_reason`): an admin can mark it failed (`fail_stale`).
 
 Adding a kind: a `RunKind` value, a CLI command of that name taking `--run-id` and `--no-progress`, a
-`RunProgress` subclass for its own counters, and options stored in `Run.options`.
+`RunProgress` subclass for its own counters (and a `Summary` subclass), and options stored in `Run.options`.
 
 Modules: `lifecycle` (create, claim, cancel, fail), `health` (stale or alive, listing, describe),
-`background` (the process), `progress` (counters and heartbeat), `execution` (workers, outcome).
+`background` (the process), `progress` (counters, heartbeat, summary), `execution` (a run's body: client,
+workers, outcome).
 """
 
 from annotator.runs.background import start_background
-from annotator.runs.execution import interrupted, outcome, short_switch_interval, work_through
+from annotator.runs.execution import interrupted, outcome, run_to_end, short_switch_interval, work_through
 from annotator.runs.health import (
     STALE_AFTER,
     START_TIMEOUT,
@@ -27,10 +28,11 @@ from annotator.runs.health import (
     stale_reason,
 )
 from annotator.runs.lifecycle import RunError, claim_run, create_run, fail_stale, request_cancel
-from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress
+from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress, Summary
 
 __all__ = [
-    "MAX_STORED_ERRORS", "STALE_AFTER", "START_TIMEOUT", "RunError", "RunProgress", "claim_run", "create_run",
-    "describe", "fail_stale", "interrupted", "is_active", "is_stale", "outcome", "process_alive", "recent_runs",
-    "request_cancel", "short_switch_interval", "stale_reason", "start_background", "work_through",
+    "MAX_STORED_ERRORS", "STALE_AFTER", "START_TIMEOUT", "RunError", "RunProgress", "Summary", "claim_run",
+    "create_run", "describe", "fail_stale", "interrupted", "is_active", "is_stale", "outcome", "process_alive",
+    "recent_runs", "request_cancel", "run_to_end", "short_switch_interval", "stale_reason", "start_background",
+    "work_through",
 ]

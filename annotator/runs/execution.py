@@ -8,11 +8,22 @@ import sys
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
+from sqlalchemy import Engine
+
+from annotator.db import write_session
+from annotator.runs.progress import RunProgress
 from annotator.vocabulary import RunStatus
 
 Item = TypeVar("Item")
+
+
+class _Client(Protocol):
+    async def aclose(self) -> None: ...
+
+
+Client = TypeVar("Client", bound=_Client)
 
 
 @contextmanager
@@ -90,3 +101,41 @@ def interrupted(exc: BaseException) -> tuple[RunStatus, str]:
     """How a run ended that was interrupted from outside (KeyboardInterrupt / SystemExit in the CLI)."""
     stopped = isinstance(exc, KeyboardInterrupt | asyncio.CancelledError)
     return (RunStatus.cancelled if stopped else RunStatus.failed), repr(exc)
+
+
+def _write_outcome(engine: Engine, progress: RunProgress, status: RunStatus, message: str | None) -> None:
+    with write_session(engine) as session:
+        progress.finish(session, status=status, message=message)
+
+
+async def run_to_end(
+    engine: Engine,
+    *,
+    progress: RunProgress,
+    db: Any,
+    open_client: Callable[[], Client],
+    work: Callable[[Client], Awaitable[tuple[RunStatus, str | None]]],
+) -> RunStatus:
+    """A claimed run's body: open its client, `work` with it, and whatever happens close the client and the
+    run's database thread (`db`, an `annotator.llm.Database`) and write the outcome with the final counters.
+
+    A client that cannot be built (e.g. no API key) fails the run; an interrupt (KeyboardInterrupt /
+    SystemExit in the CLI) is recorded, then re-raised.
+    """
+    try:
+        client = open_client()
+    except Exception as exc:
+        db.close()
+        _write_outcome(engine, progress, RunStatus.failed, str(exc))
+        raise
+    status, message = RunStatus.running, None
+    try:
+        status, message = await work(client)
+    except BaseException as exc:
+        status, message = interrupted(exc)
+        raise
+    finally:
+        await client.aclose()
+        db.close()
+        _write_outcome(engine, progress, status, message)
+    return status

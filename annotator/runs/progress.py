@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
@@ -14,6 +15,31 @@ if TYPE_CHECKING:  # the client (and openai) is the run's process's business, no
     from annotator.llm import CallStats
 
 MAX_STORED_ERRORS = 200
+
+
+@dataclass
+class Summary:
+    """What every kind of run reports when it ends; a kind adds its own counts in a subclass."""
+
+    run_id: int
+    status: RunStatus
+    failures: int = 0
+    calls: dict[str, int] = field(default_factory=dict)  # `CallStats.as_dict()`
+    retry_reasons: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def requests_text(self, *, unparseable: int | None = None) -> str:
+        """The summary's lines about requests: counts, tokens, wall time, why it retried."""
+        calls = self.calls
+        return (
+            f"requests {calls.get('requests', 0)} (retries {calls.get('retries', 0)}), "
+            f"cache hits {calls.get('cache_hits', 0)}, failures {self.failures}, "
+            + ("" if unparseable is None else f"unparseable {unparseable}, ")
+            + f"tokens {calls.get('prompt_tokens', 0)} in / {calls.get('completion_tokens', 0)} out, "
+            f"wall time {self.seconds:.1f}s"
+            + "".join(f"\n  retried {count}x: {reason}" for reason, count in self.retry_reasons.items())
+        )
 
 
 class RunProgress:

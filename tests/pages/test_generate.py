@@ -10,16 +10,15 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, func, select
-from streamlit.testing.v1 import AppTest
 
-from annotator import auth
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Candidate
 from annotator.models import Run as GenerationRun
 from annotator.vocabulary import RunKind, RunStatus
 from tests.pipeline.conftest import add_problems
-from tests.support.candidates import add_user, sign_in_app
+from tests.support.candidates import add_user
 from tests.support.openai_server import OpenAIServer
+from tests.support.pages import open_page
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "generate.py")
 
@@ -27,18 +26,6 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "generate.py")
 @pytest.fixture
 def engine(tmp_path: Path) -> Engine:
     return get_engine(f"sqlite:///{tmp_path / 'annotator.sqlite'}")
-
-
-def _page(engine: Engine, user: auth.User | None) -> AppTest:
-    app = AppTest.from_file(PAGE, default_timeout=60)
-    if user is None:
-        app.session_state["engine"] = engine
-        app.session_state["user"] = None
-    else:
-        sign_in_app(app, engine, user)
-    app.run()
-    assert not app.exception, app.exception
-    return app
 
 
 def _run(engine: Engine) -> GenerationRun | None:
@@ -57,7 +44,7 @@ def _wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-
 @pytest.mark.parametrize("role", [None, "annotator", "reviewer"])
 def test_only_admins_may_generate(engine: Engine, role: str | None) -> None:
     user = None if role is None else add_user(engine, "someone", role=role)
-    app = _page(engine, user)
+    app = open_page(PAGE, engine, user)
     assert app.error and "Only admins" in app.error[0].value
     assert not app.button and not app.text_input
 
@@ -66,7 +53,7 @@ def test_admin_starts_a_background_run_and_cancels_another(engine: Engine, tmp_p
     add_problems(engine, 3)
     admin = add_user(engine, "boss", role="admin")
     with OpenAIServer() as server:
-        app = _page(engine, admin)
+        app = open_page(PAGE, engine, admin)
         app.text_input(key="extract_model").input("m-i")
         app.text_input(key="rewrite_model").input("m-r")
         app.text_input(key="base_url").input(server.url)
@@ -114,7 +101,7 @@ def test_a_queued_run_whose_process_is_gone_is_shown_stale_and_can_be_marked_fai
                                  created_by="boss")
         session.add_all([died, never, starting])
     admin = add_user(engine, "boss", role="admin")
-    app = _page(engine, admin)
+    app = open_page(PAGE, engine, admin)
 
     labels = [b.label for b in app.button]
     assert "Cancel run 1" not in labels and "Cancel run 2" not in labels, labels

@@ -1,0 +1,27 @@
+"""The command-line options every LLM run takes (`generate`, `evaluate`): endpoint, key variable, retries, run."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+# The default of `annotator.llm.DEFAULT_API_KEY_ENV`, written out so that `--help` needs no client (a test
+# keeps them equal).
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+
+BaseUrl = Annotated[
+    str | None, typer.Option(help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: OpenAI).")
+]
+ApiKeyEnv = Annotated[
+    str, typer.Option(help="NAME of the environment variable holding the API key (the key is never stored).")
+]
+Concurrency = Annotated[int, typer.Option(help="Requests in flight at most.")]
+MaxTokens = Annotated[int | None, typer.Option(help="Max tokens per answer.")]
+Timeout = Annotated[float, typer.Option(help="Seconds per request before it is retried.")]
+MaxRetries = Annotated[int, typer.Option(help="Retries per request on 429, 5xx, timeouts, dropped connections.")]
+Backoff = Annotated[float, typer.Option(help="First retry delay in seconds (doubles, with jitter).")]
+RunId = Annotated[
+    int | None, typer.Option(help="Execute this queued run (created by the app) with its stored options.")
+]
+Progress = Annotated[bool, typer.Option(help="Show a progress bar.")]

@@ -1,0 +1,232 @@
+"""Collecting transcripts: an evaluate run (`RunKind.evaluate`) asks a model every item of the evaluation set
+(ReliableMath Section 4: the A set and the U set) with the standard or the reliable prompt, and keeps each
+answer as a `Transcript`.
+
+The run's life is `annotator.runs`'; its requests go through `annotator.llm`, so answers are cached, retried
+and sent `concurrency` at a time. Resuming is safe after any stop, kill -9 included: an item that has a
+transcript for (data_id, model, prompt, sample) is skipped, and an answer received but not yet kept as a
+transcript is in the call cache, so it is not asked again.
+
+Judging the new transcripts is not done here: `collected_ids` names them for the judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlmodel import Session
+
+from annotator import runs
+from annotator.db import insert_ignore, write_session
+from annotator.llm import CallStats, Completion, Database, LLMCallFailed, LLMClient
+from annotator.models import Run, Transcript, utcnow
+from annotator.transcripts.items import Item, evaluation_items
+from annotator.transcripts.options import MODEL, EvaluateOptions, sample_role
+from annotator.transcripts.prompts import messages, template
+from annotator.vocabulary import RunKind, RunStatus
+
+SOURCE = "evaluate"  # Transcript.source of collected transcripts
+ProgressCallback = Callable[[int, int, CallStats], None]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One request of a run: an item, asked once more (`sample`)."""
+
+    rank: int  # earlier jobs get a free request slot first
+    item: Item
+    sample: int
+
+
+@dataclass
+class EvaluateSummary(runs.Summary):
+    responses: int = 0  # the run's jobs (items x samples not collected before)
+    done: int = 0
+    written: int = 0  # transcripts stored
+    skipped: int = 0  # items x samples that had a transcript already
+
+    def text(self) -> str:
+        return (
+            f"run {self.run_id}: {self.status}; {self.done}/{self.responses} responses, {self.written} transcripts "
+            f"written, {self.skipped} already collected\n"
+            + self.requests_text()
+        )
+
+
+class EvaluateProgress(runs.RunProgress):
+    """An evaluate run's counters: its items are requests (item x sample); transcripts written and skipped."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.written = 0
+        self.skipped = 0
+
+    def kind_values(self) -> dict[str, Any]:
+        return {"counters": {"transcripts_written": self.written, "transcripts_skipped": self.skipped}}
+
+    def failed(self, job: Job, exc: LLMCallFailed) -> None:
+        self.failures += 1
+        self.error({"data_id": job.item.data_id, "sample": job.sample, "kind": exc.kind, "error": str(exc)})
+
+    def summary(self, status: RunStatus, seconds: float) -> EvaluateSummary:
+        return EvaluateSummary(
+            run_id=self.run_id, status=status, responses=self.total, done=self.done, written=self.written,
+            skipped=self.skipped, failures=self.failures, calls=self.stats.as_dict(),
+            retry_reasons=dict(self.stats.retry_reasons), seconds=seconds, errors=list(self.errors),
+        )
+
+
+def create_run(session: Session, *, options: EvaluateOptions, created_by: str | None = None) -> Run:
+    """A queued evaluate run with its options; nothing is sent until `execute_run` picks it up."""
+    return runs.create_run(
+        session, kind=RunKind.evaluate, steps="-", prompt_version=options.prompt, models=options.models(),
+        options=options.settings(), created_by=created_by,
+    )
+
+
+def select_jobs(session: Session, *, options: EvaluateOptions) -> tuple[list[Job], int]:
+    """The requests still to make, in item order, and how many items x samples have a transcript already."""
+    collected = {(row.data_id, row.sample) for row in session.execute(
+        select(Transcript.data_id, Transcript.sample)
+        .where(Transcript.model == options.model.model, Transcript.prompt == options.prompt)
+    )}
+    items = evaluation_items(session, data_source=options.data_source, item_set=options.item_set)
+    jobs: list[Job] = []
+    skipped = 0
+    for item in itertools.islice(items, options.limit):
+        for sample in range(options.samples):
+            if (item.data_id, sample) in collected:
+                skipped += 1
+            else:
+                jobs.append(Job(len(jobs), item, sample))
+    return jobs, skipped
+
+
+def transcript_row(job: Job, completion: Completion, *, options: EvaluateOptions, run_id: int) -> dict[str, Any]:
+    """The `Transcript` row of one answer."""
+    item = job.item
+    return {
+        "data_id": item.data_id, "problem_id": item.problem_id, "candidate_id": item.candidate_id,
+        "model": options.model.model, "prompt": options.prompt, "sample": job.sample,
+        "response": completion.content, "reasoning": completion.reasoning_content,
+        "params": {**options.role(job.sample).params(), "template": template(treecut=item.treecut)},
+        "finish_reason": completion.finish_reason, "prompt_tokens": completion.prompt_tokens,
+        "completion_tokens": completion.completion_tokens, "source": SOURCE, "run_id": run_id,
+        "created_at": utcnow(),
+    }
+
+
+@dataclass
+class _Collect:
+    """Asks one job's question and keeps the answer; failures are counted and kept on the run, not raised."""
+
+    client: LLMClient
+    db: Database
+    options: EvaluateOptions
+    progress: EvaluateProgress
+    progress_callback: ProgressCallback | None = None
+
+    async def __call__(self, job: Job) -> None:
+        question = messages(job.item.question, prompt=self.options.prompt, treecut=job.item.treecut)
+        try:
+            completion = await self.client.complete(sample_role(job.sample), question, priority=job.rank)
+        except LLMCallFailed as exc:
+            self.progress.failed(job, exc)
+        else:
+            row = transcript_row(job, completion, options=self.options, run_id=self.progress.run_id)
+            # Committed before the job counts as done; a duplicate (a concurrent run) is left as it is.
+            await self.db.write(lambda session: insert_ignore(session, Transcript, [row]))
+            self.progress.written += 1
+        self.progress.done += 1
+        if self.progress_callback is not None:
+            self.progress_callback(self.progress.done, self.progress.total, self.progress.stats)
+
+
+def _claim(engine: Engine, run_id: int) -> tuple[EvaluateOptions, bool, list[Job], EvaluateProgress]:
+    """Mark the run running, read its options, select its jobs and write its total."""
+    with write_session(engine) as session:
+        run = runs.claim_run(session, run_id=run_id, kind=RunKind.evaluate)
+        options = EvaluateOptions.from_run(run)
+        cancelled = run.cancel_requested
+        jobs, skipped = select_jobs(session, options=options)
+        progress = EvaluateProgress(run_id, len(jobs), CallStats())
+        progress.skipped = skipped
+        progress.save(session, problems_total=len(jobs))
+    return options, cancelled, jobs, progress
+
+
+async def execute_run(
+    engine: Engine,
+    *,
+    run_id: int,
+    progress_callback: ProgressCallback | None = None,
+    poll_seconds: float = 1.0,
+) -> EvaluateSummary:
+    """Run a queued evaluate run to the end (or until it is cancelled) and return its summary."""
+    started = time.perf_counter()
+    with runs.short_switch_interval():
+        options, cancelled, jobs, progress = _claim(engine, run_id)
+        db = Database(engine)
+
+        def open_client() -> LLMClient:
+            return LLMClient(
+                db=db, roles=options.roles(), concurrency=options.concurrency, max_retries=options.max_retries,
+                backoff_base=options.backoff_base, run_id=run_id, stats=progress.stats,
+            )
+
+        async def work(client: LLMClient) -> tuple[RunStatus, str | None]:
+            outcomes = await runs.work_through(
+                jobs, _Collect(client, db, options, progress, progress_callback),
+                # Twice the slots, so a job whose answer is being stored never leaves a slot idle.
+                workers=max(2, options.concurrency * 2),
+                heartbeat=lambda: db.write(progress.save), poll_seconds=poll_seconds, cancelled=cancelled,
+            )
+            return runs.outcome(outcomes, cancelled=cancelled, failures=progress.failures)
+
+        status = await runs.run_to_end(engine, progress=progress, db=db, open_client=open_client, work=work)
+        return progress.summary(status, time.perf_counter() - started)
+
+
+def run_evaluation(
+    engine: Engine,
+    *,
+    options: EvaluateOptions,
+    created_by: str | None = None,
+    progress_callback: ProgressCallback | None = None,
+) -> EvaluateSummary:
+    """Create a run and execute it in this thread (the tests' and the benchmark's entry point)."""
+    with write_session(engine) as session:
+        run_id = create_run(session, options=options, created_by=created_by).id
+    assert run_id is not None
+    return asyncio.run(execute_run(engine, run_id=run_id, progress_callback=progress_callback))
+
+
+def collected_ids(session: Session, *, run_id: int) -> list[int]:
+    """The transcripts run `run_id` collected (e.g. for the judge), in id order."""
+    query = select(Transcript.id).where(Transcript.run_id == run_id, Transcript.source == SOURCE)
+    return list(session.execute(query.order_by(Transcript.id)).scalars())
+
+
+def describe_run(run: Run) -> dict[str, Any]:
+    """One row of the Evaluate page's runs table: what every run shows, with an evaluate run's own columns."""
+    settings, counters = run.options or {}, run.counters or {}
+    row = {
+        **runs.describe(run), "responses": f"{run.problems_done}/{run.problems_total}",
+        "written": counters.get("transcripts_written", 0), "skipped": counters.get("transcripts_skipped", 0),
+        "model": ((run.models or {}).get(MODEL) or {}).get("model"), "prompt": run.prompt_version,
+        "set": settings.get("item_set"), "source": settings.get("data_source") or "(all)",
+        "samples": settings.get("samples"),
+    }
+    return {name: row[name] for name in _COLUMNS}
+
+
+_COLUMNS = (
+    "run", "status", "responses", "written", "skipped", "requests", "cache hits", "retries", "failures",
+    "tokens in/out", "model", "prompt", "set", "source", "samples", "by", "started", "finished",
+)

@@ -1,0 +1,112 @@
+"""`python -m annotator evaluate` as a process: killed with SIGKILL mid-run and started again, it sends no answered
+request twice; exit codes; the API key is sent but kept nowhere; the command loads nothing heavy to start."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import select
+
+from annotator.db import get_engine, read_session
+from annotator.models import LLMCall, Run, Transcript
+from tests.cli.test_generate import heavy_imports
+from tests.conftest import PROJECT_ROOT
+from tests.pipeline.conftest import add_problems
+from tests.support.evaluation_items import add_evaluation_items, scripted_solver
+from tests.support.openai_server import OpenAIServer, Reply
+from tests.support.waiting import wait_for
+from tests.transcripts.test_collect import count_rows, transcripts
+
+HEAVY = ("openai", "pandas", "tqdm", "sqlalchemy", "annotator.transcripts", "annotator.llm", "annotator.runs")
+
+
+def _cli(server: OpenAIServer, *extra: str, key_env: str = "UNSET_TEST_KEY") -> list[str]:
+    return [
+        sys.executable, "-m", "annotator", "evaluate", "--model", "m-x", "--prompt", "reliable",
+        "--base-url", server.url, "--api-key-env", key_env, "--concurrency", "4", "--backoff", "0.01",
+        "--no-progress", *extra,
+    ]
+
+
+def _env(url: str, **extra: str) -> dict[str, str]:
+    return {**os.environ, "ANNOTATOR_DATABASE_URL": url, **extra}
+
+
+def test_sigkill_mid_run_then_rerun_sends_no_answered_request_again(tmp_path: Path) -> None:
+    problems = 30
+    killed_url, calm_url = f"sqlite:///{tmp_path / 'killed.sqlite'}", f"sqlite:///{tmp_path / 'calm.sqlite'}"
+    killed, calm = get_engine(killed_url), get_engine(calm_url)
+    add_problems(killed, problems)
+    add_problems(calm, problems)
+
+    with OpenAIServer(answer=scripted_solver) as server:
+        server.hold_after(12)
+        process = subprocess.Popen(_cli(server), env=_env(killed_url), cwd=PROJECT_ROOT,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            # Stalled at a known point: every later request is held and every delivered answer is in the call
+            # cache. Then killed without warning (some answers may not be transcripts yet).
+            wait_for(lambda: server.held >= 1 and server.inflight == server.held
+                      and count_rows(killed, LLMCall) == server.total_completed(), 60, "the client to stall")
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+        assert process.returncode == -signal.SIGKILL
+        cached, kept = count_rows(killed, LLMCall), count_rows(killed, Transcript)
+        assert 12 <= cached < problems and kept <= cached
+        with read_session(killed) as session:
+            assert session.execute(select(Run.status)).scalar_one() == "running"  # as the kill left it
+        server.release()
+
+        rerun = subprocess.run(_cli(server), env=_env(killed_url), cwd=PROJECT_ROOT, capture_output=True, text=True,
+                               timeout=120)
+        assert rerun.returncode == 0, rerun.stderr
+        # Items with a transcript were skipped; answers the kill left without one came from the call cache.
+        assert f"{kept} already collected" in rerun.stdout
+        assert re.search(rf"requests {problems - cached} \(retries 0\), cache hits {cached - kept},", rerun.stdout)
+        assert max(server.completed.values()) == 1, "an answered request was sent again"
+        assert server.total_completed() == problems
+
+    with OpenAIServer(answer=scripted_solver) as calm_server:
+        result = subprocess.run(_cli(calm_server), env=_env(calm_url), cwd=PROJECT_ROOT, capture_output=True,
+                                text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+    assert transcripts(killed) == transcripts(calm) and len(transcripts(calm)) == problems
+
+
+def test_exit_codes_and_the_api_key_is_sent_but_kept_nowhere(tmp_path: Path) -> None:
+    secret = "sk-test-1a2b3c4d5e6f7a8b9c0d"
+    url = f"sqlite:///{tmp_path / 'k.sqlite'}"
+    engine = get_engine(url)
+    add_evaluation_items(engine)
+    with OpenAIServer(answer=scripted_solver) as server:
+        server.inject("Problem 1: a train", *[Reply(status=503)] * 10)
+        result = subprocess.run(_cli(server, "--max-retries", "1", key_env="SECRET_TEST_KEY"), cwd=PROJECT_ROOT,
+                                env=_env(url, SECRET_TEST_KEY=secret), capture_output=True, text=True, timeout=120)
+        assert result.returncode == 1, result.stderr
+        assert "run 1: partial; 9/9 responses, 8 transcripts written" in result.stdout
+        assert "aime_1 sample 0: m-x: HTTP 503 after 2 attempt(s)" in result.stderr
+        assert server.authorizations[f"Bearer {secret}"] == sum(server.received.values()) > 0
+    assert secret not in result.stdout + result.stderr
+    assert secret.encode() not in b"".join(path.read_bytes() for path in tmp_path.glob("k.sqlite*"))
+    with read_session(engine) as session:
+        assert "SECRET_TEST_KEY" in str(session.execute(select(Run.models)).scalar_one())
+
+    for arguments, message in [
+        (["evaluate", "--prompt", "reliable"], "--model is required"),
+        (["evaluate", "--model", "m", "--prompt", "std", "--base-url", server.url], "standard or reliable"),
+        (["evaluate", "--model", "m", "--api-key-env", "UNSET_TEST_KEY"], "UNSET_TEST_KEY is not set"),
+    ]:
+        refused = subprocess.run([sys.executable, "-m", "annotator", *arguments], cwd=PROJECT_ROOT, env=_env(url),
+                                 capture_output=True, text=True, timeout=120)
+        assert refused.returncode == 2 and message in refused.stderr, (arguments, refused.stderr)
+    assert count_rows(engine, Run) == 1  # a refused command creates no run
+
+
+def test_the_command_module_imports_nothing_heavy() -> None:
+    assert heavy_imports("annotator.cli.evaluate", HEAVY) == []

@@ -1,0 +1,53 @@
+"""Collecting transcripts from a real model: SmolLM2-135M served by `python -m llama_cpp.server`.
+
+The model is far too small to solve these problems (it rarely boxes an answer, which gives real `unmatched`
+transcripts for the judge); this checks the plumbing end to end: the ReliableMath and TreeCut prompts accepted
+by a real chat template, real usage and finish reasons kept, the re-run answered without a request.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from annotator.db import get_engine, read_session
+from annotator.llm import RoleConfig
+from annotator.models import LLMCall, Transcript
+from annotator.transcripts.collect import run_evaluation
+from annotator.transcripts.options import EvaluateOptions
+from tests.support.evaluation_items import VETTED, add_evaluation_items
+from tests.support.llama_server import llama_server_fixture  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.slow
+
+
+def test_collection_against_smollm2(llama_server: str, tmp_path: Path) -> None:
+    engine = get_engine(f"sqlite:///{tmp_path / 'real.sqlite'}")
+    add_evaluation_items(engine)
+    options = EvaluateOptions(
+        model=RoleConfig(model="smollm2", base_url=llama_server, api_key_env="UNSET_TEST_KEY", max_tokens=64,
+                         timeout=300),
+        prompt="reliable", concurrency=2, max_retries=1,
+    )
+
+    summary = run_evaluation(engine, options=options)
+
+    assert summary.status == "succeeded", summary.errors
+    assert summary.written == len(VETTED) and summary.calls["requests"] == len(VETTED)
+    with read_session(engine) as session:
+        rows = session.execute(select(Transcript).order_by(Transcript.id)).scalars().all()
+        calls = {call.key: call for call in session.execute(select(LLMCall)).scalars()}
+    assert [row.data_id for row in rows] == VETTED
+    for row in rows:
+        assert row.model == "smollm2" and row.prompt == "reliable" and row.run_id == summary.run_id
+        assert row.finish_reason in ("stop", "length") and row.prompt_tokens and row.completion_tokens
+        assert row.completion_tokens <= 64
+    # Every transcript is the answer its request got (the call cache holds the same text).
+    assert sorted(row.response for row in rows) == sorted(call.content for call in calls.values())
+    unboxed = sum("\\boxed" not in row.response for row in rows)
+    print(f"{unboxed}/{len(rows)} responses without a boxed answer; {summary.calls}")
+
+    again = run_evaluation(engine, options=options)
+    assert again.calls["requests"] == 0 and again.skipped == len(VETTED)

@@ -1,0 +1,81 @@
+"""Watching background runs of one kind on a page (Generate, Evaluate): progress, cancel, stale runs, the table.
+
+Every button changes data and re-checks that the user is an admin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from sqlalchemy import Engine
+
+from annotator import auth, runs
+from annotator.db import read_session, write_session
+from annotator.models import Run
+from annotator.vocabulary import Role, RunKind
+from ui import guard
+
+
+def _cancel(engine: Engine, run_id: int) -> None:
+    if not guard.permitted(Role.admin):
+        return
+    with write_session(engine) as session:
+        runs.request_cancel(session, run_id=run_id)
+
+
+def _mark_failed(engine: Engine, run_id: int, by: str) -> None:
+    if not guard.permitted(Role.admin):
+        return
+    with write_session(engine) as session:
+        runs.fail_stale(session, run_id=run_id, by=by)
+
+
+def _show_active(engine: Engine, run: Run, unit: str) -> None:
+    total = max(run.problems_total, 1)
+    st.progress(run.problems_done / total, text=f"Run {run.id}: {run.status}, "
+                f"{run.problems_done}/{run.problems_total} {unit}, {run.requests} requests, "
+                f"{run.cache_hits} cache hits, {run.failures} failures")
+    if run.cancel_requested:
+        st.caption(f"Run {run.id}: cancelling...")
+    else:
+        st.button(f"Cancel run {run.id}", key=f"cancel-{run.id}", on_click=_cancel, args=(engine, run.id))
+
+
+def _show_stale(engine: Engine, run: Run, reason: str, user: auth.User) -> None:
+    """A run that says it is queued or running but whose process is gone: say so, and let the admin end it."""
+    st.warning(f"Run {run.id} is stale: it says {run.status}, but {reason}. Its process is gone.")
+    st.button(f"Mark run {run.id} failed", key=f"fail-{run.id}", on_click=_mark_failed,
+              args=(engine, run.id, user.name))
+
+
+def show_runs(engine: Engine, user: auth.User, *, kind: RunKind, describe: Callable[[Run], dict[str, Any]],
+              unit: str) -> None:
+    """The newest runs of `kind`, refreshed every 2 s: each active run's progress (`unit`s done) with a cancel
+    button, stale runs with a button to mark them failed, a table (`describe` gives a row), the latest run's
+    failed items and message."""
+
+    @st.fragment(run_every=2)
+    def fragment() -> None:
+        with read_session(engine) as session:
+            recent = runs.recent_runs(session, kind=kind, limit=20)
+        if not recent:
+            st.info("No runs yet.")
+            return
+        for run in recent:
+            if reason := runs.stale_reason(run):
+                _show_stale(engine, run, reason, user)
+            elif runs.is_active(run):
+                _show_active(engine, run, unit)
+        st.dataframe(pd.DataFrame([describe(r) for r in recent]), hide_index=True, width="stretch")
+        latest: Run = recent[0]
+        if latest.errors:
+            with st.expander(f"Run {latest.id}: {len(latest.errors)} failed or unreadable item(s)"):
+                # Model output is shown as text, never rendered.
+                st.dataframe(pd.DataFrame(latest.errors), hide_index=True, width="stretch")
+        if latest.message:
+            st.text(f"Run {latest.id}: {latest.message}")
+
+    fragment()
