@@ -59,7 +59,7 @@ def import_command(
         bool, typer.Option("--update", help="Replace records whose id exists with different content.")
     ] = False,
 ) -> None:
-    """Import problems, candidates and labels in one transaction: on any error nothing is imported."""
+    """Import problems, candidates, labels and transcripts in one transaction: on any error nothing is imported."""
     from annotator.db import get_engine
     from annotator.formats import ReadOptions, read
     from annotator.formats.table import parse_mapping
@@ -75,6 +75,7 @@ def import_command(
         f"imported {len(summary.files)} file(s): {summary.problems_added} problems and {summary.candidates_added} "
         f"candidates added, {summary.problems_updated + summary.candidates_updated} updated, "
         f"{summary.labels_added} labels added, {summary.labels_updated} changed, {summary.unchanged} unchanged"
+        + (f"; {summary.transcripts_added} transcripts added and judged" if summary.transcripts_added else "")
     )
 
 

@@ -5,6 +5,8 @@ checks that they are exactly the registry's (`annotator.formats.registry`), in i
 """
 
 FORMATS: dict[str, str] = {
+    "inspect": "an Inspect AI eval log (.eval or .json): one transcript per sample",
+    "transcripts": "model transcripts, JSONL / JSON (data_id, model, prompt, response, ...)",
     "treecut": "TreeCut JSONL (problem, answer, proof), parameters in the file name, or a directory of them",
     "umwp": "UMWP JSONL / JSON (id, question, answer, answerable, ...)",
     "gsm_ic": "GSM-IC JSON / JSONL (original_question, new_question, ...)",

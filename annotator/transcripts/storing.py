@@ -1,0 +1,89 @@
+"""Storing transcripts made elsewhere: each names an existing item, none comes twice, all set-based."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import insert, select
+from sqlmodel import Session
+
+from annotator.models import Transcript, utcnow
+from annotator.records import Location, TranscriptRecord
+from annotator.transcripts.items import items_by_data_id
+
+_IN_BATCH = 900
+Key = tuple[str, str, str, int]
+
+
+def _where(record: TranscriptRecord) -> Location:
+    return record.location or Location("this import", "?")
+
+
+def _existing_keys(session: Session, records: Sequence[TranscriptRecord]) -> set[Key]:
+    """The keys among `records` that the database already holds."""
+    wanted = {record.key for record in records}
+    data_ids = sorted({record.data_id for record in records})
+    found: set[Key] = set()
+    columns = (Transcript.data_id, Transcript.model, Transcript.prompt, Transcript.sample)
+    for start in range(0, len(data_ids), _IN_BATCH):
+        query = select(*columns).where(Transcript.data_id.in_(data_ids[start : start + _IN_BATCH]))
+        found.update(key for key in map(tuple, session.execute(query)) if key in wanted)
+    return found  # type: ignore[return-value]
+
+
+def insert_transcripts(
+    session: Session, *, records: Sequence[TranscriptRecord], seen: dict[Key, Location]
+) -> list[int]:
+    """Insert `records` (one executemany) and return their ids.
+
+    Raises the first record's InputError when its item does not exist or its (data_id, model, prompt, sample)
+    is in `seen` (earlier in this import; updated here) or already in the database.
+    """
+    if not records:
+        return []
+    for record in records:
+        if record.key in seen:
+            raise _where(record).error(
+                f"duplicate transcript (data_id {record.data_id!r}, model {record.model!r}, prompt {record.prompt!r}, "
+                f"sample {record.sample}): it already appears at {seen[record.key].path} {seen[record.key].record}",
+                "data_id",
+            )
+        seen[record.key] = _where(record)
+    items = items_by_data_id(session, data_ids={record.data_id for record in records})
+    for record in records:
+        if record.data_id not in items:
+            raise _where(record).error(
+                f"{record.data_id!r} names no item: neither a candidate's data_id nor {{data_source}}_{{position}} "
+                "of an imported problem (import the problems and candidates first)",
+                "data_id",
+            )
+    in_database = _existing_keys(session, records)
+    for record in records:
+        if record.key in in_database:
+            raise _where(record).error(
+                f"duplicate transcript: the database already holds data_id {record.data_id!r}, model "
+                f"{record.model!r}, prompt {record.prompt!r}, sample {record.sample}",
+                "data_id",
+            )
+    now = utcnow()
+    rows = [
+        {
+            "data_id": record.data_id,
+            "problem_id": items[record.data_id].problem_id,
+            "candidate_id": items[record.data_id].candidate_id,
+            "model": record.model,
+            "prompt": record.prompt,
+            "sample": record.sample,
+            "response": record.response,
+            "reasoning": record.reasoning,
+            "params": record.params,
+            "finish_reason": record.finish_reason,
+            "prompt_tokens": record.prompt_tokens,
+            "completion_tokens": record.completion_tokens,
+            "source": record.source,
+            "created_at": now,
+        }
+        for record in records
+    ]
+    table = Transcript.__table__
+    return list(session.connection().execute(insert(table).returning(table.c.id), rows).scalars())
