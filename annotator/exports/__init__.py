@@ -6,6 +6,7 @@
 | annotation   | the paper's annotation sheet (Fig. 10), every candidate                        |
 | jsonl, csv, parquet | flat tables, one row per candidate                                     |
 | treecut, umwp, gsm-ic | each imported file of that format under its own name, byte for byte  |
+| transcripts  | `transcripts.jsonl`: every model response with its judge and human verdicts    |
 
 One module per format; each writer takes a read session and a directory and returns {file name: records},
 fed by the query functions of `annotator.store`. Exports hold dataset content and labels only: no annotator
@@ -42,6 +43,7 @@ _WRITERS = {
     "treecut": ("treecut", "write_files"),
     "umwp": ("umwp", "write_files"),
     "gsm-ic": ("gsm_ic", "write_files"),
+    "transcripts": ("transcripts", "write_transcripts"),
 }
 FORMATS = tuple(_WRITERS)
 

@@ -2,7 +2,7 @@
 
 | format       | what                                                                     |
 |--------------|--------------------------------------------------------------------------|
-| inspect      | an Inspect AI eval log (`.eval` / `.json`), one transcript per sample     |
+| inspect_log  | an Inspect AI eval log (`.eval` / `.json`), one transcript per sample     |
 | transcripts  | model transcripts, JSONL / JSON (`data_id`, `model`, `prompt`, `response`) |
 | treecut      | TreeCut JSONL (`problem`, `answer`, `proof`), parameters in the file name  |
 | umwp         | UMWP JSONL / JSON (`id`, `question`, `answer`, `answerable`, ...)          |

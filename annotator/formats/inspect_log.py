@@ -16,7 +16,7 @@ from annotator.formats.registry import Format, ReadOptions
 from annotator.formats.transcripts import transcript_record
 from annotator.records import ImportPart, InputError, Location, TranscriptRecord
 
-NAME = "inspect"
+NAME = "inspect_log"
 _HEADER_BYTES = 4096
 
 

@@ -27,6 +27,8 @@ from annotator.records import (
 
 NAME = "transcripts"
 REQUIRED = ("data_id", "model", "prompt", "response")
+# The columns' sizes (models.Transcript): PostgreSQL would refuse longer values.
+MAX_CHARS = {"data_id": 300, "model": 300, "prompt": 100}
 
 
 def sniff(path: Path) -> bool:
@@ -38,6 +40,9 @@ def transcript_record(obj: dict[str, Any], loc: Location, *, source: str = NAME)
     """A checked transcript from a record's fields; InputError naming the record and field otherwise."""
     for key in REQUIRED:
         require(obj, key, loc)
+    for key, limit in MAX_CHARS.items():
+        if isinstance(obj[key], str) and len(obj[key].strip()) > limit:
+            raise loc.error(f"is {len(obj[key].strip())} characters long; the limit is {limit}", key)
     params = obj.get("params")
     if params is not None and not isinstance(params, dict):
         raise loc.error(f"expected an object (e.g. {{\"temperature\": 0}}), got {type(params).__name__}", "params")

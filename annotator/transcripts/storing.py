@@ -1,8 +1,10 @@
-"""Storing transcripts made elsewhere: each names an existing item, none comes twice, all set-based."""
+"""Storing transcripts made elsewhere (each names an existing item, none comes twice, all set-based) and
+reading them back for exports."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from sqlalchemy import insert, select
 from sqlmodel import Session
@@ -87,3 +89,29 @@ def insert_transcripts(
     ]
     table = Transcript.__table__
     return list(session.connection().execute(insert(table).returning(table.c.id), rows).scalars())
+
+
+EXPORT_COLUMNS = (
+    Transcript.data_id,
+    Transcript.model,
+    Transcript.prompt,
+    Transcript.sample,
+    Transcript.response,
+    Transcript.extracted_answer,
+    Transcript.judge_rule,
+    Transcript.judge_class,
+    Transcript.judge,
+    Transcript.human,
+    Transcript.tags,
+    Transcript.comment,
+)
+
+
+def iter_transcripts(session: Session, *, batch: int = 1000) -> Iterator[dict[str, Any]]:
+    """Every transcript as its export row, by id, with `verdict` (the human's where given, else the judge's);
+    streamed, so memory does not grow with the number of transcripts."""
+    query = select(*EXPORT_COLUMNS).order_by(Transcript.id).execution_options(yield_per=batch)
+    for row in session.execute(query):
+        values = row._asdict()
+        values["verdict"] = values["human"] or values["judge"]
+        yield values
