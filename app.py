@@ -80,6 +80,7 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
     ]
     if auth.allows(user, Role.reviewer, Role.admin):
         pages.append(st.Page(PAGES / "team.py", title="Team", icon=":material/groups:"))
+        pages.append(st.Page(PAGES / "report.py", title="Report", icon=":material/analytics:"))
     if auth.allows(user, Role.admin):
         pages.append(st.Page(PAGES / "generate.py", title="Generate", icon=":material/auto_awesome:"))
     return pages

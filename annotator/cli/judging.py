@@ -11,7 +11,6 @@ from annotator.cli._app import app, fail
 
 # The judge's rule sets, named here so that `--help` loads no judge (see annotator.transcripts.judge.RULES).
 RULE_NAMES = ("reliablemath", "reliablemath-exact")
-_SETS = (("A", "solvable (A)"), ("U", "unsolvable (U)"))
 
 
 @app.command()
@@ -39,23 +38,14 @@ def _figure(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def _counts(row: dict[str, Any], part: str) -> str:
-    return f"{row[part + 'S']}/{row[part + 'R']}/{row[part + 'F']}"
-
-
 def to_text(rows: list[dict[str, Any]], disagree: int) -> str:
     """The paper's layout (Tables 3, 6-9): per model and prompt, S/R/F, Prec. and Prud. of A, of U, and both."""
-    extra = [name for name in ("rewrite_type", "difficulty_eval") if rows and name in rows[0]]
-    header = ["model", "prompt", "data_source", *extra, "A S/R/F", "Prec(A)", "Prud(A)", "U S/R/F", "Prec(U)",
-              "Prud(U)", "Prec", "Prud", "reviewed", "kappa"]
-    table = [header]
-    for row in rows:
-        table.append([
-            row["model"], row["prompt"], row["data_source"], *(str(row[name]) for name in extra),
-            _counts(row, "A"), _figure(row["prec_a"]), _figure(row["prud_a"]),
-            _counts(row, "U"), _figure(row["prec_u"]), _figure(row["prud_u"]),
-            _figure(row["prec"]), _figure(row["prud"]), str(row["reviewed"]), _figure(row["judge_human_kappa"]),
-        ])
+    from annotator.transcripts.report import paper_layout
+
+    laid_out = paper_layout(rows)
+    header = list(laid_out[0])
+    table = [header] + [[_figure(v) if isinstance(v, float) or v is None else str(v) for v in row.values()]
+                        for row in laid_out]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table]
     lines.append(f"{disagree} verdicts differ between the rule sets reliablemath and reliablemath-exact")

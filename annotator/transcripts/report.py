@@ -183,3 +183,25 @@ def rules_disagree(session: Session, *, model: str | None = None) -> int:
     if model is not None:
         query = query.where(Transcript.model == model)
     return int(session.execute(query).scalar() or 0)
+
+
+PAPER_FIGURES = (("prec_a", "Prec(A)"), ("prud_a", "Prud(A)"), ("prec_u", "Prec(U)"), ("prud_u", "Prud(U)"),
+                 ("prec", "Prec"), ("prud", "Prud"))
+
+
+def paper_layout(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows as the paper's Tables 3 and 6-9 lay them out: S/R/F counts as text ("21/0/9") beside Prec. and
+    Prud. of A, then of U, then both; with the reviews and judge-human kappa after them."""
+    laid_out = []
+    for row in rows:
+        figures = dict(PAPER_FIGURES)
+        out: dict[str, Any] = {"model": row["model"], "prompt": row["prompt"], "data_source": row["data_source"]}
+        out.update({name: row[name] for name in _U_ONLY if name in row})
+        for part in ("A", "U"):
+            out[f"{part} S/R/F"] = f"{row[part + 'S']}/{row[part + 'R']}/{row[part + 'F']}"
+            for name in (f"prec_{part.lower()}", f"prud_{part.lower()}"):
+                out[figures[name]] = row[name]
+        out["Prec"], out["Prud"] = row["prec"], row["prud"]
+        out["reviewed"], out["kappa"] = row["reviewed"], row["judge_human_kappa"]
+        laid_out.append(out)
+    return laid_out
