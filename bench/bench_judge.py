@@ -69,11 +69,21 @@ def response_for(item: Item, rng: random.Random) -> str:
     return reasoning + f"Thus \\boxed{{{rng.randint(0, 999)}}}."  # a wrong number
 
 
+def release_items(url: str) -> list[Item]:
+    """The ReliableMath release imported into the database at `url`, and its evaluation items (A then U)."""
+    import_parts(read(SHARED), engine=get_engine(url))
+    with read_session(get_engine(url)) as session:
+        return list(evaluation_items(session))
+
+
+def insert_transcripts(url: str, rows: list[dict[str, object]]) -> None:
+    with write_session(get_engine(url)) as session:
+        for start in range(0, len(rows), 5000):
+            session.connection().execute(insert(Transcript.__table__), rows[start : start + 5000])
+
+
 def seed(url: str, responses: int) -> list[tuple[int, str, Question]]:
-    engine = get_engine(url)
-    import_parts(read(SHARED), engine=engine)
-    with read_session(engine) as session:
-        items = list(evaluation_items(session))
+    items = release_items(url)
     rng = random.Random(0)
     now = utcnow()
     rows, jobs = [], []
@@ -84,9 +94,7 @@ def seed(url: str, responses: int) -> list[tuple[int, str, Question]]:
                      "model": f"model-{index // len(items) % 7}", "prompt": "reliable",
                      "sample": index // (len(items) * 7), "response": text, "source": "bench", "created_at": now})
         jobs.append((index + 1, text, verdicts.question_of(item)))
-    with write_session(engine) as session:
-        for start in range(0, len(rows), 5000):
-            session.connection().execute(insert(Transcript.__table__), rows[start : start + 5000])
+    insert_transcripts(url, rows)
     return jobs
 
 

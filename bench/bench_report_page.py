@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -26,22 +26,16 @@ sys.path.insert(0, str(ROOT))
 import streamlit as st  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.formats import read  # noqa: E402
-from annotator.importer import import_parts  # noqa: E402
+from annotator.db import get_engine, read_session  # noqa: E402
 from annotator.models import Transcript, utcnow  # noqa: E402
-from annotator.transcripts import evaluation_items  # noqa: E402
+from bench.bench_judge import insert_transcripts, release_items  # noqa: E402
 from tests.support.candidates import add_user, sign_in_app  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "data" / "reliablemath"
 PAGE = str(ROOT / "pages" / "report.py")
 
 
 def seed(url: str, count: int) -> None:
-    engine = get_engine(url)
-    import_parts(read(SHARED), engine=engine)
-    with read_session(engine) as session:
-        items = list(evaluation_items(session))
+    items = release_items(url)
     rng = random.Random(0)
     now = utcnow()
     rows = []
@@ -56,9 +50,7 @@ def seed(url: str, count: int) -> None:
             "judge_version": "1", "judge_class": "correct", "judge": judge, "rules_disagree": rng.random() < 0.01,
             "human": rng.choice("SRF") if rng.random() < 0.02 else None,
         })
-    with write_session(engine) as session:
-        for start in range(0, len(rows), 5000):
-            session.connection().execute(insert(Transcript.__table__), rows[start : start + 5000])
+    insert_transcripts(url, rows)
 
 
 def render(engine, user) -> float:  # type: ignore[no-untyped-def]

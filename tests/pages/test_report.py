@@ -9,25 +9,23 @@ import pytest
 from sqlalchemy import Engine, select, update
 from streamlit.testing.v1 import AppTest
 
-from annotator.db import get_engine, write_session
+from annotator.db import write_session
 from annotator.formats import read
 from annotator.importer import import_parts
 from annotator.models import Transcript
-from tests.support.candidates import add_user, sign_in_app
+from tests.support.candidates import open_page
 from tests.support.transcripts import import_records, records_for
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "report.py")
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(f"sqlite:///{tmp_path / 'report.sqlite'}")
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def _open(engine: Engine, name: str, role: str) -> AppTest:
-    app = AppTest.from_file(PAGE, default_timeout=60)
-    sign_in_app(app, engine, add_user(engine, name, role=role))
-    return app.run()
+    return open_page(PAGE, engine, name, role)
 
 
 def test_reviewers_see_table_6_plots_and_agreement(engine: Engine, shared_data: Path, tmp_path: Path) -> None:

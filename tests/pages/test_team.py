@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotator import labels
 from annotator.db import get_engine, write_session
-from tests.support.candidates import add_candidates, add_user, sign_in_app
+from tests.support.candidates import add_candidates, add_user, open_page
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "team.py")
 
@@ -21,9 +21,7 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def _open(engine: Engine, name: str, role: str) -> AppTest:
-    app = AppTest.from_file(PAGE, default_timeout=60)
-    sign_in_app(app, engine, add_user(engine, name, role=role))
-    return app.run()
+    return open_page(PAGE, engine, name, role)
 
 
 def test_reviewers_see_each_annotator_and_the_agreement(engine: Engine) -> None:

@@ -96,3 +96,12 @@ def sign_in_app(app: Any, engine: Engine, user: auth.User) -> Any:
     app.session_state["auth_token"] = token
     app.session_state["auth_recheck_at"] = 0.0
     return app
+
+
+def open_page(page: str, engine: Engine, name: str, role: str) -> Any:
+    """Run the page file `page` in an AppTest as a new user `name` with `role`, signed in for real."""
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_file(page, default_timeout=60)
+    sign_in_app(app, engine, add_user(engine, name, role=role))
+    return app.run()
