@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Engine, bindparam, select, update
 from sqlmodel import Session
 
-from annotator.db import write_session
+from annotator.db import read_session, write_session
 from annotator.models import Transcript
 from annotator.transcripts.items import Item, items_by_data_id
 from annotator.transcripts.judge import DEFAULT_RULE, Question, judge_both, rule
@@ -95,7 +95,31 @@ def _targets(session: Session, transcript_ids: Collection[int] | None) -> list[t
     return sorted(found)
 
 
-def _windows(session: Session, targets: list[tuple[int, str]], questions: dict[str, Question]) -> Iterator[list[Job]]:
+class _Access:
+    """Sessions for reading and writing: the caller's (its one transaction), or short ones of an engine, so that
+    a long re-judging holds SQLite's write lock only while a window's verdicts are written."""
+
+    def __init__(self, target: Engine | Session) -> None:
+        self.target = target
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        if isinstance(self.target, Session):
+            yield self.target
+        else:
+            with read_session(self.target) as session:
+                yield session
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        if isinstance(self.target, Session):
+            yield self.target
+        else:
+            with write_session(self.target) as session:
+                yield session
+
+
+def _windows(access: _Access, targets: list[tuple[int, str]], questions: dict[str, Question]) -> Iterator[list[Job]]:
     """The jobs, WINDOW at a time, responses read by id range."""
     for start in range(0, len(targets), WINDOW):
         window = targets[start : start + WINDOW]
@@ -103,11 +127,12 @@ def _windows(session: Session, targets: list[tuple[int, str]], questions: dict[s
         query = select(Transcript.id, Transcript.response).where(
             Transcript.id >= window[0][0], Transcript.id <= window[-1][0]
         )
-        jobs = [
-            (transcript_id, response, questions[wanted[transcript_id]])
-            for transcript_id, response in session.execute(query)
-            if transcript_id in wanted and wanted[transcript_id] in questions
-        ]
+        with access.reading() as session:
+            jobs = [
+                (transcript_id, response, questions[wanted[transcript_id]])
+                for transcript_id, response in session.execute(query)
+                if transcript_id in wanted and wanted[transcript_id] in questions
+            ]
         # Answers to one item together: a worker's caches of parsed answers then hit more often.
         jobs.sort(key=lambda job: (str(job[2].ground_truth), job[0]))
         yield jobs
@@ -117,8 +142,7 @@ def _windows(session: Session, targets: list[tuple[int, str]], questions: dict[s
 def _pool(size: int, workers: int | None) -> Iterator[Executor | None]:
     count = workers if workers is not None else min(os.cpu_count() or 1, 4)
     if size < PARALLEL_MIN or count < 2:
-        with nullcontext():
-            yield None
+        yield None
         return
     # spawn, not fork: the caller may be a multi-threaded Streamlit server.
     with ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn")) as executor:
@@ -139,16 +163,17 @@ def _write(session: Session, rows: list[dict[str, Any]]) -> None:
 
 
 def _judge_in(
-    session: Session, rule_name: str, transcript_ids: Collection[int] | None, workers: int | None
+    access: _Access, rule_name: str, transcript_ids: Collection[int] | None, workers: int | None
 ) -> JudgeSummary:
     started = time.perf_counter()
     chosen = rule(rule_name)
     summary = JudgeSummary(chosen.name, chosen.version)
-    targets = _targets(session, transcript_ids)
-    items = items_by_data_id(session, data_ids={data_id for _, data_id in targets})
+    with access.reading() as session:
+        targets = _targets(session, transcript_ids)
+        items = items_by_data_id(session, data_ids={data_id for _, data_id in targets})
     questions = {data_id: question_of(item) for data_id, item in items.items()}
     with _pool(len(targets), workers) as executor:
-        for jobs in _windows(session, targets, questions):
+        for jobs in _windows(access, targets, questions):
             chunks = [jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)]
             if executor is None:
                 results = [judge_jobs(rule_name, chunk) for chunk in chunks]
@@ -156,7 +181,8 @@ def _judge_in(
                 results = list(executor.map(judge_jobs, [rule_name] * len(chunks), chunks))
             rows = [row for chunk in results for row in chunk]
             if rows:
-                _write(session, rows)
+                with access.writing() as session:
+                    _write(session, rows)
             for row in rows:
                 summary.verdicts[row["judge"]] += 1
                 summary.classes[row["judge_class"]] += 1
@@ -176,11 +202,9 @@ def judge_transcripts(
 ) -> JudgeSummary:
     """(Re-)judge the given transcripts, or all of them, under `rule` and store the verdicts.
 
-    With a session the work joins its transaction; with an engine it runs in its own write transaction.
-    `workers` sets the process pool's size (default: the cores, at most 4); fewer than `PARALLEL_MIN`
-    transcripts are judged in this process.
+    With a session the work joins its transaction; with an engine each window of `WINDOW` transcripts is
+    written in a short transaction of its own (judging holds no lock; an interrupted run leaves each
+    transcript with the rule that last judged it, which it names). `workers` sets the process pool's size
+    (default: the cores, at most 4); fewer than `PARALLEL_MIN` transcripts are judged in this process.
     """
-    if isinstance(target, Session):
-        return _judge_in(target, rule, transcript_ids, workers)
-    with write_session(target) as session:
-        return _judge_in(session, rule, transcript_ids, workers)
+    return _judge_in(_Access(target), rule, transcript_ids, workers)
