@@ -3,9 +3,10 @@
     python bench/bench_report_page.py [--transcripts 100000] [--repeat 3]
 
 Set-up (untimed): the ReliableMath release imported into a real SQLite file; N transcripts over its 1,415 items
-from 7 models x 2 prompts, with judge verdicts (S/R/F drawn at random) and a human verdict on 2% of them,
-inserted with Core executemany. Timed: `AppTest` runs of `pages/report.py` as a signed-in reviewer; the cold run
-clears `st.cache_data` first. Baseline in the same run: one `SELECT count(*)` over the transcripts. Goal: < 1 s.
+from 7 models x 2 prompts, each response about 3,000 characters, with judge verdicts (S/R/F drawn at random)
+and a human verdict on 2% of them, inserted with Core executemany. Timed: `AppTest` runs of `pages/report.py`
+as a signed-in reviewer; the cold run clears `st.cache_data` first. Baseline in the same run: one
+`SELECT count(*)` over the transcripts. Goal: < 1 s.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from bench.bench_judge import insert_transcripts, release_items  # noqa: E402
 from tests.support.candidates import add_user, sign_in_app  # noqa: E402
 
 PAGE = str(ROOT / "pages" / "report.py")
+# About 3,000 characters, as a short reasoning model's answer: the report must not read the responses.
+RESPONSE = "We reason step by step about the conditions given. " * 60 + "\\boxed{1}"
 
 
 def seed(url: str, count: int) -> None:
@@ -46,7 +49,7 @@ def seed(url: str, count: int) -> None:
         rows.append({
             "data_id": item.data_id, "problem_id": item.problem_id, "candidate_id": item.candidate_id,
             "model": f"model-{round_ % 7}", "prompt": ("standard", "reliable")[round_ // 7 % 2], "sample": round_ // 14,
-            "response": "\\boxed{1}", "source": "bench", "created_at": now, "judge_rule": "reliablemath",
+            "response": RESPONSE, "source": "bench", "created_at": now, "judge_rule": "reliablemath",
             "judge_version": "1", "judge_class": "correct", "judge": judge, "rules_disagree": rng.random() < 0.01,
             "human": rng.choice("SRF") if rng.random() < 0.02 else None,
         })

@@ -12,7 +12,7 @@ split the U set; each of their rows keeps the A set of its data source, so that 
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,11 +23,13 @@ from sqlmodel import Session
 
 from annotator.metrics.agreement import cohen
 from annotator.models import Candidate, Problem, Transcript
+from annotator.store import iter_raw_tuples
 from annotator.vocabulary import SOLVABLE_BY_DESIGN, Verdict
 
 BREAKDOWNS = ("data_source", "rewrite_type", "difficulty_eval")
 _U_ONLY = ("rewrite_type", "difficulty_eval")
 ALL = "all"
+_IN_BATCH = 900
 VERDICTS = tuple(v.value for v in Verdict)
 KEYS = ("model", "prompt", "data_source", "A", "AS", "AR", "AF", "U", "US", "UR", "UF",
         "prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud", "reviewed", "judge_human_kappa")
@@ -41,7 +43,7 @@ class _Tally:
 
 
 @dataclass(frozen=True)
-class _Group:
+class Group:
     model: str
     prompt: str
     data_source: str
@@ -61,31 +63,42 @@ def check_by(by: Sequence[str]) -> tuple[str, ...]:
     return tuple(name for name in BREAKDOWNS if name in by)
 
 
-def _groups(session: Session, model: str | None) -> Iterable[_Group]:
-    """Responses counted by everything a row can be keyed on (a few thousand groups for 100,000s of rows)."""
-    columns = (
-        Transcript.model, Transcript.prompt, Problem.data_source, Candidate.rewrite_type, Candidate.difficulty_eval,
-        Candidate.id.is_not(None), Transcript.judge, Transcript.human,
-    )
-    query = (
-        select(*columns, func.count())
-        .select_from(Transcript)
-        .join(Problem, Problem.id == Transcript.problem_id)
-        .outerjoin(Candidate, Candidate.id == Transcript.candidate_id)
-        .group_by(*columns)
-    )
+def _attributes(session: Session, table: Any, columns: tuple[Any, ...], ids: set[int]) -> dict[int, tuple[Any, ...]]:
+    """{id: columns} of the problems or candidates (`table`) with these ids."""
+    found: dict[int, tuple[Any, ...]] = {}
+    wanted = sorted(ids)
+    for start in range(0, len(wanted), _IN_BATCH):
+        query = select(table.id, *columns).where(table.id.in_(wanted[start : start + _IN_BATCH]))
+        found.update((row[0], tuple(row[1:])) for row in session.execute(query))
+    return found
+
+
+def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]:
+    """Responses counted by everything a report row can be keyed on (a few thousand groups for 100,000s of
+    transcripts), for `report(..., groups=...)` to build several breakdowns from one read."""
+    # Grouped on the transcript table alone, which its index `ix_transcript_verdicts` covers (no join, no
+    # sort); the few thousand items' data source, rewrite type and difficulty are looked up afterwards.
+    columns = (Transcript.model, Transcript.prompt, Transcript.problem_id, Transcript.candidate_id,
+               Transcript.judge, Transcript.human)
+    query = select(*columns, func.count()).group_by(*columns)
     if model is not None:
         query = query.where(Transcript.model == model)
-    for row in session.execute(query):
-        m, prompt, source, rewrite_type, difficulty, is_candidate, judge, human, count = row
-        unsolvable = bool(is_candidate) and rewrite_type not in SOLVABLE_BY_DESIGN
-        yield _Group(m, prompt, source, rewrite_type, difficulty, unsolvable, judge, human, count)
+    counts = {row[:-1]: row[-1] for row in iter_raw_tuples(session, query)}
+    sources = _attributes(session, Problem, (Problem.data_source,), {key[2] for key in counts})
+    candidates = _attributes(session, Candidate, (Candidate.rewrite_type, Candidate.difficulty_eval),
+                             {key[3] for key in counts if key[3] is not None})
+    groups: Counter[tuple[Any, ...]] = Counter()
+    for (m, prompt, problem_id, candidate_id, judge, human), n in counts.items():
+        rewrite_type, difficulty = candidates[candidate_id] if candidate_id is not None else (None, None)
+        unsolvable = candidate_id is not None and rewrite_type not in SOLVABLE_BY_DESIGN
+        groups[(m, prompt, sources[problem_id][0], rewrite_type, difficulty, unsolvable, judge, human)] += n
+    return [Group(*key, count=n) for key, n in groups.items()]
 
 
 _ANY = ("any",)  # stands for every value of a U-only breakdown in an A response's key
 
 
-def _key(group: _Group, by: tuple[str, ...]) -> tuple[Any, ...]:
+def _key(group: Group, by: tuple[str, ...]) -> tuple[Any, ...]:
     """The breakdown row a group counts in: its values of `by`; an A response has none for the U-only ones."""
     return tuple(_ANY if name in _U_ONLY and not group.unsolvable else getattr(group, name) for name in by)
 
@@ -123,7 +136,7 @@ def _row(model: str, prompt: str, values: dict[str, Any], tally: _Tally, by: tup
     }
 
 
-def _add(tally: _Tally, group: _Group) -> None:
+def _add(tally: _Tally, group: Group) -> None:
     verdict = group.human or group.judge
     if verdict is None:  # never judged (a collection still running): counts nowhere
         return
@@ -134,14 +147,17 @@ def _add(tally: _Tally, group: _Group) -> None:
             tally.pairs[(group.judge, group.human)] += group.count
 
 
-def report(session: Session, *, model: str | None = None, by: Sequence[str] = ()) -> list[dict[str, Any]]:
+def report(
+    session: Session, *, model: str | None = None, by: Sequence[str] = (), groups: Iterable[Group] | None = None
+) -> list[dict[str, Any]]:
     """Rows of counts, Precision, Prudence, reviews and judge-human kappa (keys `KEYS`, plus a column for each
     of `rewrite_type` / `difficulty_eval` asked for in `by`), sorted by model, prompt and breakdown values
-    with the pooled row (`"all"`) of each model and prompt first."""
+    with the pooled row (`"all"`) of each model and prompt first. `groups` (from `verdict_groups`) saves the
+    read when several breakdowns are wanted."""
     by = check_by(by)
     pooled: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
     broken: dict[tuple[Any, ...], _Tally] = defaultdict(_Tally)
-    for group in _groups(session, model):
+    for group in verdict_groups(session, model=model) if groups is None else groups:
         _add(pooled[(group.model, group.prompt)], group)
         if by:
             _add(broken[(group.model, group.prompt, *_key(group, by))], group)
