@@ -3,7 +3,7 @@ reading them back for exports."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -33,40 +33,46 @@ def _existing_keys(session: Session, records: Sequence[TranscriptRecord]) -> set
     return found  # type: ignore[return-value]
 
 
+def _problem(
+    record: TranscriptRecord, seen: dict[Key, Location], items: Collection[str], in_database: set[Key]
+) -> str | None:
+    """What is wrong with storing this record, if anything."""
+    if record.key in seen:
+        earlier = seen[record.key]
+        return (
+            f"duplicate transcript (data_id {record.data_id!r}, model {record.model!r}, prompt {record.prompt!r}, "
+            f"sample {record.sample}): it already appears at {earlier.path} {earlier.record}"
+        )
+    if record.data_id not in items:
+        return (
+            f"{record.data_id!r} names no item: neither a candidate's data_id nor {{data_source}}_{{position}} of an "
+            "imported problem (import the problems and candidates first)"
+        )
+    if record.key in in_database:
+        return (
+            f"duplicate transcript: the database already holds data_id {record.data_id!r}, model {record.model!r}, "
+            f"prompt {record.prompt!r}, sample {record.sample}"
+        )
+    return None
+
+
 def insert_transcripts(
     session: Session, *, records: Sequence[TranscriptRecord], seen: dict[Key, Location]
 ) -> list[int]:
     """Insert `records` (one executemany) and return their ids.
 
-    Raises the first record's InputError when its item does not exist or its (data_id, model, prompt, sample)
-    is in `seen` (earlier in this import; updated here) or already in the database.
+    Raises the first bad record's InputError: its (data_id, model, prompt, sample) is in `seen` (earlier in
+    this import; updated here), its item does not exist, or the database already holds it.
     """
     if not records:
         return []
-    for record in records:
-        if record.key in seen:
-            raise _where(record).error(
-                f"duplicate transcript (data_id {record.data_id!r}, model {record.model!r}, prompt {record.prompt!r}, "
-                f"sample {record.sample}): it already appears at {seen[record.key].path} {seen[record.key].record}",
-                "data_id",
-            )
-        seen[record.key] = _where(record)
     items = items_by_data_id(session, data_ids={record.data_id for record in records})
-    for record in records:
-        if record.data_id not in items:
-            raise _where(record).error(
-                f"{record.data_id!r} names no item: neither a candidate's data_id nor {{data_source}}_{{position}} "
-                "of an imported problem (import the problems and candidates first)",
-                "data_id",
-            )
     in_database = _existing_keys(session, records)
     for record in records:
-        if record.key in in_database:
-            raise _where(record).error(
-                f"duplicate transcript: the database already holds data_id {record.data_id!r}, model "
-                f"{record.model!r}, prompt {record.prompt!r}, sample {record.sample}",
-                "data_id",
-            )
+        problem = _problem(record, seen, items.keys(), in_database)
+        if problem is not None:
+            raise _where(record).error(problem, "data_id")
+        seen[record.key] = _where(record)
     now = utcnow()
     rows = [
         {
