@@ -90,6 +90,7 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
         (st.Page(PAGES / "team.py", title="Team", icon=":material/groups:"), staff),
         (st.Page(PAGES / "adjudicate.py", title="Adjudicate", icon=":material/gavel:"), staff),
         (st.Page(PAGES / "review.py", title="Review", icon=":material/fact_check:"), staff),
+        (st.Page(PAGES / "report.py", title="Report", icon=":material/analytics:"), staff),
         (st.Page(PAGES / "generate.py", title="Generate", icon=":material/auto_awesome:"), admins),
         (st.Page(PAGES / "evaluate.py", title="Evaluate", icon=":material/model_training:"), admins),
         (st.Page(PAGES / "import_export.py", title="Import and export", icon=":material/swap_vert:"), admins),

@@ -25,7 +25,7 @@ DEFAULT_DATABASE_PATH = PROJECT_ROOT / "db" / "annotator.sqlite"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 # The newest migration's revision. Knowing it here spares every command Alembic's start-up when the database
 # is up to date; tests/test_db.py checks it against the migration scripts, so a new migration must update it.
-HEAD_REVISION = "0007_issue_11b"
+HEAD_REVISION = "0008_transcript_verdicts"
 
 
 def database_url() -> str:

@@ -1,5 +1,7 @@
 """Writing what the readers yield into the database: one transaction per import, streamed in batches.
 
+Transcripts are stored through `annotator.transcripts.storing` and judged before the transaction commits.
+
 Re-importing identical data changes nothing. A record whose id exists with different content is an error
 that names both, unless `update=True`. Any error rolls the whole import back.
 """
@@ -17,7 +19,15 @@ from sqlmodel import Session
 from annotator import auth, labels, queue
 from annotator.db import write_session
 from annotator.models import Annotation, AnnotationEvent, Candidate, Problem, SourceFile, utcnow
-from annotator.records import CandidateRecord, ImportPart, InputError, Location, ProblemRecord, SourceFileInfo
+from annotator.records import (
+    CandidateRecord,
+    ImportPart,
+    InputError,
+    Location,
+    ProblemRecord,
+    SourceFileInfo,
+    TranscriptRecord,
+)
 from annotator.vocabulary import CandidateStatus, LabelSource
 
 BATCH_SIZE = 2000
@@ -46,6 +56,7 @@ class ImportSummary:
     candidates_updated: int = 0
     labels_added: int = 0
     labels_updated: int = 0
+    transcripts_added: int = 0
     unchanged: int = 0
     unlabelled: int = 0  # rows of an Excel batch not filled in yet
     # What the readers accepted although unusual, one line per file and kind, e.g.
@@ -59,6 +70,7 @@ class ImportSummary:
             f"candidates added, {self.problems_updated + self.candidates_updated} updated, "
             f"{self.labels_added} labels added, {self.labels_updated} changed, {self.unchanged} unchanged"
             + (f", {self.unlabelled} sheet rows not labelled yet (skipped)" if self.unlabelled else "")
+            + (f"; {self.transcripts_added} transcripts added and judged" if self.transcripts_added else "")
         )
         return "\n".join([counts, *self.oddities])
 
@@ -96,6 +108,9 @@ class _Importer:
         self.part_path = ""
         self.part_first_candidate_id = 0
         self.annotator_ids: dict[str, int] = {}
+        self.transcripts: list[TranscriptRecord] = []
+        self.transcript_keys: dict[tuple[str, str, str, int], Location] = {}
+        self.transcript_ids: list[int] = []
 
     def _max_candidate_id(self) -> int:
         return self.session.execute(select(func.max(Candidate.id))).scalar() or 0
@@ -367,6 +382,29 @@ class _Importer:
         connection.execute(insert(AnnotationEvent.__table__), events)
         self.summary.labels_added += len(labelled)
 
+    # -- transcripts ------------------------------------------------------------------------------
+
+    def add_transcript(self, record: TranscriptRecord) -> None:
+        self.transcripts.append(record)
+        if len(self.transcripts) >= BATCH_SIZE:
+            self.flush_transcripts()
+
+    def flush_transcripts(self) -> None:
+        # Imported here: the transcripts package reads items through `store`, which most imports never need.
+        from annotator.transcripts.storing import insert_transcripts
+
+        records, self.transcripts = self.transcripts, []
+        ids = insert_transcripts(self.session, records=records, seen=self.transcript_keys)
+        self.transcript_ids.extend(ids)
+        self.summary.transcripts_added += len(ids)
+
+    def judge_transcripts(self) -> None:
+        """Judge what this import added, in its transaction (a judging error stores nothing)."""
+        if self.transcript_ids:
+            from annotator.transcripts.verdicts import judge_transcripts
+
+            judge_transcripts(self.session, transcript_ids=self.transcript_ids)
+
     # -- files ------------------------------------------------------------------------------------
 
     def start_part(self, part: ImportPart) -> None:
@@ -378,6 +416,7 @@ class _Importer:
     def finish_part(self, part: ImportPart, count: int) -> None:
         self.flush()
         self._flush_problems()
+        self.flush_transcripts()
         name = part.source_file.name if part.source_file else part.path
         for oddity, times in part.oddities.items():
             self.summary.oddities.append(f"{name}: {oddity.describe(times)}")
@@ -422,9 +461,12 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
                 count += 1
                 if isinstance(record, ProblemRecord):
                     importer.add_problem(record)
+                elif isinstance(record, TranscriptRecord):
+                    importer.add_transcript(record)
                 else:
                     importer.add_candidate(record)
             importer.finish_part(part, count)
+        importer.judge_transcripts()
     return importer.summary
 
 

@@ -314,6 +314,8 @@ class Transcript(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("data_id", "model", "prompt", "sample"),
         Index("ix_transcript_model_prompt", "model", "prompt"),
+        # Covers what the report counts by: it reads this index, not the rows with their long responses.
+        Index("ix_transcript_verdicts", "model", "prompt", "problem_id", "candidate_id", "judge", "human"),
     )
 
 

@@ -16,7 +16,6 @@ from annotator.vocabulary import DataId
 MAX_TEXT_CHARS = 1_000_000
 
 
-
 class InputError(ValueError):
     """Bad input: names the file, the record and the field, so the user can find and fix it."""
 
@@ -226,11 +225,46 @@ class Oddity:
 
 
 @dataclass
+class TranscriptRecord:
+    """One model response to one item, made elsewhere (a JSONL file, an Inspect AI log).
+
+    `data_id` names the item: a candidate's `data_id`, or `{data_source}_{position}` for a solvable problem.
+    """
+
+    data_id: str
+    model: str
+    prompt: str
+    response: str
+    sample: int = 0
+    reasoning: str | None = None
+    params: dict[str, Any] | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    source: str = "transcripts"  # the format it came from
+    location: Location | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        """What makes a transcript unique: the item, the model, the prompt and the sample number."""
+        return (self.data_id, self.model, self.prompt, self.sample)
+
+
+def optional_int(value: Any, loc: Location, field_name: str, *, minimum: int = 0) -> int | None:
+    """A whole number of at least `minimum`, or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise loc.error(f"expected a whole number >= {minimum}, got {_preview(value)}", field_name)
+    return value
+
+
+@dataclass
 class ImportPart:
     """One file's records. A reader counts the oddities it accepts in `oddities` while it yields the records
     (so the counts are complete once `records` is exhausted)."""
 
     path: str
-    records: Iterable[ProblemRecord | CandidateRecord]
+    records: Iterable[ProblemRecord | CandidateRecord | TranscriptRecord]
     source_file: SourceFileInfo | None = None
     oddities: Counter[Oddity] = field(default_factory=Counter)

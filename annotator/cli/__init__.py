@@ -9,6 +9,7 @@ from annotator.cli import (
     data,  # noqa: F401  (registers init, import, export, stats)
     evaluate,  # noqa: F401  (registers evaluate)
     generate,  # noqa: F401  (registers generate)
+    judging,  # noqa: F401  (registers judge, report)
     settings,  # noqa: F401  (registers settings)
     sources,  # noqa: F401  (registers treecut, distract)
     team,  # noqa: F401  (registers agreement)

@@ -59,7 +59,7 @@ def import_command(
         bool, typer.Option("--update", help="Replace records whose id exists with different content.")
     ] = False,
 ) -> None:
-    """Import problems, candidates and labels in one transaction: on any error nothing is imported."""
+    """Import problems, candidates, labels and transcripts in one transaction: on any error nothing is imported."""
     from annotator.db import get_engine
     from annotator.formats import ReadOptions, read
     from annotator.formats.table import parse_mapping

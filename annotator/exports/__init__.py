@@ -7,6 +7,7 @@
 | jsonl, csv, parquet | flat tables, one row per candidate                                     |
 | treecut, umwp, gsm-ic | each imported file of that format under its own name, byte for byte  |
 | labels       | every annotator's every label (JSONL, CSV or Parquet), optionally their history  |
+| transcripts  | `transcripts.jsonl`: every model response with its judge and human verdicts    |
 
 One module per format; each writer takes a read session and a directory and returns {file name: records},
 fed by the query functions of `annotator.store`. Exports hold dataset content and labels only: no annotator
@@ -44,6 +45,7 @@ _WRITERS = {
     "umwp": ("umwp", "write_files"),
     "gsm-ic": ("gsm_ic", "write_files"),
     "labels": ("labels", "write_labels"),
+    "transcripts": ("transcripts", "write_transcripts"),
 }
 FORMATS = tuple(_WRITERS)
 # Formats whose manifest also says where each resolved label comes from (single / unanimous / majority /

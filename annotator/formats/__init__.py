@@ -3,6 +3,8 @@
 | format       | what                                                                     |
 |--------------|--------------------------------------------------------------------------|
 | batch        | an annotator's Excel batch (`batches`), filled in: their labels only      |
+| inspect_log  | an Inspect AI eval log (`.eval` / `.json`), one transcript per sample     |
+| transcripts  | model transcripts, JSONL / JSON (`data_id`, `model`, `prompt`, `response`) |
 | treecut      | TreeCut JSONL (`problem`, `answer`, `proof`), parameters in the file name  |
 | umwp         | UMWP JSONL / JSON (`id`, `question`, `answer`, `answerable`, ...)          |
 | gsm_ic       | GSM-IC JSON / JSONL (`original_question`, `new_question`, ...)             |

@@ -6,6 +6,8 @@ checks that they are exactly the registry's (`annotator.formats.registry`), in i
 
 FORMATS: dict[str, str] = {
     "batch": "an annotator's Excel batch (.xlsx from `batches`), filled in: their labels",
+    "inspect_log": "an Inspect AI eval log (.eval or .json): one transcript per sample",
+    "transcripts": "model transcripts, JSONL / JSON (data_id, model, prompt, response, ...)",
     "treecut": "TreeCut JSONL (problem, answer, proof), parameters in the file name, or a directory of them",
     "umwp": "UMWP JSONL / JSON (id, question, answer, answerable, ...)",
     "gsm_ic": "GSM-IC JSON / JSONL (original_question, new_question, ...)",
@@ -16,6 +18,7 @@ FORMATS: dict[str, str] = {
 }
 # Other names `--format` takes: the flat export formats read back as tables.
 ALIASES: dict[str, str] = {
+    "inspect": "inspect_log",
     "gsm-ic": "gsm_ic",
     "sheet": "annotation",
     "jsonl": "table",

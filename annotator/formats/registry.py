@@ -36,6 +36,8 @@ class Format:
     name: str
     sniff: Callable[[Path], bool]
     read: Callable[[Path, ReadOptions], list[ImportPart]]
+    # True when `sniff` recognises the file itself (e.g. an Inspect `.eval` archive), not its first record.
+    by_file: bool = False
 
     @property
     def description(self) -> str:
@@ -50,11 +52,22 @@ class Format:
 def registry() -> dict[str, Format]:
     """Every format by name, in detection order: a path is read by the first format whose `sniff` accepts it."""
     # Imported here: the format modules import this one, and listing the names must not load every reader.
-    from annotator.formats import annotation, batch, check, gsm_ic, reliablemath, table, treecut, umwp
+    from annotator.formats import (
+        annotation,
+        batch,
+        check,
+        gsm_ic,
+        inspect_log,
+        reliablemath,
+        table,
+        transcripts,
+        treecut,
+        umwp,
+    )
 
     # An Excel batch is known by its extension. Formats with keys of their own come before ReliableMath's
     # shapes, which overlap (a release file, a check file, a sheet); a flat table of problems is the last resort.
-    ordered = (batch, treecut, umwp, gsm_ic, reliablemath, check, annotation, table)
+    ordered = (batch, inspect_log, transcripts, treecut, umwp, gsm_ic, reliablemath, check, annotation, table)
     return {module.FORMAT.name: module.FORMAT for module in ordered}
 
 
@@ -79,6 +92,9 @@ def _detect(path: Path) -> Format:
                 "nor TreeCut files"
             )
         return found
+    by_file = next((fmt for fmt in formats if fmt.by_file and fmt.sniff(path)), None)
+    if by_file is not None:
+        return by_file
     with _io.sampling():
         sample = _io.first_row(path)
         if sample is None:

@@ -20,8 +20,12 @@ FORMATS_DIR = PROJECT_ROOT / "annotator" / "formats"
 def test_the_name_list_is_exactly_the_registry_in_detection_order() -> None:
     assert list(format_names.FORMATS.items()) == [(f.name, f.description) for f in registry().values()]
     assert format_names.ALIASES == aliases()
-    assert list(registry()) == ["batch", "treecut", "umwp", "gsm_ic", "reliablemath", "check", "annotation", "table"]
+    assert list(registry()) == [
+        "batch", "inspect_log", "transcripts", "treecut", "umwp", "gsm_ic", "reliablemath", "check", "annotation",
+        "table",
+    ]
     assert aliases() == {
+        "inspect": "inspect_log",
         "gsm-ic": "gsm_ic",
         "sheet": "annotation",
         "jsonl": "table",
@@ -92,7 +96,8 @@ def test_read_takes_names_and_aliases_and_reports_unknown_ones(tmp_path: Path) -
     for name in ("gsm_ic", "gsm-ic"):
         (part,) = read(path, format=name)
         assert part.source_file is not None and part.source_file.format == "gsm_ic"
-    with pytest.raises(InputError, match="unknown format 'docx'; choose one of batch, treecut, umwp, gsm_ic, reliable"):
+    choices = "batch, inspect_log, transcripts, treecut, umwp, gsm_ic, reliablemath"
+    with pytest.raises(InputError, match=f"unknown format 'docx'; choose one of {choices}"):
         read(path, format="docx")
     with pytest.raises(InputError, match="no such file or directory"):
         read(tmp_path / "missing.jsonl", format="docx")

@@ -1,0 +1,96 @@
+"""Is a final answer equivalent to the ground truth? math-verify decides, under our own time limit.
+
+math-verify is called with its own timeouts off (`parse(..., parsing_timeout=None)`,
+`verify(..., timeout_seconds=None)`): they use `signal.alarm`, which fails off the main thread. Our limit
+(`deadline.time_limit`) holds on any thread. Gold first, as math-verify's `verify(gold, target)` expects.
+Answers that are plainly equal (the same text, or the same number) skip math-verify; parses are cached, since
+a model gives the same answer to many items and every item is answered by many models.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Any
+
+from annotator.transcripts.deadline import TimeLimit, time_limit
+
+TIME_LIMIT_SECONDS = 5.0
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_NOISE = re.compile(r"\\[,!;: ]|\s+|\$|\\text\{\s*\}")
+
+
+def gold_texts(ground_truth: Any) -> list[str]:
+    """The ground truth as answer texts: a list (Minerva) gives each element; a whole float (AMC's `142.0`)
+    its integer; None nothing."""
+    values = ground_truth if isinstance(ground_truth, list) else [ground_truth]
+    texts = []
+    for value in values:
+        if value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        texts.append(str(value).strip())
+    return [text for text in texts if text]
+
+
+def _plain(text: str) -> str:
+    return _NOISE.sub("", text).rstrip(".")
+
+
+def _plainly_equal(gold: str, answer: str) -> bool | None:
+    """True or False when the texts settle it without math-verify, None when they do not."""
+    a, b = _plain(gold), _plain(answer)
+    if a == b:
+        return True
+    if _PLAIN_NUMBER.fullmatch(a) and _PLAIN_NUMBER.fullmatch(b):
+        try:
+            if Decimal(a) == Decimal(b):
+                return True
+        except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
+            return None
+        # Two different whole numbers are different answers; decimals may still round to the same value.
+        if "." not in a and "." not in b:
+            return False
+    return None
+
+
+@lru_cache(maxsize=1)
+def _math_verify() -> Any:
+    import math_verify
+
+    # It warns once that its timeouts are off; ours (`time_limit`) is on.
+    logging.getLogger("math_verify").setLevel(logging.ERROR)
+    return math_verify
+
+
+@lru_cache(maxsize=8192)
+def _parsed(text: str) -> Any:
+    return _math_verify().parse(f"\\boxed{{{text}}}", parsing_timeout=None)
+
+
+@lru_cache(maxsize=65536)
+def _verified(gold: str, answer: str, seconds: float | None) -> bool | None:
+    verify = _math_verify().verify
+    try:
+        with time_limit(seconds):
+            gold_parsed, answer_parsed = _parsed(gold), _parsed(answer)
+            if not gold_parsed or not answer_parsed:
+                return False
+            return bool(verify(gold_parsed, answer_parsed, timeout_seconds=None))
+    except TimeLimit:
+        return None
+
+
+def equivalent(ground_truth: Any, answer: str, *, seconds: float | None = TIME_LIMIT_SECONDS) -> bool | None:
+    """Whether `answer` equals one of the ground truth's values; None if math-verify ran out of time."""
+    timed_out = False
+    for gold in gold_texts(ground_truth):
+        plain = _plainly_equal(gold, answer)
+        result = plain if plain is not None else _verified(gold, answer, seconds)
+        if result:
+            return True
+        timed_out = timed_out or result is None
+    return None if timed_out else False

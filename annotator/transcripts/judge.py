@@ -1,0 +1,133 @@
+"""The automatic judge: a response's class and its verdict (ReliableMath Section 4, Table 1, Eq. 1-2).
+
+Classes (`JudgeClass`): `unmatched` (no boxed answer), `correct` (equivalent to the ground truth),
+`unsolvable`, `unknown` ("don't know"), `incorrect`. Verdicts (`Verdict`): on a solvable item S = correct,
+R = unknown, F = the rest; on an unsolvable item S = unsolvable, R = unknown, F = the rest, the original
+answer included.
+
+Two rule sets:
+- `reliablemath-exact` is the reference code (`ReliableRewardMathFn` in `code/metrics/rewards/math_reward.py`
+  of a public fork of the authors' repository, yi-qian-zhang/ReliableMath): unmatched, then correct, then
+  "unsolvable" (case-sensitive) in the boxed answer, then "don’t know" (U+2019 only), else incorrect.
+- `reliablemath` (the default) checks the phrases first, in any case and with either apostrophe: math-verify
+  reads "it's unsolvable" as a product of one-letter symbols.
+TreeCut items follow TreeCut's rule under both (Appendix B.2): lower-case the response; "unknown" after the
+last "answer" says the problem cannot be answered (class `unsolvable`), otherwise the number there is the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from annotator.transcripts import answers
+from annotator.transcripts.equivalence import equivalent
+from annotator.vocabulary import JudgeClass, Verdict
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    version: str  # stored with each verdict; bump it when the rule's behaviour changes
+    exact: bool  # the reference code's phrase matching and order
+
+
+RULES = {
+    "reliablemath": Rule("reliablemath", "1", exact=False),
+    "reliablemath-exact": Rule("reliablemath-exact", "1", exact=True),
+}
+DEFAULT_RULE = "reliablemath"
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the judge needs to know of an item."""
+
+    ground_truth: Any
+    unsolvable: bool
+    treecut: bool = False
+
+
+@dataclass(frozen=True)
+class Judgement:
+    extracted_answer: str | None
+    judge_class: JudgeClass
+    verdict: Verdict
+    timed_out: bool = False  # math-verify ran out of time: counted as incorrect
+
+
+def verdict_of(judge_class: JudgeClass, *, unsolvable: bool) -> Verdict:
+    """S/R/F of a class on a solvable or an unsolvable item (ReliableMath Table 1)."""
+    if judge_class == JudgeClass.unknown:
+        return Verdict.R
+    success = JudgeClass.unsolvable if unsolvable else JudgeClass.correct
+    return Verdict.S if judge_class == success else Verdict.F
+
+
+def rule(name: str) -> Rule:
+    """The rule set of this name; ValueError naming the choices otherwise."""
+    try:
+        return RULES[name]
+    except KeyError:
+        raise ValueError(f"unknown judge rule {name!r}; choose one of {', '.join(RULES)}") from None
+
+
+def _classify(answer: str, exact: bool, correct: Callable[[], bool | None]) -> tuple[JudgeClass, bool]:
+    """The class of a boxed answer under one rule set, and whether math-verify ran out of time."""
+    phrase = (
+        JudgeClass.unsolvable
+        if answers.says_unsolvable(answer, exact=exact)
+        else JudgeClass.unknown
+        if answers.says_unknown(answer, exact=exact)
+        else None
+    )
+    if phrase is not None and not exact:
+        return phrase, False
+    is_correct = correct()
+    if is_correct:
+        return JudgeClass.correct, False
+    return phrase or JudgeClass.incorrect, is_correct is None
+
+
+def _treecut(response: str, question: Question) -> tuple[str | None, JudgeClass]:
+    tail = answers.treecut_answer(response)
+    if tail is None:
+        return None, JudgeClass.unmatched
+    if "unknown" in tail:
+        return "unknown", JudgeClass.unsolvable
+    number = answers.first_number(tail)
+    if number is None:
+        return tail[:200], JudgeClass.incorrect
+    return number, JudgeClass.correct if equivalent(question.ground_truth, number) else JudgeClass.incorrect
+
+
+def judge_both(response: str, question: Question, *, rule_name: str = DEFAULT_RULE) -> tuple[Judgement, bool]:
+    """The judgement under `rule_name`, and whether the other rule set gives another verdict.
+
+    Both rule sets share one extraction and at most one math-verify call."""
+    chosen = rule(rule_name)
+    if question.treecut:
+        extracted, judge_class = _treecut(response, question)
+        return Judgement(extracted, judge_class, verdict_of(judge_class, unsolvable=question.unsolvable)), False
+    boxed = answers.last_boxed(response)
+    if boxed is None:
+        verdict = verdict_of(JudgeClass.unmatched, unsolvable=question.unsolvable)
+        return Judgement(None, JudgeClass.unmatched, verdict), False
+    memo: list[bool | None] = []
+
+    def correct() -> bool | None:
+        if not memo:
+            memo.append(equivalent(question.ground_truth, boxed))
+        return memo[0]
+
+    results = {exact: _classify(boxed, exact, correct) for exact in (chosen.exact, not chosen.exact)}
+    verdicts = {exact: verdict_of(cls, unsolvable=question.unsolvable) for exact, (cls, _) in results.items()}
+    judge_class, timed_out = results[chosen.exact]
+    judgement = Judgement(boxed, judge_class, verdicts[chosen.exact], timed_out)
+    return judgement, verdicts[True] != verdicts[False]
+
+
+def judge_response(response: str, question: Question, *, rule_name: str = DEFAULT_RULE) -> Judgement:
+    """One response's judgement under one rule set."""
+    return judge_both(response, question, rule_name=rule_name)[0]

@@ -1,0 +1,223 @@
+"""Precision and Prudence per model and prompt (ReliableMath Section 4, Eq. 1-2; Tables 3 and 6-9).
+
+Prec(A) = AS/A and Prud(A) = AR/A over the solvable items' responses, likewise for the unsolvable items (U);
+Prec and Prud are the means of the two. Counts use each response's effective verdict: the human one where a
+reviewer gave one, else the judge's. `judge_human_kappa` is Cohen's kappa of judge against human over the
+reviewed responses (None when undefined, e.g. no reviewed response or one verdict only).
+
+Rows are per (model, prompt) and, with `by`, per value of each breakdown (`data_source`, `rewrite_type`,
+`difficulty_eval`), plus the pooled row (`"all"`). The breakdowns by `rewrite_type` and `difficulty_eval` only
+split the U set; each of their rows keeps the A set of its data source, so that Prec and Prud stay defined.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from annotator.metrics.agreement import cohen
+from annotator.models import Candidate, Problem, Transcript
+from annotator.store import iter_raw_tuples
+from annotator.vocabulary import SOLVABLE_BY_DESIGN, Verdict
+
+BREAKDOWNS = ("data_source", "rewrite_type", "difficulty_eval")
+_U_ONLY = ("rewrite_type", "difficulty_eval")
+ALL = "all"
+_IN_BATCH = 900
+VERDICTS = tuple(v.value for v in Verdict)
+KEYS = ("model", "prompt", "data_source", "A", "AS", "AR", "AF", "U", "US", "UR", "UF",
+        "prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud", "reviewed", "judge_human_kappa")
+
+
+@dataclass
+class _Tally:
+    counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # "AS", "UF", ...
+    pairs: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))  # (judge, human)
+    reviewed: int = 0
+
+
+@dataclass(frozen=True)
+class Group:
+    model: str
+    prompt: str
+    data_source: str
+    rewrite_type: str | None
+    difficulty_eval: int | None
+    unsolvable: bool
+    judge: str | None
+    human: str | None
+    count: int
+
+
+def check_by(by: Sequence[str]) -> tuple[str, ...]:
+    """The breakdowns asked for, in the canonical order; ValueError naming the choices for an unknown one."""
+    unknown = [name for name in by if name not in BREAKDOWNS]
+    if unknown:
+        raise ValueError(f"cannot break down by {', '.join(unknown)}; choose from {', '.join(BREAKDOWNS)}")
+    return tuple(name for name in BREAKDOWNS if name in by)
+
+
+def _attributes(session: Session, table: Any, columns: tuple[Any, ...], ids: set[int]) -> dict[int, tuple[Any, ...]]:
+    """{id: columns} of the problems or candidates (`table`) with these ids."""
+    found: dict[int, tuple[Any, ...]] = {}
+    wanted = sorted(ids)
+    for start in range(0, len(wanted), _IN_BATCH):
+        query = select(table.id, *columns).where(table.id.in_(wanted[start : start + _IN_BATCH]))
+        found.update((row[0], tuple(row[1:])) for row in session.execute(query))
+    return found
+
+
+def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]:
+    """Responses counted by everything a report row can be keyed on (a few thousand groups for 100,000s of
+    transcripts), for `report(..., groups=...)` to build several breakdowns from one read."""
+    # Grouped on the transcript table alone, which its index `ix_transcript_verdicts` covers (no join, no
+    # sort); the few thousand items' data source, rewrite type and difficulty are looked up afterwards.
+    columns = (Transcript.model, Transcript.prompt, Transcript.problem_id, Transcript.candidate_id,
+               Transcript.judge, Transcript.human)
+    query = select(*columns, func.count()).group_by(*columns)
+    if model is not None:
+        query = query.where(Transcript.model == model)
+    counts = {row[:-1]: row[-1] for row in iter_raw_tuples(session, query)}
+    sources = _attributes(session, Problem, (Problem.data_source,), {key[2] for key in counts})
+    candidates = _attributes(session, Candidate, (Candidate.rewrite_type, Candidate.difficulty_eval),
+                             {key[3] for key in counts if key[3] is not None})
+    groups: Counter[tuple[Any, ...]] = Counter()
+    for (m, prompt, problem_id, candidate_id, judge, human), n in counts.items():
+        rewrite_type, difficulty = candidates[candidate_id] if candidate_id is not None else (None, None)
+        unsolvable = candidate_id is not None and rewrite_type not in SOLVABLE_BY_DESIGN
+        groups[(m, prompt, sources[problem_id][0], rewrite_type, difficulty, unsolvable, judge, human)] += n
+    return [Group(*key, count=n) for key, n in groups.items()]
+
+
+_ANY = ("any",)  # stands for every value of a U-only breakdown in an A response's key
+
+
+def _key(group: Group, by: tuple[str, ...]) -> tuple[Any, ...]:
+    """The breakdown row a group counts in: its values of `by`; an A response has none for the U-only ones."""
+    return tuple(_ANY if name in _U_ONLY and not group.unsolvable else getattr(group, name) for name in by)
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _mean(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else (a + b) / 2
+
+
+def _kappa(pairs: dict[tuple[str, str], int]) -> float | None:
+    if not pairs:
+        return None
+    judge = np.repeat([VERDICTS.index(j) for j, _ in pairs], list(pairs.values()))
+    human = np.repeat([VERDICTS.index(h) for _, h in pairs], list(pairs.values()))
+    kappa, _reason = cohen(judge, human, list(range(len(VERDICTS))))
+    return kappa
+
+
+def _row(model: str, prompt: str, values: dict[str, Any], tally: _Tally, by: tuple[str, ...]) -> dict[str, Any]:
+    """One row; `values` are its breakdown values (none for the pooled row)."""
+    c = tally.counts
+    a = c["AS"] + c["AR"] + c["AF"]
+    u = c["US"] + c["UR"] + c["UF"]
+    prec_a, prud_a, prec_u, prud_u = _ratio(c["AS"], a), _ratio(c["AR"], a), _ratio(c["US"], u), _ratio(c["UR"], u)
+    return {
+        "model": model, "prompt": prompt, "data_source": values.get("data_source", ALL),
+        "A": a, "AS": c["AS"], "AR": c["AR"], "AF": c["AF"], "U": u, "US": c["US"], "UR": c["UR"], "UF": c["UF"],
+        "prec_a": prec_a, "prud_a": prud_a, "prec_u": prec_u, "prud_u": prud_u,
+        "prec": _mean(prec_a, prec_u), "prud": _mean(prud_a, prud_u),
+        "reviewed": tally.reviewed, "judge_human_kappa": _kappa(tally.pairs),
+        **{name: values.get(name, ALL) for name in by if name in _U_ONLY},
+    }
+
+
+def _add(tally: _Tally, group: Group) -> None:
+    verdict = group.human or group.judge
+    if verdict is None:  # never judged (a collection still running): counts nowhere
+        return
+    tally.counts[("U" if group.unsolvable else "A") + verdict] += group.count
+    if group.human is not None:
+        tally.reviewed += group.count
+        if group.judge is not None:
+            tally.pairs[(group.judge, group.human)] += group.count
+
+
+def report(
+    session: Session, *, model: str | None = None, by: Sequence[str] = (), groups: Iterable[Group] | None = None
+) -> list[dict[str, Any]]:
+    """Rows of counts, Precision, Prudence, reviews and judge-human kappa (keys `KEYS`, plus a column for each
+    of `rewrite_type` / `difficulty_eval` asked for in `by`), sorted by model, prompt and breakdown values
+    with the pooled row (`"all"`) of each model and prompt first. `groups` (from `verdict_groups`) saves the
+    read when several breakdowns are wanted."""
+    by = check_by(by)
+    pooled: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
+    broken: dict[tuple[Any, ...], _Tally] = defaultdict(_Tally)
+    for group in verdict_groups(session, model=model) if groups is None else groups:
+        _add(pooled[(group.model, group.prompt)], group)
+        if by:
+            _add(broken[(group.model, group.prompt, *_key(group, by))], group)
+    rows = [_row(m, prompt, {}, tally, by) for (m, prompt), tally in pooled.items()]
+    for key, tally in broken.items():
+        values = dict(zip(by, key[2:]))
+        if _ANY in values.values():
+            continue  # A responses: counted in each U row of their slice below
+        a_key = (*key[:2], *(_ANY if name in _U_ONLY else values[name] for name in by))
+        if a_key != key and a_key in broken:
+            tally = _merged(tally, broken[a_key])
+        rows.append(_row(key[0], key[1], values, tally, by))
+    rows.sort(key=_order)
+    return rows
+
+
+def _merged(u_part: _Tally, a_part: _Tally) -> _Tally:
+    merged = _Tally()
+    for part in (u_part, a_part):
+        for name, n in part.counts.items():
+            merged.counts[name] += n
+        for pair, n in part.pairs.items():
+            merged.pairs[pair] += n
+        merged.reviewed += part.reviewed
+    return merged
+
+
+def _order(row: dict[str, Any]) -> tuple[Any, ...]:
+    def rank(value: Any) -> tuple[int, str]:
+        return (0, "") if value == ALL else (1, str(value))
+
+    return (row["model"], row["prompt"], rank(row["data_source"]),
+            *(rank(row[name]) for name in _U_ONLY if name in row))
+
+
+def rules_disagree(session: Session, *, model: str | None = None) -> int:
+    """How many responses' verdicts differ between the two rule sets."""
+    query = select(func.count()).select_from(Transcript).where(Transcript.rules_disagree.is_(True))
+    if model is not None:
+        query = query.where(Transcript.model == model)
+    return int(session.execute(query).scalar() or 0)
+
+
+PAPER_FIGURES = (("prec_a", "Prec(A)"), ("prud_a", "Prud(A)"), ("prec_u", "Prec(U)"), ("prud_u", "Prud(U)"),
+                 ("prec", "Prec"), ("prud", "Prud"))
+
+
+def paper_layout(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows as the paper's Tables 3 and 6-9 lay them out: S/R/F counts as text ("21/0/9") beside Prec. and
+    Prud. of A, then of U, then both; with the reviews and judge-human kappa after them."""
+    laid_out = []
+    for row in rows:
+        figures = dict(PAPER_FIGURES)
+        out: dict[str, Any] = {"model": row["model"], "prompt": row["prompt"], "data_source": row["data_source"]}
+        out.update({name: row[name] for name in _U_ONLY if name in row})
+        for part in ("A", "U"):
+            out[f"{part} S/R/F"] = f"{row[part + 'S']}/{row[part + 'R']}/{row[part + 'F']}"
+            for name in (f"prec_{part.lower()}", f"prud_{part.lower()}"):
+                out[figures[name]] = row[name]
+        out["Prec"], out["Prud"] = row["prec"], row["prud"]
+        out["reviewed"], out["kappa"] = row["reviewed"], row["judge_human_kappa"]
+        laid_out.append(out)
+    return laid_out

@@ -1,0 +1,123 @@
+"""Storing transcripts made elsewhere (each names an existing item, none comes twice, all set-based) and
+reading them back for exports."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlmodel import Session
+
+from annotator.models import Transcript, utcnow
+from annotator.records import Location, TranscriptRecord
+from annotator.transcripts.items import items_by_data_id
+
+_IN_BATCH = 900
+Key = tuple[str, str, str, int]
+
+
+def _where(record: TranscriptRecord) -> Location:
+    return record.location or Location("this import", "?")
+
+
+def _existing_keys(session: Session, records: Sequence[TranscriptRecord]) -> set[Key]:
+    """The keys among `records` that the database already holds."""
+    wanted = {record.key for record in records}
+    data_ids = sorted({record.data_id for record in records})
+    found: set[Key] = set()
+    columns = (Transcript.data_id, Transcript.model, Transcript.prompt, Transcript.sample)
+    for start in range(0, len(data_ids), _IN_BATCH):
+        query = select(*columns).where(Transcript.data_id.in_(data_ids[start : start + _IN_BATCH]))
+        found.update(key for key in map(tuple, session.execute(query)) if key in wanted)
+    return found  # type: ignore[return-value]
+
+
+def _problem(
+    record: TranscriptRecord, seen: dict[Key, Location], items: Collection[str], in_database: set[Key]
+) -> str | None:
+    """What is wrong with storing this record, if anything."""
+    if record.key in seen:
+        earlier = seen[record.key]
+        return (
+            f"duplicate transcript (data_id {record.data_id!r}, model {record.model!r}, prompt {record.prompt!r}, "
+            f"sample {record.sample}): it already appears at {earlier.path} {earlier.record}"
+        )
+    if record.data_id not in items:
+        return (
+            f"{record.data_id!r} names no item: neither a candidate's data_id nor {{data_source}}_{{position}} of an "
+            "imported problem (import the problems and candidates first)"
+        )
+    if record.key in in_database:
+        return (
+            f"duplicate transcript: the database already holds data_id {record.data_id!r}, model {record.model!r}, "
+            f"prompt {record.prompt!r}, sample {record.sample}"
+        )
+    return None
+
+
+def insert_transcripts(
+    session: Session, *, records: Sequence[TranscriptRecord], seen: dict[Key, Location]
+) -> list[int]:
+    """Insert `records` (one executemany) and return their ids.
+
+    Raises the first bad record's InputError: its (data_id, model, prompt, sample) is in `seen` (earlier in
+    this import; updated here), its item does not exist, or the database already holds it.
+    """
+    if not records:
+        return []
+    items = items_by_data_id(session, data_ids={record.data_id for record in records})
+    in_database = _existing_keys(session, records)
+    for record in records:
+        problem = _problem(record, seen, items.keys(), in_database)
+        if problem is not None:
+            raise _where(record).error(problem, "data_id")
+        seen[record.key] = _where(record)
+    now = utcnow()
+    rows = [
+        {
+            "data_id": record.data_id,
+            "problem_id": items[record.data_id].problem_id,
+            "candidate_id": items[record.data_id].candidate_id,
+            "model": record.model,
+            "prompt": record.prompt,
+            "sample": record.sample,
+            "response": record.response,
+            "reasoning": record.reasoning,
+            "params": record.params,
+            "finish_reason": record.finish_reason,
+            "prompt_tokens": record.prompt_tokens,
+            "completion_tokens": record.completion_tokens,
+            "source": record.source,
+            "created_at": now,
+        }
+        for record in records
+    ]
+    table = Transcript.__table__
+    return list(session.connection().execute(insert(table).returning(table.c.id), rows).scalars())
+
+
+EXPORT_COLUMNS = (
+    Transcript.data_id,
+    Transcript.model,
+    Transcript.prompt,
+    Transcript.sample,
+    Transcript.response,
+    Transcript.extracted_answer,
+    Transcript.judge_rule,
+    Transcript.judge_class,
+    Transcript.judge,
+    Transcript.human,
+    Transcript.tags,
+    Transcript.comment,
+)
+
+
+def iter_transcripts(session: Session, *, batch: int = 1000) -> Iterator[dict[str, Any]]:
+    """Every transcript as its export row, by id, with `verdict` (the human's where given, else the judge's);
+    streamed, so memory does not grow with the number of transcripts."""
+    query = select(*EXPORT_COLUMNS).order_by(Transcript.id).execution_options(yield_per=batch)
+    for row in session.execute(query):
+        values = row._asdict()
+        values["verdict"] = values["human"] or values["judge"]
+        yield values

@@ -1,0 +1,210 @@
+"""Judging stored transcripts and storing the verdicts: set-based, on both cores for big jobs.
+
+`judge_transcripts` reads transcripts in windows, judges them (`annotator.transcripts.judge`) in a process
+pool when there are many (math-verify is pure Python: threads would share one core), and writes each window
+back with one executemany. Each transcript gets the rule, its version, the extracted answer, the class, the
+verdict and `rules_disagree` (the other rule set gives another verdict).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Collection, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+from sqlalchemy import Engine, bindparam, select, update
+from sqlmodel import Session
+
+from annotator.db import read_session, write_session
+from annotator.models import Transcript
+from annotator.transcripts.items import Item, items_by_data_id
+from annotator.transcripts.judge import DEFAULT_RULE, Question, judge_both, rule
+
+PARALLEL_MIN = 2000  # fewer transcripts are judged in this process: a pool costs a second or two to start
+CHUNK = 400  # transcripts per task sent to a worker
+WINDOW = 20_000  # transcripts read, judged and written back at a time (bounds memory: responses are long)
+_IN_BATCH = 900
+Job = tuple[int, str, Question]
+
+
+@dataclass
+class JudgeSummary:
+    rule: str
+    version: str
+    judged: int = 0
+    verdicts: Counter[str] = field(default_factory=Counter)
+    classes: Counter[str] = field(default_factory=Counter)
+    rules_disagree: int = 0
+    timed_out: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "version": self.version,
+            "judged": self.judged,
+            "verdicts": dict(sorted(self.verdicts.items())),
+            "classes": dict(sorted(self.classes.items())),
+            "rules_disagree": self.rules_disagree,
+            "timed_out": self.timed_out,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def question_of(item: Item) -> Question:
+    return Question(ground_truth=item.ground_truth, unsolvable=item.unsolvable, treecut=item.treecut)
+
+
+def judge_jobs(rule_name: str, jobs: Sequence[Job]) -> list[dict[str, Any]]:
+    """The stored fields of each job's judgement (runs in a worker process, or here for small jobs)."""
+    chosen = rule(rule_name)
+    rows = []
+    for transcript_id, response, question in jobs:
+        judgement, disagree = judge_both(response, question, rule_name=rule_name)
+        rows.append(
+            {
+                "_id": transcript_id,
+                "extracted_answer": judgement.extracted_answer,
+                "judge_rule": chosen.name,
+                "judge_version": chosen.version,
+                "judge_class": judgement.judge_class.value,
+                "judge": judgement.verdict.value,
+                "rules_disagree": disagree,
+                "_timed_out": judgement.timed_out,
+            }
+        )
+    return rows
+
+
+def _targets(session: Session, transcript_ids: Collection[int] | None) -> list[tuple[int, str]]:
+    """(id, data_id) of the transcripts to judge, by id."""
+    query = select(Transcript.id, Transcript.data_id)
+    if transcript_ids is None:
+        return [tuple(row) for row in session.execute(query.order_by(Transcript.id))]  # type: ignore[misc]
+    ids = sorted(set(transcript_ids))
+    found: list[tuple[int, str]] = []
+    for start in range(0, len(ids), _IN_BATCH):
+        chunk = query.where(Transcript.id.in_(ids[start : start + _IN_BATCH]))
+        found.extend(tuple(row) for row in session.execute(chunk))  # type: ignore[misc]
+    return sorted(found)
+
+
+class _Access:
+    """Sessions for reading and writing: the caller's (its one transaction), or short ones of an engine, so that
+    a long re-judging holds SQLite's write lock only while a window's verdicts are written."""
+
+    def __init__(self, target: Engine | Session) -> None:
+        self.target = target
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        if isinstance(self.target, Session):
+            yield self.target
+        else:
+            with read_session(self.target) as session:
+                yield session
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        if isinstance(self.target, Session):
+            yield self.target
+        else:
+            with write_session(self.target) as session:
+                yield session
+
+
+def _windows(access: _Access, targets: list[tuple[int, str]], questions: dict[str, Question]) -> Iterator[list[Job]]:
+    """The jobs, WINDOW at a time, responses read by id range."""
+    for start in range(0, len(targets), WINDOW):
+        window = targets[start : start + WINDOW]
+        wanted = dict(window)
+        query = select(Transcript.id, Transcript.response).where(
+            Transcript.id >= window[0][0], Transcript.id <= window[-1][0]
+        )
+        with access.reading() as session:
+            jobs = [
+                (transcript_id, response, questions[wanted[transcript_id]])
+                for transcript_id, response in session.execute(query)
+                if transcript_id in wanted and wanted[transcript_id] in questions
+            ]
+        # Answers to one item together: a worker's caches of parsed answers then hit more often.
+        jobs.sort(key=lambda job: (str(job[2].ground_truth), job[0]))
+        yield jobs
+
+
+@contextmanager
+def _pool(size: int, workers: int | None) -> Iterator[Executor | None]:
+    count = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    if size < PARALLEL_MIN or count < 2:
+        yield None
+        return
+    # spawn, not fork: the caller may be a multi-threaded Streamlit server.
+    with ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn")) as executor:
+        yield executor
+
+
+_UPDATE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge", "rules_disagree")
+
+
+def _write(session: Session, rows: list[dict[str, Any]]) -> None:
+    table = Transcript.__table__
+    statement = (
+        update(table)
+        .where(table.c.id == bindparam("_id"))
+        .values({name: bindparam(name) for name in _UPDATE_FIELDS})
+    )
+    session.connection().execute(statement, [{key: row[key] for key in ("_id", *_UPDATE_FIELDS)} for row in rows])
+
+
+def _judge_in(
+    access: _Access, rule_name: str, transcript_ids: Collection[int] | None, workers: int | None
+) -> JudgeSummary:
+    started = time.perf_counter()
+    chosen = rule(rule_name)
+    summary = JudgeSummary(chosen.name, chosen.version)
+    with access.reading() as session:
+        targets = _targets(session, transcript_ids)
+        items = items_by_data_id(session, data_ids={data_id for _, data_id in targets})
+    questions = {data_id: question_of(item) for data_id, item in items.items()}
+    with _pool(len(targets), workers) as executor:
+        for jobs in _windows(access, targets, questions):
+            chunks = [jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)]
+            if executor is None:
+                results = [judge_jobs(rule_name, chunk) for chunk in chunks]
+            else:
+                results = list(executor.map(judge_jobs, [rule_name] * len(chunks), chunks))
+            rows = [row for chunk in results for row in chunk]
+            if rows:
+                with access.writing() as session:
+                    _write(session, rows)
+            for row in rows:
+                summary.verdicts[row["judge"]] += 1
+                summary.classes[row["judge_class"]] += 1
+                summary.rules_disagree += row["rules_disagree"]
+                summary.timed_out += row["_timed_out"]
+            summary.judged += len(rows)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def judge_transcripts(
+    target: Engine | Session,
+    *,
+    rule: str = DEFAULT_RULE,
+    transcript_ids: Collection[int] | None = None,
+    workers: int | None = None,
+) -> JudgeSummary:
+    """(Re-)judge the given transcripts, or all of them, under `rule` and store the verdicts.
+
+    With a session the work joins its transaction; with an engine each window of `WINDOW` transcripts is
+    written in a short transaction of its own (judging holds no lock; an interrupted run leaves each
+    transcript with the rule that last judged it, which it names). `workers` sets the process pool's size
+    (default: the cores, at most 4); fewer than `PARALLEL_MIN` transcripts are judged in this process.
+    """
+    return _judge_in(_Access(target), rule, transcript_ids, workers)

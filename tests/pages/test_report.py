@@ -1,0 +1,70 @@
+"""The Report page (AppTest, real SQLite file): the paper's layout (ReliableMath Tables 3, 6-9), the reliability
+plot, Prec(U) by difficulty and judge-human agreement, for reviewers and admins only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select, update
+from streamlit.testing.v1 import AppTest
+
+from annotator.db import write_session
+from annotator.formats import read
+from annotator.importer import import_parts
+from annotator.models import Transcript
+from tests.support.candidates import open_page
+from tests.support.transcripts import import_records, records_for
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "report.py")
+
+
+@pytest.fixture
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
+
+
+def _open(engine: Engine, name: str, role: str) -> AppTest:
+    return open_page("report", engine, name=name, role=role)
+
+
+def test_reviewers_see_table_6_plots_and_agreement(engine: Engine, shared_data: Path, tmp_path: Path) -> None:
+    release = shared_data / "reliablemath"
+    import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
+    records = records_for(engine, data_source="aime", model="DeepSeek-R1", prompt="reliable", a=(21, 0, 9),
+                          u=(52, 3, 77))
+    records += records_for(engine, data_source="aime", model="GPT-4o", prompt="reliable", a=(3, 0, 27),
+                           u=(22, 5, 105))
+    import_records(engine, tmp_path / "t.jsonl", records)
+    with write_session(engine) as session:
+        ids = session.execute(select(Transcript.id).order_by(Transcript.id).limit(4)).scalars().all()
+        session.execute(update(Transcript).where(Transcript.id.in_(ids)).values(human="S"))
+    app = _open(engine, "rev", "reviewer")
+    assert not app.exception, app.exception
+    table = app.dataframe[0].value.set_index("model")
+    assert table.loc["DeepSeek-R1", "A S/R/F"] == "21/0/9" and table.loc["DeepSeek-R1", "U S/R/F"] == "52/3/77"
+    assert table.loc["GPT-4o", "U S/R/F"] == "22/5/105"
+    assert abs(table.loc["DeepSeek-R1", "Prec"] - 0.547) <= 0.0011
+    assert abs(table.loc["GPT-4o", "Prud"] - 0.019) <= 0.0011
+    plot, by_difficulty = app.get("vega_lite_chart")
+    assert '"Prud"' in plot.proto.spec and '"point"' in plot.proto.spec
+    assert '"difficulty_eval"' in by_difficulty.proto.spec
+    metrics = {metric.label: metric.value for metric in app.metric}
+    assert metrics["Responses reviewed"] == "4" and metrics["Responses"] == "324"
+    agreement = app.dataframe[1].value.set_index("model")
+    assert agreement.loc["DeepSeek-R1", "reviewed"] == 4 and agreement.loc["GPT-4o", "reviewed"] == 0
+    # One data source at a time, as in Tables 6-9.
+    app.selectbox[0].select("aime").run()
+    assert app.dataframe[0].value.set_index("model").loc["GPT-4o", "A S/R/F"] == "3/0/27"
+
+
+def test_annotators_may_not_open_the_report(engine: Engine) -> None:
+    app = _open(engine, "ann", "annotator")
+    assert [e.value for e in app.error] == ["Only reviewers and admins may open this page; you are signed in as ann "
+                                           "(annotator)."]
+    assert not app.dataframe
+
+
+def test_no_transcripts_says_so(engine: Engine) -> None:
+    app = _open(engine, "boss", "admin")
+    assert [i.value for i in app.info][0].startswith("No transcripts yet")

@@ -1,0 +1,89 @@
+"""Re-judging stored transcripts: both rule sets, the rule and version stored, a process pool for big jobs,
+and a caller off the main thread (as Streamlit and background runs are)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+
+from annotator.db import read_session
+from annotator.formats import read
+from annotator.importer import import_parts
+from annotator.models import Transcript
+from annotator.transcripts import verdicts
+from annotator.transcripts.verdicts import judge_transcripts
+from tests.support.transcripts import import_records, records_for
+
+COLUMNS = (Transcript.id, Transcript.extracted_answer, Transcript.judge_rule, Transcript.judge_version,
+           Transcript.judge_class, Transcript.judge, Transcript.rules_disagree)
+
+
+@pytest.fixture
+def judged(engine: Engine, shared_data: Path, tmp_path: Path) -> Engine:
+    release = shared_data / "reliablemath"
+    import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
+    records = records_for(engine, data_source="aime", model="m", prompt="reliable", a=(10, 5, 15), u=(40, 12, 80))
+    # Phrasings the two rule sets read differently: a capitalised refusal and a straight apostrophe.
+    records[0]["response"] = "\\boxed{Sorry, I don't know}"
+    records[-1]["response"] = "\\boxed{It's Unsolvable}"
+    import_records(engine, tmp_path / "m.jsonl", records)
+    return engine
+
+
+def _stored(engine: Engine) -> list[tuple[object, ...]]:
+    with read_session(engine) as session:
+        return [tuple(row) for row in session.execute(select(*COLUMNS).order_by(Transcript.id))]
+
+
+def test_rejudging_with_the_reference_rule_stores_its_name_and_verdicts(judged: Engine) -> None:
+    default = _stored(judged)
+    assert {row[2:4] for row in default} == {("reliablemath", "1")}
+    assert [row[0] for row in default if row[6]] == [default[0][0], default[-1][0]]  # the two phrasings
+    summary = judge_transcripts(judged, rule="reliablemath-exact")
+    exact = _stored(judged)
+    assert summary.judged == len(exact) == 162 and summary.rules_disagree == 2
+    assert {row[2:4] for row in exact} == {("reliablemath-exact", "1")}
+    # Only the two phrasings change: the refusal becomes a failure on the solvable item, and so does
+    # "It's Unsolvable" on the unsolvable one.
+    changed = [(old[5], new[5]) for old, new in zip(default, exact) if old[5] != new[5]]
+    assert changed == [("R", "F"), ("S", "F")]
+    # A: an S became the refusal (F under this rule); U: an F became "It's Unsolvable" (F again).
+    assert summary.verdicts == {"S": 9 + 40, "R": 5 + 12, "F": 16 + 80}
+
+
+def test_a_process_pool_gives_the_same_verdicts(judged: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    in_process = _stored(judged)
+    # A smaller threshold and chunk than the defaults, so that 162 transcripts go through two workers.
+    monkeypatch.setattr(verdicts, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(verdicts, "CHUNK", 20)
+    summary = judge_transcripts(judged, workers=2)
+    assert summary.judged == 162 and _stored(judged) == in_process
+
+
+def test_judging_off_the_main_thread(judged: Engine) -> None:
+    before = _stored(judged)
+    with read_session(judged) as session:
+        some = [row[0] for row in session.execute(select(Transcript.id).order_by(Transcript.id).limit(20))]
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["summary"] = judge_transcripts(judged, transcript_ids=some)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert "error" not in outcome and outcome["summary"].judged == 20  # type: ignore[attr-defined]
+    assert _stored(judged) == before
+
+
+def test_an_unknown_rule_is_refused_before_anything_changes(judged: Engine) -> None:
+    before = _stored(judged)
+    with pytest.raises(ValueError, match="unknown judge rule 'loose'"):
+        judge_transcripts(judged, rule="loose")
+    assert _stored(judged) == before
