@@ -190,7 +190,20 @@ async def execute_run(
             return runs.outcome(outcomes, cancelled=cancelled, failures=progress.failures)
 
         status = await runs.run_to_end(engine, progress=progress, db=db, open_client=open_client, work=work)
+        # The judge's verdicts come with the answers (also for those a killed earlier run left unjudged).
+        await asyncio.to_thread(_judge_unjudged, engine)
         return progress.summary(status, time.perf_counter() - started)
+
+
+def _judge_unjudged(engine: Engine) -> None:
+    from annotator.transcripts.verdicts import judge_transcripts
+
+    with write_session(engine) as session:
+        ids = list(session.execute(
+            select(Transcript.id).where(Transcript.source == SOURCE, Transcript.judge_rule.is_(None))
+        ).scalars())
+    if ids:
+        judge_transcripts(engine, transcript_ids=ids)
 
 
 def run_evaluation(

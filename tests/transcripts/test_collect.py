@@ -77,7 +77,8 @@ def test_every_item_and_sample_is_asked_once_and_kept(server: OpenAIServer, engi
     assert rows[("aime_1", "reliable", 1)]["reasoning"] == "Think: 77 / 11 = 7."
     assert rows[("aime_1", "reliable", 1)]["params"] == {
         "temperature": 0.0, "extra_body": {"seed": 1}, "template": "reliablemath"}
-    assert solvable["judge"] is None  # judging is the judge's business
+    # Judged as they come (ReliableMath's rule; TreeCut's on the TreeCut item): its right answer is a success.
+    assert {row["judge_rule"] for row in rows.values()} == {"reliablemath"}
 
     unsolvable = rows[("math_0_remove_1", "reliable", 0)]
     assert unsolvable["candidate_id"] is not None and unsolvable["response"].startswith("Step by step (m-x)")
@@ -87,6 +88,7 @@ def test_every_item_and_sample_is_asked_once_and_kept(server: OpenAIServer, engi
     assert server.received[prompt_hash(messages(TREECUT_QUESTION, prompt="reliable", treecut=True))] == 2
     treecut = rows[("treecut_0", "reliable", 0)]
     assert treecut["response"].endswith("Answer: 7") and treecut["params"]["template"] == "treecut"
+    assert (treecut["judge_class"], treecut["judge"]) == ("correct", "S")
     with read_session(engine) as session:
         assert len(collected_ids(session, run_id=summary.run_id)) == 18
         run = session.get(Run, summary.run_id)
