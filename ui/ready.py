@@ -27,8 +27,10 @@ _SCRIPT = """<script>
     return true;
   };
   if (press()) return;
+  // The button may appear disabled (Streamlit disables widgets while it reconnects or a run starts) and be
+  // enabled later: watch that attribute too.
   const observer = new MutationObserver(() => { if (press()) observer.disconnect(); });
-  observer.observe(document.body, {childList: true, subtree: true});
+  observer.observe(document.body, {childList: true, subtree: true, attributes: true, attributeFilter: ["disabled"]});
 })();
 </script>"""
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
