@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from annotator.labels import refresh_candidate, validate
 from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
+from annotator.store import of_source_and_type
 
 __all__ = ["adjudicate", "adjudications", "dispute_labels", "disputes", "label_provenance", "next_dispute"]
 
@@ -46,11 +47,7 @@ def _agreement_query(*, data_source: str | None, rewrite_type: str | None, inclu
     if not include_adjudicated:
         adjudicated = select(Adjudication.candidate_id).where(Adjudication.candidate_id == Candidate.id)
         query = query.where(~adjudicated.exists())
-    if data_source:
-        query = query.where(Candidate.data_source == data_source)
-    if rewrite_type:
-        query = query.where(Candidate.rewrite_type == rewrite_type)
-    return query
+    return of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
 
 
 def disputes(

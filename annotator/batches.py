@@ -27,7 +27,7 @@ from annotator.db import write_session
 from annotator.gold import is_gold
 from annotator.models import Annotation, Annotator, Candidate, CandidateClaim, CandidateStatus, utcnow
 from annotator.queue import complete, labels_per_candidate
-from annotator.store import candidates_query, iter_query, original_question_and_answer
+from annotator.store import candidates_query, iter_query, of_source_and_type, original_question_and_answer
 
 DEFAULT_DAYS = 14
 _IN_BATCH = 900
@@ -88,10 +88,7 @@ def _open_candidates(
     query = select(Candidate.id, Candidate.label_count).where(
         Candidate.status == CandidateStatus.pending, ~complete(target), ~is_gold()  # gold items stay in the browser
     )
-    if data_source:
-        query = query.where(Candidate.data_source == data_source)
-    if rewrite_type:
-        query = query.where(Candidate.rewrite_type == rewrite_type)
+    query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
     query = query.order_by(Candidate.label_count, Candidate.id)
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(of=Candidate)

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from annotator.labels import LabelError, validate
 from annotator.models import Annotation, Annotator, Candidate, GoldLabel, utcnow
-from annotator.store import get_setting, set_setting
+from annotator.store import get_setting, of_source_and_type, set_setting
 
 GOLD_EVERY = "gold_every"
 DEFAULT_GOLD_EVERY = 10
@@ -117,10 +117,7 @@ def next_gold(
         query = query.where(GoldLabel.candidate_id.not_in(list(exclude)))
     if data_source or rewrite_type:
         query = query.join(Candidate, Candidate.id == GoldLabel.candidate_id)
-        if data_source:
-            query = query.where(Candidate.data_source == data_source)
-        if rewrite_type:
-            query = query.where(Candidate.rewrite_type == rewrite_type)
+        query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
     # First whether any is left (one cheap query on a project without gold items), then whether one is due.
     candidate_id = session.execute(query.order_by(func.random()).limit(1)).scalar_one_or_none()
     if candidate_id is None or not (due_or_not or _due(session, annotator_id=annotator_id, every=every)):

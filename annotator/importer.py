@@ -1,5 +1,4 @@
 """Writing what the readers yield into the database: one transaction per import, streamed in batches.
-
 Transcripts are stored through `annotator.transcripts.storing` and judged before the transaction commits.
 
 Re-importing identical data changes nothing. A record whose id exists with different content is an error
@@ -33,17 +32,8 @@ from annotator.vocabulary import CandidateStatus, LabelSource
 BATCH_SIZE = 2000
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
 CANDIDATE_FIELDS = (
-    "rewrite_type",
-    "condition_index",
-    "rewritten_question",
-    "rewritten_condition",
-    "unsolvable_reason",
-    "extracted_condition",
-    "question",
-    "ground_truth",
-    "llm_outputs",
-    "provenance",
-    "extra",
+    "rewrite_type", "condition_index", "rewritten_question", "rewritten_condition", "unsolvable_reason",
+    "extracted_condition", "question", "ground_truth", "llm_outputs", "provenance", "extra",
 )
 
 
@@ -108,9 +98,7 @@ class _Importer:
         self.part_path = ""
         self.part_first_candidate_id = 0
         self.annotator_ids: dict[str, int] = {}
-        self.transcripts: list[TranscriptRecord] = []
-        self.transcript_keys: dict[tuple[str, str, str, int], Location] = {}
-        self.transcript_ids: list[int] = []
+        self.transcripts: Any = None  # a transcripts.storing.PendingTranscripts, made by the first transcript
 
     def _max_candidate_id(self) -> int:
         return self.session.execute(select(func.max(Candidate.id))).scalar() or 0
@@ -385,25 +373,12 @@ class _Importer:
     # -- transcripts ------------------------------------------------------------------------------
 
     def add_transcript(self, record: TranscriptRecord) -> None:
-        self.transcripts.append(record)
-        if len(self.transcripts) >= BATCH_SIZE:
-            self.flush_transcripts()
+        if self.transcripts is None:
+            # Imported here: the transcripts package reads items through `store`, which most imports never need.
+            from annotator.transcripts.storing import PendingTranscripts
 
-    def flush_transcripts(self) -> None:
-        # Imported here: the transcripts package reads items through `store`, which most imports never need.
-        from annotator.transcripts.storing import insert_transcripts
-
-        records, self.transcripts = self.transcripts, []
-        ids = insert_transcripts(self.session, records=records, seen=self.transcript_keys)
-        self.transcript_ids.extend(ids)
-        self.summary.transcripts_added += len(ids)
-
-    def judge_transcripts(self) -> None:
-        """Judge what this import added, in its transaction (a judging error stores nothing)."""
-        if self.transcript_ids:
-            from annotator.transcripts.verdicts import judge_transcripts
-
-            judge_transcripts(self.session, transcript_ids=self.transcript_ids)
+            self.transcripts = PendingTranscripts(self.session, batch_size=BATCH_SIZE)
+        self.summary.transcripts_added += self.transcripts.add(record)
 
     # -- files ------------------------------------------------------------------------------------
 
@@ -416,7 +391,8 @@ class _Importer:
     def finish_part(self, part: ImportPart, count: int) -> None:
         self.flush()
         self._flush_problems()
-        self.flush_transcripts()
+        if self.transcripts is not None:
+            self.summary.transcripts_added += self.transcripts.flush()
         name = part.source_file.name if part.source_file else part.path
         for oddity, times in part.oddities.items():
             self.summary.oddities.append(f"{name}: {oddity.describe(times)}")
@@ -466,7 +442,8 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
                 else:
                     importer.add_candidate(record)
             importer.finish_part(part, count)
-        importer.judge_transcripts()
+        if importer.transcripts is not None:
+            importer.transcripts.judge()  # in this transaction: a judging error stores nothing
     return importer.summary
 
 

@@ -15,6 +15,7 @@ from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlmodel import Session
 
 from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
+from annotator.store import of_source_and_type
 from annotator.vocabulary import Label, LabelError, LabelSource
 
 __all__ = [
@@ -207,10 +208,7 @@ def label_rows(
     )
     if data_source or rewrite_type:
         query = query.join(Candidate, Candidate.id == Annotation.candidate_id)
-        if data_source:
-            query = query.where(Candidate.data_source == data_source)
-        if rewrite_type:
-            query = query.where(Candidate.rewrite_type == rewrite_type)
+        query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
     return [tuple(row) for row in session.execute(query)]  # type: ignore[misc]
 
 

@@ -29,7 +29,14 @@ from sqlmodel import Session
 from annotator.gold import is_gold, next_gold
 from annotator.labels import record_label
 from annotator.models import Annotation, Candidate, CandidateClaim, CandidateStatus, utcnow
-from annotator.store import CANDIDATE_COLUMNS, candidates_query, get_setting, original_question_and_answer, set_setting
+from annotator.store import (
+    CANDIDATE_COLUMNS,
+    candidates_query,
+    get_setting,
+    of_source_and_type,
+    original_question_and_answer,
+    set_setting,
+)
 
 LABELS_PER_CANDIDATE = "labels_per_candidate"
 CLAIM_MINUTES = 30
@@ -56,14 +63,6 @@ def complete(target: int) -> ColumnElement[bool]:
 
 def _statuses(include_filtered: bool) -> list[str]:
     return [CandidateStatus.pending, CandidateStatus.filtered] if include_filtered else [CandidateStatus.pending]
-
-
-def _filtered(query: Any, *, data_source: str | None, rewrite_type: str | None) -> Any:
-    if data_source:
-        query = query.where(Candidate.data_source == data_source)
-    if rewrite_type:
-        query = query.where(Candidate.rewrite_type == rewrite_type)
-    return query
 
 
 def _labelled_by(annotator_id: int) -> Any:
@@ -105,7 +104,7 @@ def next_candidate_query(
     if exclude:
         query = query.where(Candidate.id.not_in(list(exclude)))
     query = query.where(~is_gold())  # gold items come through `gold.next_gold`, one in N
-    query = _filtered(query, data_source=data_source, rewrite_type=rewrite_type)
+    query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
     # Fewest labels first, then import order: the order of ix_candidate_queue, so no sort.
     return query.order_by(Candidate.label_count, Candidate.id).limit(1)
 
@@ -146,7 +145,7 @@ def claimed_candidate_id(
         .where(CandidateClaim.batch.is_(None))
         .where(~_labelled_by(annotator_id))
     )
-    query = _filtered(query, data_source=data_source, rewrite_type=rewrite_type)
+    query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
     return session.execute(query.limit(1)).scalar_one_or_none()
 
 
@@ -343,7 +342,7 @@ def overall_progress(
     Counts over ix_candidate_queue when unfiltered; pages cache it for a few seconds, not per keypress.
     """
     target = labels_per_candidate(session)
-    base = _filtered(
+    base = of_source_and_type(
         select(func.count()).select_from(Candidate).where(Candidate.status == CandidateStatus.pending),
         data_source=data_source,
         rewrite_type=rewrite_type,

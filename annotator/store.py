@@ -67,6 +67,16 @@ _REWRITE_ORDER = case(
 )
 
 
+def of_source_and_type(query: Any, *, data_source: str | None, rewrite_type: str | None) -> Any:
+    """`query` (which selects from or joins `Candidate`) kept to one data source and/or rewrite type; None or ""
+    keeps all (the queue's, Team's and the CLI's `--data-source` / `--rewrite-type` filters)."""
+    if data_source:
+        query = query.where(Candidate.data_source == data_source)
+    if rewrite_type:
+        query = query.where(Candidate.rewrite_type == rewrite_type)
+    return query
+
+
 def original_question_and_answer(candidate: dict[str, Any]) -> tuple[str, Any]:
     """A candidate row's original question and ground truth: its own when its source gave them, else its
     problem's (rows from `CANDIDATE_COLUMNS` or the queue's view carry both)."""

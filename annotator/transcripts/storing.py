@@ -121,3 +121,33 @@ def iter_transcripts(session: Session, *, batch: int = 1000) -> Iterator[dict[st
         values = row._asdict()
         values["verdict"] = values["human"] or values["judge"]
         yield values
+
+
+class PendingTranscripts:
+    """The transcripts one import adds: stored in batches inside its transaction (duplicates across batches
+    refused) and judged before it commits, so that a judging error stores nothing."""
+
+    def __init__(self, session: Session, *, batch_size: int) -> None:
+        self.session = session
+        self.batch_size = batch_size
+        self.records: list[TranscriptRecord] = []
+        self.seen: dict[Key, Location] = {}
+        self.ids: list[int] = []
+
+    def add(self, record: TranscriptRecord) -> int:
+        """Queue one; returns how many were stored now (a full batch is stored at once)."""
+        self.records.append(record)
+        return self.flush() if len(self.records) >= self.batch_size else 0
+
+    def flush(self) -> int:
+        """Store what is queued; returns how many."""
+        records, self.records = self.records, []
+        ids = insert_transcripts(self.session, records=records, seen=self.seen) if records else []
+        self.ids.extend(ids)
+        return len(ids)
+
+    def judge(self) -> None:
+        if self.ids:
+            from annotator.transcripts.verdicts import judge_transcripts
+
+            judge_transcripts(self.session, transcript_ids=self.ids)
