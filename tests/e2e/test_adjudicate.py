@@ -1,0 +1,81 @@
+"""Adjudication in real headless Chromium, by keys only; its provenance then shows in the annotation export
+and the release manifest."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from annotator import labels
+from annotator.db import get_engine, read_session, write_session
+from annotator.exports import export
+from annotator.models import AnnotationEvent, Candidate
+from tests.e2e.conftest import RunningApp, start_app, stop_app
+from tests.support.candidates import add_candidates, add_user
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "settle it please"
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[RunningApp]:
+    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+    engine = get_engine(url)
+    ids = add_candidates(engine, 3, data_source="aime", rewrite_types=("remove",))
+    ann, bea = add_user(engine, "ann"), add_user(engine, "bea")
+    add_user(engine, "rev", role="reviewer", password=PASSWORD)
+    # aime_0: a tie; aime_1: the same label twice (no dispute); aime_2: a tie on difficulty.
+    chosen = {ann.id: [(1, 0), (1, 1), (1, 1)], bea.id: [(0, None), (1, 1), (1, 0)]}
+    with write_session(engine) as session:
+        for annotator_id, values in chosen.items():
+            for candidate_id, (check, difficulty) in zip(ids, values):
+                labels.record_label(session, candidate_id=candidate_id, annotator_id=annotator_id,
+                                    human_check=check, difficulty_eval=difficulty)
+    running = start_app(url, tmp_path / "streamlit.log")
+    yield running
+    stop_app(running)
+
+
+def shows(page, data_id: str) -> None:  # type: ignore[no-untyped-def]
+    page.get_by_role("heading", name=re.compile(rf"^{re.escape(data_id)}$")).wait_for()
+    page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
+
+
+def test_a_reviewer_settles_disputes_with_keys_and_the_export_says_so(app: RunningApp, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(app.url)
+    page.get_by_role("textbox", name="Name").fill("rev")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("textbox", name="Password").press("Enter")
+    page.get_by_role("link", name="Adjudicate").click()
+    # Both disputes have agreement 1/2; the tie on human_check comes first.
+    shows(page, "aime_0_remove_1")
+    page.keyboard.press("0")
+    shows(page, "aime_2_remove_1")
+    page.keyboard.press("2")
+    page.get_by_text("No disputed candidates left").wait_for()
+    context.close()
+
+    engine = get_engine(app.database_url)
+    with read_session(engine) as session:
+        resolved = {c.data_id: (c.human_check, c.difficulty_eval, c.label_source)
+                    for c in session.execute(select(Candidate)).scalars()}
+        events = session.execute(select(AnnotationEvent.action).where(AnnotationEvent.action == "adjudicate")).all()
+    assert resolved == {"aime_0_remove_1": (0, None, "adjudicated"), "aime_1_remove_1": (1, 1, "unanimous"),
+                        "aime_2_remove_1": (1, 1, "adjudicated")}
+    assert len(events) == 2
+    export("annotation", tmp_path / "sheet", engine=engine)
+    rows = json.loads((tmp_path / "sheet" / "annotation.json").read_text(encoding="utf-8"))
+    assert [(r["unsol_id"], r["label_source"], r["adjudicated_by"]) for r in rows] == [
+        ("aime_0_remove_1", "adjudicated", "rev"), ("aime_1_remove_1", "unanimous", None),
+        ("aime_2_remove_1", "adjudicated", "rev")]
+    manifest = export("reliablemath", tmp_path / "release", engine=engine)
+    assert manifest["labels"]["counts"] == {"adjudicated": 1, "unanimous": 1}  # aime_0 was rejected
+    assert manifest["labels"]["candidates"]["aime_2_remove_1"]["adjudicated_by"] == "rev"
