@@ -18,7 +18,9 @@ from annotator.labels import refresh_candidate, validate
 from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
 from annotator.store import of_source_and_type
 
-__all__ = ["adjudicate", "adjudications", "dispute_labels", "disputes", "label_provenance", "next_dispute"]
+__all__ = [
+    "adjudicate", "adjudications", "dispute_count", "dispute_labels", "disputes", "label_provenance", "next_dispute",
+]
 
 
 def _agreement_query(*, data_source: str | None, rewrite_type: str | None, include_adjudicated: bool) -> Select[Any]:
@@ -65,6 +67,12 @@ def disputes(
     if limit is not None:
         query = query.limit(limit)
     return [row._asdict() for row in session.execute(query)]
+
+
+def dispute_count(session: Session, *, data_source: str | None = None, rewrite_type: str | None = None) -> int:
+    """How many disputes are left to adjudicate."""
+    query = _agreement_query(data_source=data_source, rewrite_type=rewrite_type, include_adjudicated=False)
+    return session.execute(select(func.count()).select_from(query.order_by(None).subquery())).scalar_one()
 
 
 def next_dispute(

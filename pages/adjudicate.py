@@ -27,7 +27,7 @@ def _show(session: Any, candidate_id: int | None) -> None:
     state["view"] = None if candidate_id is None else queue.load(session, candidate_id=candidate_id,
                                                                   annotator_id=user.id)
     state["labels"] = [] if candidate_id is None else adjudication.dispute_labels(session, candidate_id=candidate_id)
-    state["left"] = len(adjudication.disputes(session))
+    state["left"] = adjudication.dispute_count(session)
 
 
 def _next(session: Any) -> None:

@@ -50,6 +50,7 @@ def test_adjudication_wins_is_an_event_and_leaves_the_queue(engine: Engine) -> N
         adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=reviewer, human_check=0,
                                 difficulty_eval=None, comment="condition 2 is still implied")
         assert adjudication.next_dispute(session) == cids[3]
+        assert adjudication.dispute_count(session) == 3
         assert adjudication.next_dispute(session, exclude=[cids[3]]) == cids[4]
     with read_session(engine) as session:
         candidate = session.get(Candidate, cids[1])
