@@ -14,6 +14,7 @@ from annotator.db import read_session
 from annotator.transcripts import report as reporting
 from annotator.vocabulary import Role
 from ui import guard
+from ui.snapshot import Snapshot
 
 TTL_SECONDS = 30
 FIGURE_COLUMNS = [title for _, title in reporting.PAPER_FIGURES] + ["kappa"]
@@ -21,9 +22,7 @@ FIGURE_COLUMNS = [title for _, title in reporting.PAPER_FIGURES] + ["kappa"]
 engine, user = guard.require(Role.reviewer, Role.admin)
 
 
-@st.cache_data(ttl=TTL_SECONDS, show_spinner="Counting verdicts...")
-def _report(url: str) -> dict[str, Any]:
-    # One read of every transcript's verdicts for everyone who opens the page within the TTL.
+def _report() -> dict[str, Any]:
     with read_session(engine) as session:
         groups = reporting.verdict_groups(session)
         return {
@@ -33,8 +32,15 @@ def _report(url: str) -> dict[str, Any]:
         }
 
 
+@st.cache_resource(show_spinner="Counting verdicts...")
+def _snapshot(url: str) -> Snapshot[dict[str, Any]]:
+    # One read of every transcript's verdicts serves everyone; figures older than TTL_SECONDS are recounted in
+    # the background while the page shows the last ones (one server-wide snapshot per database).
+    return Snapshot(_report, ttl=TTL_SECONDS)
+
+
 st.title("Report")
-data = _report(str(engine.url))
+data, age = _snapshot(str(engine.url)).get()
 if not data["by_source"]:
     st.info("No transcripts yet: collect them on the Evaluate page or import them (`python -m annotator import`).")
     st.stop()
@@ -44,7 +50,8 @@ source = st.selectbox("Data source", [reporting.ALL, *sources], help="'all' pool
 rows = [row for row in data["by_source"] if row["data_source"] == source]
 table = pd.DataFrame(reporting.paper_layout(rows)).drop(columns=["data_source"])
 st.caption("S/R/F: successful / refused / failed responses; A: solvable items, U: unsolvable items. Verdicts are "
-           "the reviewers' where given, else the judge's.")
+           f"the reviewers' where given, else the judge's. Figures from {age:.0f} s ago, recounted every "
+           f"{TTL_SECONDS} s.")
 st.dataframe(table, hide_index=True, width="stretch",
              column_config={name: st.column_config.NumberColumn(format="%.3f") for name in FIGURE_COLUMNS})
 
