@@ -11,7 +11,7 @@ import streamlit as st
 
 from annotator import adjudication, queue
 from annotator.db import read_session, write_session
-from annotator.vocabulary import NOT_ACCEPTABLE, SKIP_KEY, UNSOLVABLE_HARD, UNSOLVABLE_SIMPLE, Role, label_name
+from annotator.vocabulary import SKIP_KEY, Role, label_name
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown
@@ -84,12 +84,8 @@ def workspace() -> None:
         heading = "Nothing to adjudicate" if view is None else escape_markdown(view["data_id"])
     st.markdown(f"#### {heading}")
     with st.container(horizontal=True):
-        for label in (UNSOLVABLE_SIMPLE, UNSOLVABLE_HARD, NOT_ACCEPTABLE):
-            st.button(
-                label.name(rewrite_type).capitalize(), key=f"adjudicate_{label.key}", shortcut=label.key,
-                on_click=_decide, args=(label.human_check, label.difficulty_eval), disabled=view is None,
-                width="stretch", type="secondary" if label == NOT_ACCEPTABLE else "primary",
-            )
+        _view.label_buttons(key_prefix="adjudicate", rewrite_type=rewrite_type, on_decide=_decide,
+                            disabled=view is None)
         st.button("Skip", key="adjudicate_skip", shortcut=SKIP_KEY, on_click=_skip, disabled=view is None,
                   width="stretch")
     status = [f"**Disputes left:** {state.get('left', 0)}"]

@@ -14,7 +14,7 @@ import streamlit as st
 
 from annotator import queue
 from annotator.db import read_session, write_session
-from annotator.vocabulary import BACK_KEY, NOT_ACCEPTABLE, SKIP_KEY, UNSOLVABLE_HARD, UNSOLVABLE_SIMPLE, label_name
+from annotator.vocabulary import BACK_KEY, SKIP_KEY, label_name
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown
@@ -191,12 +191,7 @@ def workspace() -> None:
     st.markdown(f"#### {heading}")
 
     with st.container(horizontal=True):
-        for label in (UNSOLVABLE_SIMPLE, UNSOLVABLE_HARD, NOT_ACCEPTABLE):
-            st.button(
-                label.name(rewrite_type).capitalize(), key=f"decide_{label.key}", shortcut=label.key,
-                on_click=_decide, args=(label.human_check, label.difficulty_eval), disabled=view is None,
-                width="stretch", type="secondary" if label == NOT_ACCEPTABLE else "primary",
-            )
+        _view.label_buttons(key_prefix="decide", rewrite_type=rewrite_type, on_decide=_decide, disabled=view is None)
         st.button("Skip", key="skip", shortcut=SKIP_KEY, on_click=_skip, disabled=view is None, width="stretch")
         st.button("Back", key="back", shortcut=BACK_KEY, on_click=_back, width="stretch")
 
