@@ -6,7 +6,6 @@ Under CI=true a missing component (PostgreSQL, the shared data) fails the run in
 from __future__ import annotations
 
 import os
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,15 +24,6 @@ settings.register_profile("annotator", deadline=None, derandomize=IN_CI)
 settings.load_profile("annotator")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data")
-
-
-@pytest.fixture(autouse=True)
-def _main_module_kept() -> Iterator[None]:
-    """AppTest runs a page as `__main__` and leaves it in `sys.modules`; a process pool started later (the judge's,
-    spawn) would then run that page again in each worker. Put pytest's own `__main__` back after every test."""
-    main = sys.modules["__main__"]
-    yield
-    sys.modules["__main__"] = main
 
 
 def missing(reason: str) -> None:

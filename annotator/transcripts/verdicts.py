@@ -9,7 +9,10 @@ verdict and `rules_disagree` (the other rule set gives another verdict).
 from __future__ import annotations
 
 import os
+import sys
+import threading
 import time
+import types
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -149,6 +152,26 @@ def _pool(size: int, workers: int | None) -> Iterator[Executor | None]:
         yield executor
 
 
+_MAIN_SWAP = threading.Lock()
+
+
+@contextmanager
+def _bare_main() -> Iterator[None]:
+    """While workers are spawned: a `__main__` without a file.
+
+    A spawned worker first runs the parent's `__main__` again, and in a Streamlit server (or AppTest) that is
+    the page script being run (Streamlit installs it as `__main__`): the worker would run a page with no
+    session and die. The workers need only this package, so they start from a bare `__main__`.
+    """
+    with _MAIN_SWAP:
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            sys.modules["__main__"] = main
+
+
 _UPDATE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge", "rules_disagree")
 
 
@@ -178,7 +201,9 @@ def _judge_in(
             if executor is None:
                 results = [judge_jobs(rule_name, chunk) for chunk in chunks]
             else:
-                results = list(executor.map(judge_jobs, [rule_name] * len(chunks), chunks))
+                with _bare_main():  # map submits every chunk at once, and a submit starts any worker it needs
+                    pending = executor.map(judge_jobs, [rule_name] * len(chunks), chunks)
+                results = list(pending)
             rows = [row for chunk in results for row in chunk]
             if rows:
                 with access.writing() as session:

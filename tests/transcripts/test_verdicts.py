@@ -3,7 +3,9 @@ and a caller off the main thread (as Streamlit and background runs are)."""
 
 from __future__ import annotations
 
+import sys
 import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -54,13 +56,22 @@ def test_rejudging_with_the_reference_rule_stores_its_name_and_verdicts(judged: 
     assert summary.verdicts == {"S": 9 + 40, "R": 5 + 12, "F": 16 + 80}
 
 
-def test_a_process_pool_gives_the_same_verdicts(judged: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_process_pool_gives_the_same_verdicts(
+    judged: Engine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     in_process = _stored(judged)
     # A smaller threshold and chunk than the defaults, so that 162 transcripts go through two workers.
     monkeypatch.setattr(verdicts, "PARALLEL_MIN", 10)
     monkeypatch.setattr(verdicts, "CHUNK", 20)
+    # As in a Streamlit server: the page being run is `__main__`; a worker that ran it again would die.
+    page = tmp_path / "page.py"
+    page.write_text("raise SystemExit('a judge worker ran the page')\n", encoding="utf-8")
+    script = types.ModuleType("__main__")
+    script.__file__ = str(page)
+    monkeypatch.setitem(sys.modules, "__main__", script)
     summary = judge_transcripts(judged, workers=2)
     assert summary.judged == 162 and _stored(judged) == in_process
+    assert sys.modules["__main__"] is script
 
 
 def test_judging_off_the_main_thread(judged: Engine) -> None:
