@@ -20,11 +20,27 @@ import streamlit as st
 _SCRIPT = """<script>
 (() => {
   const selector = %s;
+  // A page chosen in the navigation after this script came means the button belongs to the page being left:
+  // pressed then, it would ask for a run of that page after the new page's run, and Streamlit would draw that
+  // (empty) run over the new page, leaving it blank.
+  let leaving = false;
+  const leave = (event) => {
+    const link = event.type === "click" && event.target.closest?.('a[data-testid$="NavLink"]');
+    if (event.type === "popstate" || (link && new URL(link.href).pathname !== location.pathname)) leaving = true;
+  };
+  document.addEventListener("click", leave, true);
+  window.addEventListener("popstate", leave);
+  const done = () => {
+    document.removeEventListener("click", leave, true);
+    window.removeEventListener("popstate", leave);
+    return true;
+  };
   const press = () => {
+    if (leaving) return done();
     const button = document.querySelector(selector);
     if (!button || button.disabled) return false;
     button.click();
-    return true;
+    return done();
   };
   if (press()) return;
   // The button may appear disabled (Streamlit disables widgets while it reconnects or a run starts) and be

@@ -94,6 +94,29 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+def open_page(page, url: str, *, name: str, password: str, link: str) -> None:  # type: ignore[no-untyped-def]
+    """Sign in on the start page (Annotate), then open `link` through the navigation once Annotate is ready.
+
+    Not before: Annotate's "Show" press (`ui.ready`) is sent by Streamlit a task later, so a link clicked
+    in that moment goes first and the press then asks for a run of the page left behind, which Streamlit
+    draws over the new page (blank). A person does not click within those milliseconds; a test does.
+    (A fresh session's first run of a page's own address is Streamlit's, without app.py's sign-in form,
+    hence the start page.)
+    """
+    page.goto(url)
+    page.get_by_role("textbox", name="Name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("textbox", name="Password").press("Enter")
+    page.wait_for_function(
+        "() => { const headings = [...document.querySelectorAll('h4')].map((h) => h.innerText);"
+        " return headings.length > 0 && !headings.some((t) => t.startsWith('Loading'))"
+        " && !document.querySelector('.st-key-annotate_ready_button'); }"
+    )
+    page.get_by_role("link", name=link).click()
+    # Annotate's headings look like other pages' ("data_id · source · type"): wait until it is gone.
+    page.locator(".st-key-skip").wait_for(state="detached")
+
+
 # Model and dataset text that would run script, load an image, make a link or emphasis if rendered as HTML or
 # Markdown; pages must show it as text.
 XSS_PAYLOAD = (

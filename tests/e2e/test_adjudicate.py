@@ -15,7 +15,7 @@ from annotator import labels
 from annotator.db import get_engine, read_session, write_session
 from annotator.exports import export
 from annotator.models import AnnotationEvent, Candidate
-from tests.e2e.conftest import RunningApp, start_app, stop_app
+from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
 
 pytestmark = pytest.mark.e2e
@@ -50,11 +50,7 @@ def shows(page, data_id: str) -> None:  # type: ignore[no-untyped-def]
 def test_a_reviewer_settles_disputes_with_keys_and_the_export_says_so(app: RunningApp, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     context = browser.new_context()
     page = context.new_page()
-    page.goto(app.url)
-    page.get_by_role("textbox", name="Name").fill("rev")
-    page.get_by_role("textbox", name="Password").fill(PASSWORD)
-    page.get_by_role("textbox", name="Password").press("Enter")
-    page.get_by_role("link", name="Adjudicate").click()
+    open_page(page, app.url, name="rev", password=PASSWORD, link="Adjudicate")
     # Both disputes have agreement 1/2; the tie on human_check comes first.
     shows(page, "aime_0_remove_1")
     page.keyboard.press("0")

@@ -14,7 +14,15 @@ from sqlalchemy import select
 from annotator.db import get_engine, read_session
 from annotator.models import Transcript, TranscriptEvent
 from annotator.transcripts import DEFAULT_TAGS, EFFECTIVE_VERDICT
-from tests.e2e.conftest import XSS_PAYLOAD, RunningApp, assert_payload_inert, start_app, stop_app, watch_dialogs
+from tests.e2e.conftest import (
+    XSS_PAYLOAD,
+    RunningApp,
+    assert_payload_inert,
+    open_page,
+    start_app,
+    stop_app,
+    watch_dialogs,
+)
 from tests.support.candidates import add_user
 from tests.support.transcripts import add_transcripts
 
@@ -42,13 +50,7 @@ def app(tmp_path: Path) -> Iterator[RunningApp]:
 
 
 def open_review(page, url: str) -> None:  # type: ignore[no-untyped-def]
-    # Signed in on the start page, then to Review through the navigation: a fresh session's first run of
-    # `/review` is Streamlit's (it runs pages/review.py without app.py, so without the sign-in form).
-    page.goto(url)
-    page.get_by_role("textbox", name="Name").fill("rev")
-    page.get_by_role("textbox", name="Password").fill(PASSWORD)
-    page.get_by_role("textbox", name="Password").press("Enter")
-    page.get_by_role("link", name="Review").click()
+    open_page(page, url, name="rev", password=PASSWORD, link="Review")
 
 
 def settled(page) -> None:  # type: ignore[no-untyped-def]
