@@ -238,10 +238,11 @@ class _Importer:
             return
         if row.id >= self.part_first_candidate_id:
             raise loc.error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this file", "data_id")
+        # The row is (id, data_id, *given).
         differing = [
             name
-            for name in given
-            if getattr(record, name) is not None and not _same(getattr(row, name), getattr(record, name))
+            for name, stored in zip(given, row[2:], strict=True)
+            if (value := getattr(record, name)) is not None and not _same(stored, value)
         ]
         if differing and not self.update:
             raise loc.error(

@@ -7,7 +7,6 @@ exports read one indexed table.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
@@ -15,7 +14,7 @@ from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlmodel import Session
 
 from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
-from annotator.store import of_source_and_type
+from annotator.store import execute_many, iter_raw_tuples, of_source_and_type
 from annotator.vocabulary import Label, LabelError, LabelSource
 
 __all__ = [
@@ -56,8 +55,8 @@ def resolve(values: Sequence[tuple[int, int | None]]) -> tuple[int | None, int |
         return None, None
     if rejected > len(accepted):
         return 0, None
-    counts = Counter(accepted)
-    return 1, 1 if counts[1] >= counts[0] else 0
+    hard = sum(1 for difficulty in accepted if difficulty == 1)
+    return 1, 1 if 2 * hard >= len(accepted) else 0
 
 
 def label_source(values: Sequence[tuple[int, int | None]], resolved: tuple[int | None, int | None]) -> str | None:
@@ -87,7 +86,6 @@ def refresh_candidates(session: Session, *, candidate_ids: Collection[int]) -> N
     """`refresh_candidate` for many candidates at once: one read of their labels and one executemany per
     batch (a bulk label import touches thousands; a keypress one)."""
     ids = sorted(set(candidate_ids))
-    now = utcnow()
     for start in range(0, len(ids), _IN_BATCH):
         chunk = ids[start : start + _IN_BATCH]
         values: dict[int, list[tuple[int, int | None]]] = {candidate_id: [] for candidate_id in chunk}
@@ -98,27 +96,38 @@ def refresh_candidates(session: Session, *, candidate_ids: Collection[int]) -> N
         )
         for candidate_id, human_check, difficulty_eval in rows:
             values[candidate_id].append((human_check, difficulty_eval))
-        adjudicated = {
-            row[0]: (row[1], row[2])
-            for row in session.execute(
-                select(Adjudication.candidate_id, Adjudication.human_check, Adjudication.difficulty_eval).where(
-                    Adjudication.candidate_id.in_(chunk)
-                )
-            )
-        }
-        updates = []
-        for candidate_id, labels in values.items():
-            if candidate_id in adjudicated:  # a reviewer's decision wins over the labels
-                resolved, source = adjudicated[candidate_id], LabelSource.adjudicated
-            else:
-                resolved = resolve(labels)
-                source = label_source(labels, resolved)
-            updates.append(
-                {"b_id": candidate_id, "label_count": len(labels), "human_check": resolved[0],
-                 "difficulty_eval": resolved[1], "label_source": source, "updated_at": now}
-            )
-        statement = update(Candidate.__table__).where(Candidate.__table__.c.id == bindparam("b_id"))
-        session.connection().execute(statement, updates)
+        _store_resolved(session, values=values)
+
+
+def _adjudicated(session: Session, candidate_ids: Collection[int]) -> dict[int, tuple[int, int | None]]:
+    """The reviewers' decisions on these candidates (most have none)."""
+    ids = sorted(set(candidate_ids))
+    decided: dict[int, tuple[int, int | None]] = {}
+    for start in range(0, len(ids), _IN_BATCH):
+        query = select(Adjudication.candidate_id, Adjudication.human_check, Adjudication.difficulty_eval).where(
+            Adjudication.candidate_id.in_(ids[start : start + _IN_BATCH])
+        )
+        decided.update({row[0]: (row[1], row[2]) for row in session.execute(query)})
+    return decided
+
+
+def _store_resolved(session: Session, *, values: dict[int, list[tuple[int, int | None]]]) -> None:
+    """Write each candidate's label count, resolved label and its source, given all its labels in `values`."""
+    adjudicated = _adjudicated(session, values)
+    now = utcnow()
+    updates = []
+    for candidate_id, labels in values.items():
+        if candidate_id in adjudicated:  # a reviewer's decision wins over the labels
+            resolved, source = adjudicated[candidate_id], LabelSource.adjudicated
+        else:
+            resolved = resolve(labels)
+            source = label_source(labels, resolved)
+        updates.append(
+            {"b_id": candidate_id, "label_count": len(labels), "human_check": resolved[0],
+             "difficulty_eval": resolved[1], "label_source": source, "updated_at": now}
+        )
+    table = Candidate.__table__
+    execute_many(session, update(table).where(table.c.id == bindparam("b_id")), updates)
 
 
 def record_label(
@@ -230,19 +239,29 @@ class LabelConflict(ValueError):
         self.index, self.human_check, self.difficulty_eval = index, human_check, difficulty_eval
 
 
-def _stored_labels(session: Session, candidate_ids: Collection[int]) -> dict[tuple[int, int], Any]:
+class _StoredLabel(NamedTuple):
+    id: int
+    candidate_id: int
+    annotator_id: int
+    human_check: int
+    difficulty_eval: int | None
+    comment: str | None
+
+
+_STORED_COLUMNS = (Annotation.id, Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
+                   Annotation.difficulty_eval, Annotation.comment)
+
+
+def _stored_labels(session: Session, candidate_ids: Collection[int]) -> dict[tuple[int, int], _StoredLabel]:
     """The labels already on these candidates by (candidate, annotator), their rows locked first."""
     ids = sorted(set(candidate_ids))
-    current: dict[tuple[int, int], Any] = {}
+    current: dict[tuple[int, int], _StoredLabel] = {}
     for start in range(0, len(ids), _IN_BATCH):
         chunk = ids[start : start + _IN_BATCH]
         # Lock the candidates first, in id order, as `record_label` does (PostgreSQL; see there).
         session.execute(select(Candidate.id).where(Candidate.id.in_(chunk)).order_by(Candidate.id).with_for_update())
-        stored = session.execute(
-            select(Annotation.id, Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
-                   Annotation.difficulty_eval, Annotation.comment).where(Annotation.candidate_id.in_(chunk))
-        )
-        current.update({(row.candidate_id, row.annotator_id): row for row in stored})
+        query = select(*_STORED_COLUMNS).where(Annotation.candidate_id.in_(chunk))
+        current.update({(row[1], row[2]): _StoredLabel(*row) for row in iter_raw_tuples(session, query)})
     return current
 
 
@@ -276,21 +295,21 @@ def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool =
             updates.append({"b_id": stored.id, **new, "updated_at": now})
         events.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, "at": now,
                        "action": "create" if old is None else "update", "old": old, "new": new})
-    _write(session, inserts=inserts, updates=updates, events=events)
-    return len(inserts), len(updates)
-
-
-def _write(session: Session, *, inserts: list[dict[str, Any]], updates: list[dict[str, Any]],
-           events: list[dict[str, Any]]) -> None:
-    connection = session.connection()
     table = Annotation.__table__
-    if inserts:
-        connection.execute(insert(table), inserts)
-    if updates:
-        connection.execute(update(table).where(table.c.id == bindparam("b_id")), updates)
-    if events:
-        connection.execute(insert(AnnotationEvent.__table__), events)
-        refresh_candidates(session, candidate_ids={event["candidate_id"] for event in events})
+    execute_many(session, insert(table), inserts)
+    execute_many(session, update(table).where(table.c.id == bindparam("b_id")), updates)
+    execute_many(session, insert(AnnotationEvent.__table__), events)
+    # Every label of the changed candidates is known here (`current` holds them all, locked): resolve from
+    # that instead of reading them back.
+    changed = {event["candidate_id"] for event in events}
+    final = {key: (row.human_check, row.difficulty_eval) for key, row in current.items() if key[0] in changed}
+    final.update({(e["candidate_id"], e["annotator_id"]): (e["new"]["human_check"], e["new"]["difficulty_eval"])
+                  for e in events})
+    values: dict[int, list[tuple[int, int | None]]] = {candidate_id: [] for candidate_id in changed}
+    for (candidate_id, _annotator_id), label in final.items():
+        values[candidate_id].append(label)
+    _store_resolved(session, values=values)
+    return len(inserts), len(updates)
 
 
 def activity(session: Session) -> dict[str, dict[str, Any]]:

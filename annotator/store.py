@@ -5,11 +5,11 @@ Exports stream rows as dicts through Core selects, never ORM objects or whole-ta
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from sqlalchemy import Select, case, func, nulls_last, select
+from sqlalchemy import Insert, Select, Update, case, func, nulls_last, select
 from sqlmodel import Session
 
 from annotator.models import (
@@ -152,7 +152,8 @@ def iter_query(session: Session, query: Select[Any]) -> Iterator[dict[str, Any]]
 def _driver_cursor(session: Session, query: Select[Any]) -> Iterator[Any]:
     """The database driver's cursor with `query` executed on it, closed afterwards."""
     connection = session.connection()
-    compiled = query.compile(dialect=connection.dialect)
+    # IN lists (expanding parameters) rendered as one parameter per value.
+    compiled = query.compile(dialect=connection.dialect, compile_kwargs={"render_postcompile": True})
     params = compiled.construct_params()
     cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
     try:
@@ -180,6 +181,40 @@ def iter_raw_tuples(session: Session, query: Select[Any]) -> Iterator[tuple[Any,
     with _driver_cursor(session, query) as cursor:
         while rows := cursor.fetchmany(STREAM_BATCH):
             yield from map(tuple, rows)
+
+
+def execute_many(session: Session, statement: Insert | Update, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Run `statement` once per row (all rows with the same keys) in one executemany of the driver's own.
+
+    Each value still goes through its column type's conversion (a timestamp's text on SQLite, `JSONText`), but
+    a value that is the very object of the row before (one timestamp for a whole batch) is converted once.
+    SQLAlchemy's own executemany spends most of a bulk write in its per-row parameter work.
+    """
+    if not rows:
+        return
+    connection = session.connection()
+    dialect = connection.dialect
+    compiled = statement.compile(dialect=dialect, column_keys=list(rows[0]))
+    names = list(compiled.positiontup or ()) if compiled.positional else list(compiled.binds)
+    converters = [compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names]
+    keys = [compiled.binds[name].key for name in names]
+    columns: list[list[Any]] = []
+    for key, convert in zip(keys, converters, strict=True):
+        raw = [row[key] for row in rows]
+        if convert is not None:
+            done, last, converted = [], object(), None
+            for value in raw:
+                if value is not last:
+                    last, converted = value, convert(value)
+                done.append(converted)
+            raw = done
+        columns.append(raw)
+    params: list[Any] = list(zip(*columns, strict=True))
+    if not compiled.positional:
+        params = [dict(zip(names, values, strict=True)) for values in params]
+    # Through SQLAlchemy's driver-level call, which adds no per-row work but wraps the driver's errors (a
+    # locked database is still `sqlalchemy.exc.OperationalError` to the callers that handle it).
+    connection.exec_driver_sql(str(compiled), params)
 
 
 def labels_query() -> Select[Any]:
