@@ -238,10 +238,9 @@ class _Importer:
             return
         if row.id >= self.part_first_candidate_id:
             raise loc.error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this file", "data_id")
-        # The row is (id, data_id, *given).
         differing = [
             name
-            for name, stored in zip(given, row[2:], strict=True)
+            for name, stored in zip(given, row[2:], strict=True)  # the row is (id, data_id, *given)
             if (value := getattr(record, name)) is not None and not _same(stored, value)
         ]
         if differing and not self.update:
