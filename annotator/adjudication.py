@@ -19,16 +19,20 @@ from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotato
 from annotator.store import of_source_and_type
 
 __all__ = [
-    "adjudicate", "adjudications", "dispute_count", "dispute_labels", "disputes", "label_provenance", "next_dispute",
+    "DisputeQueue", "adjudicate", "adjudications", "dispute_labels", "disputes", "is_open_dispute", "label_provenance",
 ]
 
 
-def _agreement_query(*, data_source: str | None, rewrite_type: str | None, include_adjudicated: bool) -> Select[Any]:
-    per_label = (
-        select(Annotation.candidate_id, func.count().label("n"))
-        .group_by(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval)
-        .subquery()
+def _agreement_query(
+    *, data_source: str | None, rewrite_type: str | None, include_adjudicated: bool,
+    candidate_ids: Collection[int] | None = None,
+) -> Select[Any]:
+    per_label = select(Annotation.candidate_id, func.count().label("n")).group_by(
+        Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval
     )
+    if candidate_ids is not None:  # inside the aggregate, so that only these candidates' labels are read
+        per_label = per_label.where(Annotation.candidate_id.in_(list(candidate_ids)))
+    per_label = per_label.subquery()
     per_candidate = (
         select(
             per_label.c.candidate_id,
@@ -69,21 +73,40 @@ def disputes(
     return [row._asdict() for row in session.execute(query)]
 
 
-def dispute_count(session: Session, *, data_source: str | None = None, rewrite_type: str | None = None) -> int:
-    """How many disputes are left to adjudicate."""
-    query = _agreement_query(data_source=data_source, rewrite_type=rewrite_type, include_adjudicated=False)
-    return session.execute(select(func.count()).select_from(query.order_by(None).subquery())).scalar_one()
+def is_open_dispute(session: Session, *, candidate_id: int) -> bool:
+    """Whether the candidate's labels disagree and no reviewer has decided it yet (reads its labels only)."""
+    query = _agreement_query(data_source=None, rewrite_type=None, include_adjudicated=False,
+                             candidate_ids=[candidate_id])
+    return session.execute(query.limit(1)).first() is not None
 
 
-def next_dispute(
-    session: Session, *, exclude: Collection[int] = (), data_source: str | None = None, rewrite_type: str | None = None
-) -> int | None:
-    """The first dispute not yet adjudicated and not in `exclude` (skipped this session)."""
-    query = _agreement_query(data_source=data_source, rewrite_type=rewrite_type, include_adjudicated=False)
-    if exclude:
-        query = query.where(Candidate.id.not_in(list(exclude)))
-    row = session.execute(query.limit(1)).first()
-    return None if row is None else row.id
+class DisputeQueue:
+    """The disputes left to adjudicate, lowest agreement first, read once and then walked one at a time.
+
+    Finding the next dispute means aggregating every label (about 0.3 s at 100,000 candidates on SQLite), too
+    slow for each key. So the list is read once, and each dispute is checked again (`is_open_dispute`) just
+    before it is shown, since labels and other reviewers' decisions may have changed since the read. When the
+    list runs out it is read again, for disputes that came since.
+    """
+
+    def __init__(self, *, data_source: str | None = None, rewrite_type: str | None = None) -> None:
+        self._filters = {"data_source": data_source, "rewrite_type": rewrite_type}
+        self._ahead: list[int] = []  # the ids still to walk, the next one last
+
+    def __len__(self) -> int:
+        """How many disputes are ahead (some may have been settled elsewhere since the read)."""
+        return len(self._ahead)
+
+    def next(self, session: Session, *, exclude: Collection[int] = ()) -> int | None:
+        """The next open dispute not in `exclude` (skipped this session), or None when none is left."""
+        if not self._ahead:
+            query = _agreement_query(**self._filters, include_adjudicated=False).with_only_columns(Candidate.id)
+            self._ahead = list(session.execute(query).scalars())[::-1]
+        while self._ahead:
+            candidate_id = self._ahead.pop()
+            if candidate_id not in exclude and is_open_dispute(session, candidate_id=candidate_id):
+                return candidate_id
+        return None
 
 
 def dispute_labels(session: Session, *, candidate_id: int) -> list[dict[str, Any]]:

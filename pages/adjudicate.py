@@ -20,18 +20,20 @@ from ui.ready import is_ready, wait_for_buttons
 ROLES = (Role.reviewer, Role.admin)
 WORKSPACE = "adjudicate"
 engine, user = guard.require(*ROLES)
-state: dict[str, Any] = st.session_state.setdefault("adjudicate", {"skipped": [], "view": None, "message": None})
+state: dict[str, Any] = st.session_state.setdefault(
+    "adjudicate", {"skipped": [], "view": None, "message": None, "queue": adjudication.DisputeQueue()}
+)
 
 
 def _show(session: Any, candidate_id: int | None) -> None:
     state["view"] = None if candidate_id is None else queue.load(session, candidate_id=candidate_id,
                                                                   annotator_id=user.id)
     state["labels"] = [] if candidate_id is None else adjudication.dispute_labels(session, candidate_id=candidate_id)
-    state["left"] = adjudication.dispute_count(session)
+    state["left"] = len(state["queue"]) + (candidate_id is not None)
 
 
 def _next(session: Any) -> None:
-    _show(session, adjudication.next_dispute(session, exclude=state["skipped"]))
+    _show(session, state["queue"].next(session, exclude=state["skipped"]))
 
 
 def _may_press() -> bool:

@@ -49,9 +49,10 @@ def test_adjudication_wins_is_an_event_and_leaves_the_queue(engine: Engine) -> N
     with write_session(engine) as session:
         adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=reviewer, human_check=0,
                                 difficulty_eval=None, comment="condition 2 is still implied")
-        assert adjudication.next_dispute(session) == cids[3]
-        assert adjudication.dispute_count(session) == 3
-        assert adjudication.next_dispute(session, exclude=[cids[3]]) == cids[4]
+        disputes = adjudication.DisputeQueue()
+        assert disputes.next(session) == cids[3]
+        assert len(disputes) == 2  # cids[4] and cids[2] ahead
+        assert adjudication.DisputeQueue().next(session, exclude=[cids[3]]) == cids[4]
     with read_session(engine) as session:
         candidate = session.get(Candidate, cids[1])
         assert (candidate.human_check, candidate.difficulty_eval, candidate.label_source) == (0, None, "adjudicated")
@@ -83,6 +84,28 @@ def test_adjudication_wins_is_an_event_and_leaves_the_queue(engine: Engine) -> N
             ).order_by(AnnotationEvent.id)
         ).all()
         assert [(old and old["human_check"], new["human_check"]) for old, new in actions] == [(None, 0), (0, 1)]
+
+
+def test_the_dispute_queue_passes_over_what_was_settled_since_it_was_read(engine: Engine) -> None:
+    cids, aids = _seed(engine)
+    disputes = adjudication.DisputeQueue()
+    with write_session(engine) as session:
+        assert disputes.next(session) == cids[3]
+        # Since the read: another reviewer settles cids[1], and an annotator's change makes cids[4] unanimous.
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=aids[3], human_check=0,
+                                difficulty_eval=None)
+        labels.record_label(session, candidate_id=cids[4], annotator_id=aids[1], human_check=1, difficulty_eval=1)
+        assert not adjudication.is_open_dispute(session, candidate_id=cids[4])
+        assert adjudication.is_open_dispute(session, candidate_id=cids[2])
+        assert disputes.next(session) == cids[2]
+        assert len(disputes) == 0
+        for candidate_id in (cids[3], cids[2]):
+            adjudication.adjudicate(session, candidate_id=candidate_id, reviewer_id=aids[3], human_check=1,
+                                    difficulty_eval=0)
+        assert disputes.next(session) is None
+        # A dispute that came after the list ran out is found: the list is read again.
+        labels.record_label(session, candidate_id=cids[0], annotator_id=aids[3], human_check=0, difficulty_eval=None)
+        assert disputes.next(session) == cids[0]
 
 
 def test_an_adjudication_must_be_a_label(engine: Engine) -> None:
