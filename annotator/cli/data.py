@@ -115,6 +115,11 @@ def export_command(
         fail(str(exc), 2)
     for name, entry in manifest["files"].items():
         typer.echo(f"{target / name}: {entry['records']} records")
+    vetted = manifest.get("vetted") or {}
+    if vetted.get("left_out"):
+        target = vetted["labels_per_candidate"]
+        typer.echo(f"left out {vetted['left_out']} incomplete candidate(s): fewer than {target} label(s) and not "
+                   "adjudicated; --include-incomplete puts them in")
 
 
 @app.command()

@@ -150,9 +150,12 @@ def test_the_cli_flag(engine: Engine, database_url: str, project: dict[str, int]
     plain = run_cli(database_url, "export", "--out", str(tmp_path / "plain"))
     assert plain.returncode == 0, plain.stderr
     assert _released(tmp_path / "plain") == ["math_1_remove_1"]
+    assert plain.stdout.splitlines()[-1] == ("left out 1 incomplete candidate(s): fewer than 2 label(s) and not "
+                                             "adjudicated; --include-incomplete puts them in")
     flagged = run_cli(database_url, "export", "--include-incomplete", "--out", str(tmp_path / "flagged"))
     assert flagged.returncode == 0, flagged.stderr
     assert _released(tmp_path / "flagged") == ["math_0_remove_1", "math_1_remove_1"]
+    assert "left out" not in flagged.stdout
     manifest = json.loads((tmp_path / "flagged" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["vetted"]["rule"] == "include-incomplete" and manifest["options"] == {"include_incomplete": True}
 
