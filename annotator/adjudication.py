@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import ColumnElement, Select, func, select
 from sqlmodel import Session
 
 from annotator.labels import refresh_candidate, validate
@@ -174,15 +174,16 @@ def adjudications(session: Session, *, candidate_ids: Collection[int] | None = N
     }
 
 
-def label_provenance(session: Session, *, kept_only: bool = False) -> dict[str, Any]:
+def label_provenance(session: Session, *, where: ColumnElement[bool] | None = None) -> dict[str, Any]:
     """Where each resolved label comes from, for an export's manifest.
 
     Returns {"counts": {label_source: n}, "candidates": {data_id: {"label_source", and for adjudicated ones
-    "adjudicated_by", "adjudicated_at"}}} over the labelled candidates (only human_check = 1 with `kept_only`).
+    "adjudicated_by", "adjudicated_at"}}} over the labelled candidates (those `where` holds for, if given: the
+    release's vetted ones).
     """
     query = select(Candidate.id, Candidate.data_id, Candidate.label_source).where(Candidate.human_check.is_not(None))
-    if kept_only:
-        query = query.where(Candidate.human_check == 1)
+    if where is not None:
+        query = query.where(where)
     who = adjudications(session)
     counts: dict[str, int] = {}
     candidates: dict[str, dict[str, Any]] = {}

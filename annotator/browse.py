@@ -15,14 +15,15 @@ from sqlmodel import Session
 
 from annotator.auth import User
 from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate
-from annotator.queue import complete, labels_per_candidate
+from annotator.queue import complete, incomplete, labels_per_candidate, vetted
 from annotator.vocabulary import Role
 
 PAGE_SIZE = 50
 SNIPPET_CHARS = 160
 # Label states everyone may filter on, and the ones that reveal other people's labels.
 OWN_STATES = ("any", "labelled by me", "not labelled by me")
-ALL_STATES = OWN_STATES + ("unlabelled", "in progress", "complete", "kept", "rejected", "disputed")
+# "kept" is vetted (`queue.vetted`), as in `stats`; "incomplete" resolves to human_check 1 over fewer labels.
+ALL_STATES = OWN_STATES + ("unlabelled", "in progress", "complete", "kept", "incomplete", "rejected", "disputed")
 
 
 def sees_everyone(user: User) -> bool:
@@ -91,7 +92,8 @@ def list_candidates(
         "unlabelled": Candidate.label_count == 0,
         "in progress": and_(Candidate.label_count > 0, ~complete(target)),
         "complete": complete(target),
-        "kept": Candidate.human_check == 1,
+        "kept": vetted(target),
+        "incomplete": incomplete(target),
         "rejected": Candidate.human_check == 0,
         "disputed": and_(Candidate.label_count > 0, Candidate.human_check.is_(None)),
     }.get(label_state)

@@ -23,7 +23,7 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, delete, exists, func, literal, or_, select
+from sqlalchemy import ColumnElement, Select, and_, delete, exists, func, literal, or_, select
 from sqlmodel import Session
 
 from annotator.gold import is_gold, next_gold
@@ -37,6 +37,7 @@ from annotator.store import (
     original_question_and_answer,
     set_setting,
 )
+from annotator.vocabulary import LabelSource, VettedRule
 
 LABELS_PER_CANDIDATE = "labels_per_candidate"
 CLAIM_MINUTES = 30
@@ -59,6 +60,29 @@ def set_labels_per_candidate(session: Session, *, value: int) -> None:
 def complete(target: int) -> ColumnElement[bool]:
     """Whether a candidate has all the labels the project asks for (`labels_per_candidate` = `target`)."""
     return Candidate.label_count >= target
+
+
+def vetted(target: int, *, rule: VettedRule = VettedRule.complete_or_adjudicated) -> ColumnElement[bool]:
+    """Whether a candidate is vetted: the one rule the release, `stats`, the Overview and manifests use.
+
+    A candidate is vetted when its resolved label is human_check = 1 and it is complete (`target` =
+    `labels_per_candidate` labels) or adjudicated; `VettedRule.include_incomplete` also takes those whose
+    fewer labels so far resolve to human_check = 1.
+    """
+    kept = Candidate.human_check == 1
+    if rule == VettedRule.include_incomplete:
+        return kept
+    return and_(kept, _complete_or_adjudicated(target))
+
+
+def incomplete(target: int) -> ColumnElement[bool]:
+    """Resolved to human_check = 1 so far, but neither complete nor adjudicated: not vetted yet."""
+    return and_(Candidate.human_check == 1, ~_complete_or_adjudicated(target))
+
+
+def _complete_or_adjudicated(target: int) -> ColumnElement[bool]:
+    # label_source is NULL while unresolved: coalesced, so that the negation is true there, not NULL.
+    return or_(complete(target), func.coalesce(Candidate.label_source, "") == LabelSource.adjudicated.value)
 
 
 def _statuses(include_filtered: bool) -> list[str]:

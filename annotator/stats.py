@@ -4,6 +4,9 @@ checked versus kept. Deterministic (no timestamps, stable key order) so tools ca
 The totals count the candidates meant to be unsolvable; solvable-by-design ones (GSM-IC `distractor`s,
 whose "kept" means "answer unchanged") keep their row per rewrite type but are totalled apart, under
 `solvable_by_design`, so a kept count is never a mix of solvable and unsolvable problems.
+
+`kept` counts the vetted candidates (`queue.vetted`: complete or adjudicated), the ones the release's `unsol`
+files hold; candidates whose fewer labels so far resolve to human_check 1 are `incomplete`, not kept.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from sqlmodel import Session
 
 from annotator.labels import activity
 from annotator.models import Candidate, Problem
+from annotator.queue import labels_per_candidate, vetted
 from annotator.store import data_sources
 from annotator.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus
 
-COUNT_KEYS = ("candidates", "checked", "kept", "rejected", "disputed", "simple", "hard", "filtered", "unverified")
+COUNT_KEYS = ("candidates", "checked", "kept", "incomplete", "rejected", "disputed", "simple", "hard", "filtered",
+              "unverified")
 _STATUS_KEYS = {CandidateStatus.filtered: "filtered", CandidateStatus.unverified: "unverified"}
 
 
@@ -30,24 +35,16 @@ def _empty() -> dict[str, int]:
 def compute(session: Session) -> dict[str, Any]:
     """Counts per data source and rewrite type, with per-source and overall totals.
 
-    `checked` candidates have at least one label; of those `kept` resolved to human_check 1 (split into
-    `simple` / `hard` by difficulty_eval), `rejected` to 0, and `disputed` ones are tied. `filtered` ones
-    failed the LLM verification, `unverified` ones wait for it (`generate --steps 2`).
+    `checked` candidates have at least one label; of those `kept` are vetted (resolved to human_check 1 over
+    `labels_per_candidate` labels, or adjudicated so; split into `simple` / `hard` by difficulty_eval),
+    `incomplete` resolve to 1 over fewer labels, `rejected` to 0, and `disputed` ones are tied. `filtered`
+    ones failed the LLM verification, `unverified` ones wait for it (`generate --steps 2`).
     """
     problems = dict(session.execute(select(Problem.data_source, func.count()).group_by(Problem.data_source)).all())
-    checked = (Candidate.label_count > literal_column("0")).label("checked")
-    group = (
-        Candidate.data_source,
-        Candidate.rewrite_type,
-        Candidate.status,
-        checked,
-        Candidate.human_check,
-        Candidate.difficulty_eval,
-    )
-    query = select(*group, func.count()).group_by(*group)
     sources: dict[str, dict[str, Any]] = {}
     total, solvable = _empty(), _empty()
-    for source, rewrite_type, status, checked, human_check, difficulty, count in session.execute(query):
+    target = labels_per_candidate(session)
+    for source, rewrite_type, status, checked, human_check, is_vetted, difficulty, count in _groups(session, target):
         entry = sources.setdefault(source, _source_entry())
         by_type = entry["by_rewrite_type"].setdefault(rewrite_type, _empty())
         apart = rewrite_type in SOLVABLE_BY_DESIGN
@@ -58,9 +55,11 @@ def compute(session: Session) -> dict[str, Any]:
                 counts[_STATUS_KEYS[status]] += count
             if checked:
                 counts["checked"] += count
-                if human_check == 1:
+                if human_check == 1 and is_vetted:
                     counts["kept"] += count
                     counts["hard" if difficulty == 1 else "simple"] += count
+                elif human_check == 1:
+                    counts["incomplete"] += count
                 elif human_check == 0:
                     counts["rejected"] += count
                 else:
@@ -76,8 +75,19 @@ def compute(session: Session) -> dict[str, Any]:
             "solvable_by_design": entry["solvable_by_design"],
         }
     return {
-        "problems": sum(problems.values()), "sources": result_sources, "total": total, "solvable_by_design": solvable,
+        "problems": sum(problems.values()), "labels_per_candidate": target, "sources": result_sources, "total": total,
+        "solvable_by_design": solvable,
     }
+
+
+def _groups(session: Session, target: int) -> Any:
+    """Candidates counted per data source, rewrite type, status, labelled or not, resolved human_check, vetted
+    or not and difficulty_eval."""
+    labelled = (Candidate.label_count > literal_column("0")).label("labelled")
+    is_vetted = vetted(target).label("vetted")
+    group = (Candidate.data_source, Candidate.rewrite_type, Candidate.status, labelled, Candidate.human_check,
+             is_vetted, Candidate.difficulty_eval)
+    return session.execute(select(*group, func.count()).group_by(*group))
 
 
 def _source_entry() -> dict[str, Any]:
@@ -123,14 +133,17 @@ def _solvable_row(source: str, counts: dict[str, int], problems: int | str | Non
 
 
 # The states a candidate is in, for the Overview's chart: each candidate in exactly one.
-STATES = ("kept-simple", "kept-hard", "rejected", "disputed", "unlabelled", "filtered", "unverified")
+# kept = vetted; incomplete = resolved to human_check 1 over fewer than labels_per_candidate labels.
+STATES = ("kept-simple", "kept-hard", "incomplete", "rejected", "disputed", "unlabelled", "filtered", "unverified")
 
 
-def _state(status: str, labelled: bool, human_check: int | None, difficulty: int | None) -> str:
+def _state(status: str, labelled: bool, human_check: int | None, is_vetted: bool, difficulty: int | None) -> str:
     if not labelled:
         # A filtered candidate never reaches the queue; once someone labelled it anyway, its label counts.
         return _STATUS_KEYS.get(status, "unlabelled")
     if human_check == 1:
+        if not is_vetted:
+            return "incomplete"
         return "kept-hard" if difficulty == 1 else "kept-simple"
     return "rejected" if human_check == 0 else "disputed"
 
@@ -138,14 +151,10 @@ def _state(status: str, labelled: bool, human_check: int | None, difficulty: int
 def progress(session: Session) -> dict[str, list[dict[str, Any]]]:
     """Where the work stands, as rows for charts: `states` counts the candidates per data source, rewrite type
     and state (`STATES`; rows with a count only), `per_day` the labels people gave per day (imports left out)."""
-    labelled = (Candidate.label_count > literal_column("0")).label("labelled")
-    group = (Candidate.data_source, Candidate.rewrite_type, Candidate.status, labelled, Candidate.human_check,
-             Candidate.difficulty_eval)
     counts: dict[tuple[str, str, str], int] = {}
-    for source, rewrite_type, status, is_labelled, human_check, difficulty, count in session.execute(
-        select(*group, func.count()).group_by(*group)
-    ):
-        key = (source, rewrite_type, _state(status, bool(is_labelled), human_check, difficulty))
+    rows = _groups(session, labels_per_candidate(session))
+    for source, rewrite_type, status, is_labelled, human_check, is_vetted, difficulty, count in rows:
+        key = (source, rewrite_type, _state(status, bool(is_labelled), human_check, bool(is_vetted), difficulty))
         counts[key] = counts.get(key, 0) + count
     states = [
         {"data_source": source, "rewrite_type": rewrite_type, "state": state, "candidates": count}
@@ -166,4 +175,7 @@ def to_text(stats: dict[str, Any]) -> str:
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
     lines.append("  ".join("-" * w for w in widths))
     lines.extend("  ".join(cell.ljust(w) for cell, w in zip(r, widths)) for r in body)
+    target = stats["labels_per_candidate"]
+    lines.append(f"kept = vetted: {target} label(s) resolving to human_check = 1, or adjudicated so; incomplete = "
+                 "resolving to 1 over fewer labels (export --include-incomplete adds them)")
     return "\n".join(lines)

@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from sqlalchemy import Insert, Select, Update, case, func, nulls_last, select
+from sqlalchemy import ColumnElement, Insert, Select, Update, case, func, nulls_last, select
 from sqlmodel import Session
 
 from annotator.models import (
@@ -100,7 +100,7 @@ def iter_problems(session: Session, *, data_source: str) -> Iterator[dict[str, A
 def candidates_query(
     *,
     data_source: str | None = None,
-    kept_only: bool = False,
+    where: ColumnElement[bool] | None = None,
     rewrite_types: Collection[str] | None = None,
     exclude_rewrite_types: Collection[str] = (),
     columns: tuple[Any, ...] = CANDIDATE_COLUMNS,
@@ -108,16 +108,17 @@ def candidates_query(
 ) -> Select[Any]:
     """Candidates joined with their problem's fields.
 
-    `rewrite_types` keeps only those rewrite types, `exclude_rewrite_types` drops those (e.g. the
-    solvable-by-design ones, which never belong in an unsolvable set). `release` order is the released files'
+    `where` keeps the candidates it holds for (e.g. the vetted ones, `queue.vetted`), `rewrite_types` only those
+    rewrite types, `exclude_rewrite_types` drops those (e.g. the solvable-by-design ones, which never belong in
+    an unsolvable set). `release` order is the released files'
     order (file position, problem, rewrite type, k); `id` order is the order they were added, read straight
     off the primary key without a sort.
     """
     query = select(*columns).join(Problem, Problem.id == Candidate.problem_id)
     if data_source is not None:
         query = query.where(Candidate.data_source == data_source)
-    if kept_only:
-        query = query.where(Candidate.human_check == 1)
+    if where is not None:
+        query = query.where(where)
     if rewrite_types is not None:
         query = query.where(Candidate.rewrite_type.in_([str(t) for t in rewrite_types]))
     if exclude_rewrite_types:

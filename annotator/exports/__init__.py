@@ -2,7 +2,7 @@
 
 | format       | what                                                                          |
 |--------------|-------------------------------------------------------------------------------|
-| reliablemath | the release layout (solve / unsol files), only candidates with human_check = 1 |
+| reliablemath | the release layout (solve / unsol files), only vetted candidates (`queue.vetted`) |
 | annotation   | the paper's annotation sheet (Fig. 10), every candidate                        |
 | jsonl, csv, parquet | flat tables, one row per candidate                                     |
 | treecut, umwp, gsm-ic | each imported file of that format under its own name, byte for byte  |
@@ -10,9 +10,11 @@
 | transcripts  | `transcripts.jsonl`: every model response with its judge and human verdicts    |
 
 One module per format; each writer takes a read session and a directory and returns {file name: records},
-fed by the query functions of `annotator.store`. Exports hold dataset content and labels only: no annotator
-passwords, API keys or settings. Importing this package loads no writer (nor the database layer), so that
-the command line can list `FORMATS` at once; `export` loads them.
+fed by the query functions of `annotator.store`. A writer's module may also have a `manifest(session,
+**options)` returning entries of its own for the manifest (the release's `vetted` rule, label provenance).
+Exports hold dataset content and labels only: no annotator passwords, API keys or settings. Importing this
+package loads no writer (nor the database layer), so that the command line can list `FORMATS` at once;
+`export` loads them.
 """
 
 from __future__ import annotations
@@ -48,11 +50,8 @@ _WRITERS = {
     "transcripts": ("transcripts", "write_transcripts"),
 }
 FORMATS = tuple(_WRITERS)
-# Formats whose manifest also says where each resolved label comes from (single / unanimous / majority /
-# adjudicated, by whom and when), with the candidates they export: True = only human_check = 1.
-_LABEL_PROVENANCE = {"reliablemath": True, "annotation": False}
 # The options a format's writer takes as keyword arguments (`export(..., options=...)`).
-OPTIONS = {"labels": ("file_format", "with_history")}
+OPTIONS = {"labels": ("file_format", "with_history"), "reliablemath": ("include_incomplete",)}
 
 
 class UnknownExportFormat(ValueError):
@@ -66,6 +65,11 @@ def exporters() -> dict[str, Exporter]:
         name: getattr(importlib.import_module(f"annotator.exports.{module}"), function)
         for name, (module, function) in _WRITERS.items()
     }
+
+
+def _manifest_entries(format: str) -> Callable[..., dict[str, Any]] | None:
+    """The `manifest(session, **options)` function of a format's writer module, if it has one."""
+    return getattr(importlib.import_module(f"annotator.exports.{_WRITERS[format][0]}"), "manifest", None)
 
 
 def export(
@@ -89,11 +93,8 @@ def export(
     out.mkdir(parents=True, exist_ok=True)
     with read_session(engine or get_engine()) as session:
         counts = writer(session, out, **options)
-        labels = None
-        if format in _LABEL_PROVENANCE:
-            from annotator.adjudication import label_provenance
-
-            labels = label_provenance(session, kept_only=_LABEL_PROVENANCE[format])
+        own = _manifest_entries(format)
+        entries = own(session, **options) if own is not None else {}
     manifest = {
         "tool": "annotator",
         "version": __version__,
@@ -102,8 +103,7 @@ def export(
         **({"options": options} if options else {}),
         "files": {name: {"records": counts[name], "sha256": sha256_file(out / name)} for name in sorted(counts)},
     }
-    if labels is not None:
-        manifest["labels"] = labels
+    manifest.update(entries)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from annotator.adjudication import adjudications
+from annotator.adjudication import adjudications, label_provenance
 from annotator.exports.reliablemath import write_json
 from annotator.store import iter_candidates, original_question_and_answer
 
@@ -40,3 +40,8 @@ def write_sheet(session: Session, out: Path) -> dict[str, int]:
     records = [sheet_record(c, adjudicated.get(c["id"])) for c in iter_candidates(session)]
     write_json(out / FILE_NAME, records, {})
     return {FILE_NAME: len(records)}
+
+
+def manifest(session: Session) -> dict[str, Any]:
+    """The sheet's manifest entry `labels`: where each labelled candidate's resolved label comes from."""
+    return {"labels": label_provenance(session)}

@@ -2,7 +2,8 @@
 candidates that came from no imported file (those `distract` made) in `GSM-IC_distract.json`; and the one
 GSM-IC record builder, which `annotator.distract` uses for the variants it writes.
 
-A distractor is vetted when its resolved label is human_check = 1 ("answer unchanged"): these are the
+A distractor is vetted (`queue.vetted`) when it resolves to human_check = 1 ("answer unchanged") over
+`labels_per_candidate` labels or a reviewer decided so: these are the
 solvable problems with irrelevant context, and they go here, never into ReliableMath's unsolvable files.
 
 GSM-IC's answers are strings (some with thousands separators): an imported record's answer is written back
@@ -21,6 +22,7 @@ from sqlmodel import Session
 from annotator.exports.umwp import dumps_file
 from annotator.files import write_file
 from annotator.formats.gsm_ic import NAME
+from annotator.queue import labels_per_candidate, vetted
 from annotator.store import iter_candidates, original_question_and_answer, source_files
 from annotator.vocabulary import SOLVABLE_BY_DESIGN
 
@@ -74,7 +76,7 @@ def write_files(session: Session, out: Path) -> dict[str, int]:
         counts[name] = len(records)
     generated = [
         record_from(c)
-        for c in iter_candidates(session, kept_only=True, rewrite_types=SOLVABLE_BY_DESIGN)
+        for c in iter_candidates(session, where=vetted(labels_per_candidate(session)), rewrite_types=SOLVABLE_BY_DESIGN)
         if "file" not in ((c.get("extra") or {}).get("gsm_ic") or {})
     ]
     if generated:

@@ -6,12 +6,13 @@ second file `label_history.{ext}` holds every label event, oldest first: `data_i
 and the label before and after as `old_human_check, old_difficulty_eval, old_comment, new_human_check,
 new_difficulty_eval, new_comment` (empty for a new label's "before"). A second flat file rather than a list
 in each row, so that CSV and Parquet hold the same as JSONL. Times are UTC, ISO 8601 in JSONL and CSV,
-timestamps in Parquet; system annotators (imports) are included under their names (`import:...`).
+timestamps in Parquet; system annotators (imports) are included under their names (`import:...`). CSV text
+cells that a spreadsheet would run as a formula (a comment `=HYPERLINK(...)`) get a `'` in front
+(`annotator.csv_cells`); JSONL and Parquet keep the exact text.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable, Iterator
 from datetime import datetime
@@ -20,6 +21,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from annotator.csv_cells import DictWriter
 from annotator.store import iter_query, label_events_query, labels_query
 
 FILE_FORMATS = ("jsonl", "csv", "parquet")
@@ -76,7 +78,7 @@ def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
 def _write_csv(path: Path, rows: Iterable[dict[str, Any]], fields: dict[str, str]) -> int:
     count = 0
     with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(fields))
+        writer = DictWriter(handle, fieldnames=list(fields))
         writer.writeheader()
         for row in rows:
             writer.writerow({k: _csv(v) for k, v in row.items()})

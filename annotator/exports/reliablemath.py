@@ -1,6 +1,8 @@
 """The ReliableMath release layout: `solve.json`, `unsol.json` and per-source `solve/` and `unsol/` files.
 
-Only candidates whose resolved label is human_check = 1 are released, and only those meant to be unsolvable:
+Only vetted candidates are released (`queue.vetted`: resolved to human_check = 1 over `labels_per_candidate`
+labels, or adjudicated so; `include_incomplete` also takes those with fewer labels resolving to 1, and the
+manifest says which rule was used and how many were left out), and only those meant to be unsolvable:
 for a solvable-by-design candidate (a GSM-IC `distractor`) human_check = 1 means "answer unchanged", so it
 never goes into the `unsol` files (the `gsm-ic` export writes those). Files imported from a release are
 written back in their own style (`annotator.formats.reliablemath.dumps`), byte for byte.
@@ -11,10 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import func, select
 from sqlmodel import Session
 
+from annotator.adjudication import label_provenance
 from annotator.files import write_file
 from annotator.formats.reliablemath import FLOAT_DIFFICULTY, NAME, dumps
+from annotator.models import Candidate
+from annotator.queue import incomplete, labels_per_candidate, vetted
 from annotator.store import (
     data_sources,
     iter_candidates,
@@ -22,7 +28,7 @@ from annotator.store import (
     original_question_and_answer,
     source_file_options,
 )
-from annotator.vocabulary import SOLVABLE_BY_DESIGN
+from annotator.vocabulary import SOLVABLE_BY_DESIGN, VettedRule
 
 
 def solve_record(problem: dict[str, Any]) -> dict[str, Any]:
@@ -51,8 +57,14 @@ def unsol_record(candidate: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def write_release(session: Session, out: Path) -> dict[str, int]:
-    """The release layout; only unsolvable-by-design candidates whose resolved label is human_check = 1."""
+def _rule(include_incomplete: bool) -> VettedRule:
+    return VettedRule.include_incomplete if include_incomplete else VettedRule.complete_or_adjudicated
+
+
+def write_release(session: Session, out: Path, *, include_incomplete: bool = False) -> dict[str, int]:
+    """The release layout; only vetted unsolvable-by-design candidates (`include_incomplete`: also the
+    incomplete ones whose labels so far resolve to human_check = 1)."""
+    released = vetted(labels_per_candidate(session), rule=_rule(include_incomplete))
     styles = source_file_options(session, format=NAME)
     counts: dict[str, int] = {}
     combined: dict[str, list[dict[str, Any]]] = {"solve": [], "unsol": []}
@@ -60,7 +72,7 @@ def write_release(session: Session, out: Path) -> dict[str, int]:
         per_source = {
             "solve": [solve_record(p) for p in iter_problems(session, data_source=source)],
             "unsol": [unsol_record(c) for c in iter_candidates(
-                session, data_source=source, kept_only=True, exclude_rewrite_types=SOLVABLE_BY_DESIGN
+                session, data_source=source, where=released, exclude_rewrite_types=SOLVABLE_BY_DESIGN
             )],
         }
         for kind, records in per_source.items():
@@ -72,6 +84,25 @@ def write_release(session: Session, out: Path) -> dict[str, int]:
         write_json(out / f"{kind}.json", records, styles.get(f"{kind}.json", {}))
         counts[f"{kind}.json"] = len(records)
     return counts
+
+
+def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str, Any]:
+    """The release manifest's own entries: `vetted`, the rule its candidates were chosen by, with
+    `labels_per_candidate`, how many unsolvable-by-design candidates are `incomplete` (resolved to human_check
+    = 1 over fewer labels, not adjudicated) and how many of those were `left_out`; and `labels`, where each
+    released candidate's label comes from (`adjudication.label_provenance`)."""
+    target = labels_per_candidate(session)
+    waiting = session.execute(
+        select(func.count()).select_from(Candidate).where(
+            incomplete(target), Candidate.rewrite_type.not_in([str(t) for t in SOLVABLE_BY_DESIGN])
+        )
+    ).scalar_one()
+    rule = _rule(include_incomplete)
+    return {
+        "vetted": {"rule": rule.value, "labels_per_candidate": target, "incomplete": waiting,
+                   "left_out": 0 if include_incomplete else waiting},
+        "labels": label_provenance(session, where=vetted(target, rule=rule)),
+    }
 
 
 def write_json(path: Path, records: list[dict[str, Any]], style: dict[str, Any]) -> None:

@@ -1,13 +1,13 @@
 """Flat tables of candidates: JSONL, CSV and Parquet, one row per candidate with its problem's fields.
 
 CSV and Parquet cells cannot keep a JSON type, so they hold `ground_truth` and `source_id` as JSON text in
-`{name}_json` columns (`annotator.formats.table.JSON_ENCODED`), which an import decodes again. Rows stream
-from the database: memory does not grow with the number of candidates.
+`{name}_json` columns (`annotator.formats.table.JSON_ENCODED`), which an import decodes again. CSV text
+cells that a spreadsheet would run as a formula get a `'` in front (`annotator.csv_cells`; an import removes
+it). Rows stream from the database: memory does not grow with the number of candidates.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Text, type_coerce
 from sqlmodel import Session
 
+from annotator.csv_cells import DictWriter
 from annotator.formats.table import JSON_ENCODED
 from annotator.store import CANDIDATE_COLUMNS, candidates_query, iter_candidates, iter_raw
 
@@ -96,11 +97,11 @@ def write_csv(session: Session, out: Path) -> dict[str, int]:
     out.mkdir(parents=True, exist_ok=True)
     count = 0
     with (out / "candidates.csv").open("w", encoding="utf-8", newline="") as handle:
-        writer: csv.DictWriter[str] | None = None
+        writer: DictWriter | None = None
         for candidate in iter_candidates(session, columns=FLAT_SELECT, order="id"):
             row = flat_row(candidate)
             if writer is None:
-                writer = csv.DictWriter(handle, fieldnames=list(row))
+                writer = DictWriter(handle, fieldnames=list(row))
                 writer.writeheader()
             writer.writerow(row)
             count += 1

@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from annotator.csv_cells import restore
 from annotator.records import InputError, Location
 
 Row = tuple[Location, dict[str, Any]]
@@ -98,7 +99,8 @@ def csv_rows(path: Path) -> Iterator[Row]:
                 if None in row:
                     raise loc.error("has more cells than the header has columns")
                 seen_any = True
-                yield loc, {key: value for key, value in row.items()}
+                # Undo the `'` our CSV exports put before text a spreadsheet would run as a formula.
+                yield loc, {key: restore(value) for key, value in row.items()}
         except UnicodeDecodeError as exc:
             raise InputError(str(path), f"is not valid UTF-8 ({exc.reason} at byte {exc.start} of a block)") from None
         except csv.Error as exc:

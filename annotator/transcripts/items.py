@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from annotator import store
 from annotator.models import Candidate, Problem
+from annotator.queue import labels_per_candidate, vetted
 from annotator.vocabulary import SOLVABLE_BY_DESIGN
 
 ItemSet = Literal["vetted", "all"]
@@ -89,8 +90,7 @@ def evaluation_items(
 ) -> Iterator[Item]:
     """The A set (every answerable problem) then the U set, in release order.
 
-    `vetted` takes the candidates whose resolved label is human_check = 1 (ReliableMath's U set); `all`
-    takes every candidate.
+    `vetted` takes the vetted candidates (`queue.vetted`, ReliableMath's U set); `all` takes every candidate.
     """
     query = select(*store.PROBLEM_COLUMNS).order_by(Problem.id)
     if data_source is not None:
@@ -98,9 +98,8 @@ def evaluation_items(
     for row in session.execute(query):
         if _answerable(row.extra):
             yield _problem_item(row._asdict())
-    candidates = store.candidates_query(
-        data_source=data_source, kept_only=item_set == "vetted", columns=_ITEM_CANDIDATE_COLUMNS
-    )
+    only = vetted(labels_per_candidate(session)) if item_set == "vetted" else None
+    candidates = store.candidates_query(data_source=data_source, where=only, columns=_ITEM_CANDIDATE_COLUMNS)
     for row in session.execute(candidates):
         yield _candidate_item(row._asdict())
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from annotator.db import get_engine
+from annotator import queue
+from annotator.db import get_engine, write_session
 from tests.support.candidates import open_page
 from tests.support.progress import add_progress
 
@@ -26,8 +27,23 @@ def test_progress_is_drawn_and_the_table_has_dashes_not_none(engine: Engine) -> 
     spec = json.loads(states.proto.spec)
     assert spec["title"] == "Candidates by state" and spec["mark"]["type"] == "bar"
     assert spec["encoding"]["color"]["scale"]["domain"] == [
-        "kept-simple", "kept-hard", "rejected", "disputed", "unlabelled", "filtered", "unverified"
+        "kept-simple", "kept-hard", "incomplete", "rejected", "disputed", "unlabelled", "filtered", "unverified"
     ]
     assert json.loads(per_day.proto.spec)["title"] == "Labels per day"
     table = app.dataframe[0].value
     assert list(table["problems"]) == ["—", "—", "7", "—", "—", "2", "9"]
+
+
+def test_kept_counts_only_vetted_candidates(engine: Engine) -> None:
+    add_progress(engine)  # two candidates kept by a single label each
+    app = open_page("overview", engine, name="rev", role="reviewer")
+    assert {m.label: m.value for m in app.metric}["Kept"] == "2"
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=2)
+    app.run()
+    assert not app.exception, app.exception
+    shown = {m.label: m.value for m in app.metric}
+    assert (shown["Checked"], shown["Kept"], shown["Incomplete"], shown["Hard"]) == ("4", "0", "2", "0")
+    table = app.dataframe[0].value
+    overall = table[(table["data_source"] == "all") & (table["rewrite_type"] == "all")].iloc[0]
+    assert (overall["kept"], overall["incomplete"]) == (0, 2)

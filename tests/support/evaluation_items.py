@@ -25,7 +25,9 @@ def add_evaluation_items(engine: Engine) -> None:
     add_problems(engine, 3)
     ids = add_candidates(engine, 3, data_source="math")
     with write_session(engine) as session:
-        session.execute(update(Candidate).where(Candidate.id.in_(ids[:2])).values(human_check=1, difficulty_eval=0))
+        # Resolved as one label of human_check = 1 resolves (labels_per_candidate is 1): vetted.
+        session.execute(update(Candidate).where(Candidate.id.in_(ids[:2])).values(
+            human_check=1, difficulty_eval=0, label_count=1, label_source="single"))
         session.add(Problem(data_source="treecut", position=0, source_id=0, question=TREECUT_QUESTION,
                             ground_truth="7", extra={"treecut": {"answerable": True}}))
 
