@@ -1,0 +1,88 @@
+"""A killed `judge` leaves no worker processes behind: its pool dies with it, even on SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from annotator.db import get_engine
+from tests.support.transcripts import add_transcripts
+from tests.test_importer import PROJECT_ROOT
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+
+
+def _children(pid: int) -> set[int]:
+    """Live processes whose parent is `pid`."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has exited; only its parent's wait is missing
+
+
+def _wait_for(condition: Callable[[], object], seconds: float, what: str) -> object:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if value := condition():
+            return value
+        time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+
+
+def _workers(pid: int) -> set[int]:
+    """The pool's worker processes among `pid`'s children (the resource tracker is also a child)."""
+    return {child for child in _children(pid) if b"--multiprocessing-fork" in _cmdline(child)}
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_sigkilling_judge_leaves_no_worker_processes(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'judge.sqlite'}"
+    add_transcripts(get_engine(url), [{"response": f"We get $x = {n}$, so the answer is $\\boxed{{{n}}}$."}
+                                      for n in range(6000)])
+    judge = subprocess.Popen(
+        [sys.executable, "-m", "annotator", "judge", "--workers", "2"], cwd=PROJECT_ROOT,
+        env={**os.environ, "ANNOTATOR_DATABASE_URL": url}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    others: set[int] = set()
+    try:
+        workers = _wait_for(lambda: len(_workers(judge.pid)) == 2 and _workers(judge.pid), 60, "two pool workers")
+        others = _children(judge.pid)
+        assert judge.poll() is None, "judge finished before it could be killed: give it more transcripts"
+        judge.send_signal(signal.SIGKILL)
+        judge.wait(timeout=10)
+        _wait_for(lambda: not any(_alive(pid) for pid in others), 10, f"the workers {sorted(others)} to exit")
+        assert workers <= others
+    finally:
+        if judge.poll() is None:
+            judge.kill()
+        for pid in others:  # orphans a failed test would leave
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
