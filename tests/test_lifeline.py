@@ -6,14 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from annotator.db import get_engine
 from tests.support.transcripts import add_transcripts
+from tests.support.waiting import wait_for
 from tests.test_importer import PROJECT_ROOT
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
@@ -42,15 +41,6 @@ def _alive(pid: int) -> bool:
     return state != "Z"  # a zombie has exited; only its parent's wait is missing
 
 
-def _wait_for(condition: Callable[[], object], seconds: float, what: str) -> object:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if value := condition():
-            return value
-        time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
-    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
-
-
 def _workers(pid: int) -> set[int]:
     """The pool's worker processes among `pid`'s children (the resource tracker is also a child)."""
     return {child for child in _children(pid) if b"--multiprocessing-fork" in _cmdline(child)}
@@ -73,12 +63,12 @@ def test_sigkilling_judge_leaves_no_worker_processes(tmp_path: Path) -> None:
     )
     others: set[int] = set()
     try:
-        workers = _wait_for(lambda: len(_workers(judge.pid)) == 2 and _workers(judge.pid), 60, "two pool workers")
-        others = _children(judge.pid)
+        wait_for(lambda: len(_workers(judge.pid)) == 2, 60, "two pool workers")
+        workers, others = _workers(judge.pid), _children(judge.pid)
         assert judge.poll() is None, "judge finished before it could be killed: give it more transcripts"
         judge.send_signal(signal.SIGKILL)
         judge.wait(timeout=10)
-        _wait_for(lambda: not any(_alive(pid) for pid in others), 10, f"the workers {sorted(others)} to exit")
+        wait_for(lambda: not any(_alive(pid) for pid in others), 10, f"the workers {sorted(others)} to exit")
         assert workers <= others
     finally:
         if judge.poll() is None:

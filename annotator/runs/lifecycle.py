@@ -26,6 +26,14 @@ class RunError(ValueError):
     """A run cannot start: unknown run, bad options, nothing to do."""
 
 
+class DuplicateRunError(RunError):
+    """A run with the same kind and settings is queued or running (`run_id`): a second would pay twice."""
+
+    def __init__(self, message: str, *, run_id: int) -> None:
+        super().__init__(message)
+        self.run_id = run_id
+
+
 def create_run(
     session: Session,
     *,
@@ -45,10 +53,11 @@ def create_run(
     for active in session.scalars(select(Run).where(Run.kind == kind, Run.status.in_(ACTIVE_RUN_STATUSES))):
         same = _settings_key(active.steps, active.prompt_version, active.models, active.options) == settings
         if same and _at_work(active):
-            raise RunError(
+            raise DuplicateRunError(
                 f"run {active.id} with the same settings is already {active.status}"
                 + (f" (started by {active.created_by})" if active.created_by else "")
-                + "; wait for it to finish or cancel it before starting another"
+                + "; wait for it to finish or cancel it before starting another",
+                run_id=active.id or 0,
             )
     run = Run(
         kind=kind, status=RunStatus.queued, steps=steps, prompt_version=prompt_version, models=models,
