@@ -8,7 +8,9 @@ gated KaTeX commands) is checked with Streamlit's own regexes, copied from its 1
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -142,3 +144,67 @@ FRAGMENTS = [
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=14).map("".join))
 def test_any_text_is_text_plus_math(raw: str) -> None:
     check_text_only(raw)
+
+
+# Calls whose text Streamlit renders as Markdown: the body of text elements, and widget labels and help.
+_RENDERING = {
+    "markdown", "caption", "write", "info", "error", "warning", "success", "toast", "title", "header", "subheader",
+    "button", "form_submit_button", "download_button", "expander", "popover", "tabs", "checkbox", "toggle",
+    "radio", "selectbox", "multiselect", "text_input", "text_area", "number_input", "pills", "segmented_control",
+    "metric", "progress",
+}
+# Functions that return text-safe Markdown (each reviewed): ui.markdown's, ui.view's built on it, and pages'
+# helpers whose parts all go through it.
+# Values that are not data (numbers, our own words, Markdown built from escaped parts), each reviewed.
+_SAFE_VALUES = {
+    "user.role", "message", "heading", "status", "page.total", "page.page", "page.pages", "limit", "name", "value",
+    "session", "age", "TTL_SECONDS", "judged", "who", "type(snapshot.error).__name__", "label", "title", "notes",
+    "run.problems_done", "run.problems_total", "total", "run.id", "run.status", "unit", "run.requests",
+    "run.cache_hits", "run.failures", "reason", "latest.id", "old", "new", "GUIDELINE", "SOLUTION", "MODEL_OUTPUTS",
+    "lines",
+}
+_SAFE_CALLS = {"escape_markdown", "text", "details", "verdicts", "_heading", "_status", "len", "int", "round",
+               "label_name", "guideline_for", "_refusal", "name", "capitalize"}
+
+
+def _unsafe_parts(node: ast.AST) -> list[ast.AST]:
+    """Sub-expressions that read data (a subscript, `.get(...)`, `str(...)`) outside a safe call."""
+    if isinstance(node, ast.Call):
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if called in _SAFE_CALLS:
+            return []
+        if called in ("get", "str", "format"):
+            return [node]
+    if isinstance(node, ast.Subscript | ast.Name | ast.Attribute):
+        return [] if ast.unparse(node) in _SAFE_VALUES else [node]
+    if isinstance(node, ast.IfExp):  # the condition is not shown
+        return _unsafe_parts(node.body) + _unsafe_parts(node.orelse)
+    if isinstance(node, ast.Call):  # the function called is not shown
+        return [part for child in [*node.args, *(k.value for k in node.keywords)] for part in _unsafe_parts(child)]
+    return [part for child in ast.iter_child_nodes(node) for part in _unsafe_parts(child)]
+
+
+def _renders(func: ast.AST) -> bool:
+    """`st.markdown`, `column.caption`, ..., or `(st.success if ok else st.error)`."""
+    if isinstance(func, ast.IfExp):
+        return _renders(func.body) or _renders(func.orelse)
+    return isinstance(func, ast.Attribute) and func.attr in _RENDERING
+
+
+def _rendered_arguments(call: ast.Call) -> list[ast.AST]:
+    arguments = list(call.args[:1])
+    arguments += [keyword.value for keyword in call.keywords if keyword.arg in ("body", "label", "help", "text")]
+    return arguments
+
+
+def test_pages_pass_data_to_markdown_only_through_ui_markdown() -> None:
+    """No page or ui helper hands a value read from data (`x[...]`, `.get(...)`, `str(exc)`) to a call that
+    renders Markdown without `escape_markdown` (or a helper built on it) in between."""
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for path in [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "ui").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _renders(node.func):
+                for argument in _rendered_arguments(node):
+                    found += [f"{path.name}:{part.lineno}: {ast.unparse(part)}" for part in _unsafe_parts(argument)]
+    assert found == [], "\n".join(found)
