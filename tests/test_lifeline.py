@@ -76,3 +76,30 @@ def test_sigkilling_judge_leaves_no_worker_processes(tmp_path: Path) -> None:
         for pid in others:  # orphans a failed test would leave
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_without_the_kernel_s_help_the_parent_watch_ends_the_worker(tmp_path: Path) -> None:
+    """Where `prctl` is missing (not Linux), the polling thread alone ends a worker whose parent was killed."""
+    worker = (
+        "import os, sys, threading; import annotator.lifeline as lifeline; lifeline._ask_the_kernel = lambda: None; "
+        "lifeline.die_with_parent(os.getppid()); print(os.getpid(), flush=True); threading.Event().wait(120)"
+    )
+    parent = (
+        "import subprocess, sys; child = subprocess.Popen([sys.executable, '-c', sys.argv[1]], stdout=sys.stdout); "
+        "child.wait()"
+    )
+    process = subprocess.Popen([sys.executable, "-c", parent, worker], cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
+                               text=True)
+    child = 0
+    try:
+        assert process.stdout is not None
+        child = int(process.stdout.readline())
+        assert _alive(child)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        wait_for(lambda: not _alive(child), 10, "the worker to notice its parent is gone")
+    finally:
+        if process.poll() is None:
+            process.kill()
+        if child and _alive(child):
+            os.kill(child, signal.SIGKILL)
