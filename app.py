@@ -44,7 +44,7 @@ def _first_admin_form(engine) -> None:  # type: ignore[no-untyped-def]
                 user = auth.create_first_admin(session, name=name, password=password)
                 token = auth.start_sign_in(session, user=user)
         except auth.AuthError as exc:
-            st.error(str(exc))
+            st.error(escape_markdown(str(exc)))  # it may quote the name typed
             return
         sign_in.sign_in(user, token)
         st.session_state["cookie_action"] = "set"

@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from annotator import runs
 from annotator.db import read_session, write_session
-from annotator.llm import DEFAULT_API_KEY_ENV, LLMConfigError, RoleConfig
+from annotator.llm import DEFAULT_API_KEY_ENV, RoleConfig
 from annotator.runs import RunError
 from annotator.store import data_sources
 from annotator.transcripts.collect import create_run, describe_run
@@ -46,26 +45,28 @@ with st.form("new_run"):
                                    key="max_tokens")
     concurrency = right.number_input("Concurrency", min_value=1, max_value=256, value=8, key="concurrency")
     limit = left.number_input("At most this many items (0 = all)", min_value=0, value=0, step=10, key="limit")
-    submitted = st.form_submit_button("Start run", type="primary")
+    submitted = runs_view.start_button()
 
-if submitted and guard.permitted(Role.admin):  # starting a run changes data: checked against the database
-    try:
-        if not model.strip():
-            raise RunError("name the model")
-        options = EvaluateOptions(
-            model=RoleConfig(model=model.strip(), base_url=base_url.strip() or None,
-                             api_key_env=api_key_env.strip() or DEFAULT_API_KEY_ENV, temperature=float(temperature),
-                             max_tokens=int(max_tokens) or None),
-            prompt=prompt, data_source=None if source == "(all)" else source, item_set=item_set,
-            samples=int(samples), limit=int(limit) or None, concurrency=int(concurrency),
-        )
-        options.model.api_key()  # a missing key variable is reported here, not in a log file
-        with write_session(engine) as session:
-            run_id = create_run(session, options=options, created_by=user.name).id
-        runs.start_background(engine, run_id=run_id)
-        st.success(f"Run {run_id} started.")
-    except (RunError, LLMConfigError, ValueError) as exc:
-        st.error(str(exc))
+
+def _create() -> int:
+    """The queued run the form asks for (its errors name what to fix)."""
+    if not model.strip():
+        raise RunError("name the model")
+    options = EvaluateOptions(
+        model=RoleConfig(model=model.strip(), base_url=base_url.strip() or None,
+                         api_key_env=api_key_env.strip() or DEFAULT_API_KEY_ENV, temperature=float(temperature),
+                         max_tokens=int(max_tokens) or None),
+        prompt=prompt, data_source=None if source == "(all)" else source, item_set=item_set,
+        samples=int(samples), limit=int(limit) or None, concurrency=int(concurrency),
+    )
+    options.model.api_key()  # a missing key variable is reported here, not in a log file
+    with write_session(engine) as session:
+        run_id = create_run(session, options=options, created_by=user.name).id
+    assert run_id is not None
+    return run_id
+
+
+runs_view.start(engine, submitted=submitted, create=_create)
 
 st.subheader("Runs")
 runs_view.show_runs(engine, user, kind=RunKind.evaluate, describe=describe_run, unit="responses")

@@ -2,13 +2,11 @@
 
 import streamlit as st
 
-from annotator import runs
 from annotator.db import read_session, write_session
-from annotator.llm import DEFAULT_API_KEY_ENV, LLMConfigError, RoleConfig
+from annotator.llm import DEFAULT_API_KEY_ENV, RoleConfig
 from annotator.pipeline import (
     DEFAULT_VERSION,
     GenerateOptions,
-    PromptError,
     RunError,
     available_versions,
     create_run,
@@ -47,29 +45,30 @@ with st.form("new_run"):
     versions = available_versions()
     prompt_version = left.selectbox("Prompt version", versions, index=versions.index(DEFAULT_VERSION))
     max_tokens = right.number_input("Max tokens per answer (0 = server default)", min_value=0, value=0)
-    submitted = st.form_submit_button("Start run", type="primary")
+    submitted = runs_view.start_button()
 
-if submitted and guard.permitted(Role.admin):  # starting a run changes data: checked against the database
-    try:
-        common = {"base_url": base_url.strip() or None, "api_key_env": api_key_env.strip() or DEFAULT_API_KEY_ENV,
-                  "max_tokens": int(max_tokens) or None}
-        if not extract_model.strip() or not rewrite_model.strip():
-            raise RunError("name both models")
-        options = GenerateOptions(
-            extract=RoleConfig(model=extract_model.strip(), **common),
-            rewrite=RoleConfig(model=rewrite_model.strip(), **common),
-            source=None if source == "(all)" else source, limit=int(limit) or None,
-            concurrency=int(concurrency), steps=tuple(int(s) for s in steps.split(",")),
-            prompt_version=prompt_version,
-        )
-        options.extract.api_key()  # a missing key variable is reported here, not in a log file
-        with write_session(engine) as session:
-            run_id = create_run(session, options=options, created_by=user.name).id
-        runs.start_background(engine, run_id=run_id)
-        st.success(f"Run {run_id} started.")
-    except (RunError, LLMConfigError, PromptError, ValueError) as exc:
-        st.error(str(exc))
 
+def _create() -> int:
+    """The queued run the form asks for (its errors name what to fix)."""
+    common = {"base_url": base_url.strip() or None, "api_key_env": api_key_env.strip() or DEFAULT_API_KEY_ENV,
+              "max_tokens": int(max_tokens) or None}
+    if not extract_model.strip() or not rewrite_model.strip():
+        raise RunError("name both models")
+    options = GenerateOptions(
+        extract=RoleConfig(model=extract_model.strip(), **common),
+        rewrite=RoleConfig(model=rewrite_model.strip(), **common),
+        source=None if source == "(all)" else source, limit=int(limit) or None,
+        concurrency=int(concurrency), steps=tuple(int(s) for s in steps.split(",")),
+        prompt_version=prompt_version,
+    )
+    options.extract.api_key()  # a missing key variable is reported here, not in a log file
+    with write_session(engine) as session:
+        run_id = create_run(session, options=options, created_by=user.name).id
+    assert run_id is not None
+    return run_id
+
+
+runs_view.start(engine, submitted=submitted, create=_create)
 
 st.subheader("Runs")
 runs_view.show_runs(engine, user, kind=RunKind.generate, describe=describe_run, unit="problems")

@@ -17,6 +17,7 @@ from annotator.formats import InputError, ReadOptions, aliases, registry
 from annotator.formats.table import parse_mapping
 from annotator.vocabulary import Role
 from ui import guard
+from ui.markdown import escape_markdown
 
 DETECT = "detect from the file"
 
@@ -74,7 +75,7 @@ st.caption(
 )
 if outcome := st.session_state.pop("import_outcome", None):
     kind, message = outcome
-    (st.success if kind == "success" else st.error)(message)
+    (st.success if kind == "success" else st.error)(escape_markdown(message))  # it quotes files and records
 
 st.file_uploader("Files or .zip archives", accept_multiple_files=True,
                  key=f"import_files_{st.session_state['import_round']}")
@@ -94,7 +95,7 @@ if uploads:
         with transfer.unpacked(uploads) as batch:
             previews = transfer.preview(batch, format=format, options=options)
     except (InputError, ValueError) as exc:
-        st.error(str(exc))
+        st.error(escape_markdown(str(exc)))  # it names the file, the record and the field: data
     else:
         st.subheader("Preview")
         st.dataframe(
@@ -106,7 +107,7 @@ if uploads:
             hide_index=True, width="stretch",
         )
         for shown in previews:
-            with st.expander(f"First records of {shown.file}"):
+            with st.expander(f"First records of {escape_markdown(shown.file)}"):
                 st.json(shown.first, expanded=True)
         st.button(f"Import {len(previews)} file(s)", type="primary", on_click=_import, key="import_run")
 

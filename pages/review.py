@@ -158,7 +158,7 @@ def _status(view: dict[str, Any] | None) -> str:
     queue = state["queue"] or []
     parts = [f"**{min(state['position'] + 1, len(queue))} of {len(queue)}**"]
     if view is not None and not _blind():
-        parts.append(f"in the queue because: {view['reason']}")
+        parts.append(f"in the queue because: {escape_markdown(view['reason'])}")
     if view is not None and view["human"] is not None:
         parts.append(f":orange-badge[Reviewed: {VERDICT_NAMES[Verdict(view['human'])]}]")
     if state.get("message"):
@@ -180,7 +180,7 @@ def _item(view: dict[str, Any]) -> None:
 def _response(view: dict[str, Any]) -> None:
     who = "" if _blind() else f" · {escape_markdown(view['model'])} · {escape_markdown(view['prompt'])} prompt"
     with st.container(border=True):
-        st.markdown(f"**Response**{who} · sample {view['sample']}\n\n{_view.text(view['response'])}")
+        st.markdown(f"**Response**{who} · sample {int(view['sample'])}\n\n{_view.text(view['response'])}")
     judged = f"**Extracted answer:** {_view.text(view['extracted_answer'])}"
     if not _blind():
         verdict = VERDICT_NAMES[Verdict(view["judge"])] if view["judge"] else "—"
@@ -235,4 +235,4 @@ with st.sidebar:
         st.text_area("One tag per line", key="review_tag_text")
         st.button("Save tags", key="save_tags", on_click=_save_tags)
         if state.get("tag_message"):
-            st.error(state["tag_message"])
+            st.error(escape_markdown(state["tag_message"]))  # it may quote a tag

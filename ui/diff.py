@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ui.markdown import escape_markdown, escape_text, split_math
+from ui.markdown import escape_markdown, escape_text, math_body, math_markdown, split_math
 
 Op = Literal["equal", "delete", "insert", "replace"]
 
@@ -31,8 +31,7 @@ def _tokens(text: str) -> list[str]:
     tokens: list[str] = []
     for piece in split_math(text):
         if piece.math:
-            raw = ("$$" if piece.math == "display" else "$") + piece.text + ("$$" if piece.math == "display" else "$")
-            tokens.append(raw)
+            tokens.append(piece.source)
         else:
             tokens.extend(re.findall(r"\s+|\S+\s*", piece.text))
     # Whitespace on its own (a leading space, or the space after a math segment) joins the token before it.
@@ -65,16 +64,17 @@ def _highlight(text: str, color: str) -> str:
         return text
     parts = []
     for piece in split_math(stripped):
-        if piece.math and ("[" in piece.text or "]" in piece.text):
+        body = math_body(piece) if piece.math else None
+        if body is not None and ("[" in body or "]" in body):
             # A bracket inside the LaTeX would end the directive early; such math is shown unhighlighted.
-            parts.append(f"${piece.text.strip()}$")
-        elif piece.math:
-            parts.append(f":{color}-background[${piece.text.strip()}$]")
-        elif piece.text.strip():
-            # A directive cannot span lines; the highlighted words are shown on one.
-            lead = " " if piece.text[:1].isspace() else ""
-            tail = " " if piece.text[-1:].isspace() else ""
-            parts.append(f"{lead}:{color}-background[{escape_text(' '.join(piece.text.split()))}]{tail}")
+            parts.append(math_markdown(piece, inline=True))
+        elif body is not None:
+            parts.append(f":{color}-background[{math_markdown(piece, inline=True)}]")
+        elif (words := piece.source or piece.text).strip():
+            # A directive cannot span lines; the highlighted words (or math shown as text) are shown on one.
+            lead = " " if words[:1].isspace() else ""
+            tail = " " if words[-1:].isspace() else ""
+            parts.append(f"{lead}:{color}-background[{escape_text(' '.join(words.split()))}]{tail}")
         else:
             parts.append(piece.text)
     trailing = " " if text[-1:].isspace() else ""

@@ -17,13 +17,14 @@ from sqlalchemy import Engine
 from annotator import auth
 from annotator.vocabulary import Role
 from ui import sign_in
+from ui.markdown import escape_markdown
 
 EVERYONE = tuple(Role)
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
 
 def _refusal(user: auth.User | None, roles: tuple[str, ...]) -> str:
-    who = "please sign in" if user is None else f"you are signed in as {user.name} ({user.role})"
+    who = "please sign in" if user is None else f"you are signed in as {escape_markdown(user.name)} ({user.role})"
     if set(roles) == set(EVERYONE):
         return f"Only signed-in people may open this page; {who}."
     return f"Only {' and '.join(f'{role}s' for role in roles)} may open this page; {who}."

@@ -1,10 +1,31 @@
-"""Text-safe Markdown: problem, dataset and model text shown literally, its LaTeX rendered as math.
+"""Text-safe Markdown: dataset and model text shown as text plus math, and nothing else.
 
-Problem and model text is shown as Markdown with LaTeX, never as HTML: every ASCII punctuation character
-outside a math segment is backslash-escaped, so `<script>`, `<img onerror=...>`, links, images, emphasis,
-`:emoji:` codes and Streamlit's `:color[...]` directives in a candidate all show as the literal text.
-Math segments (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`) are kept whole, both for the renderer (KaTeX,
-which escapes HTML itself) and for the diff, which compares them as single tokens.
+Everything shown from data (questions, conditions, reasons, model responses, comments, tags, data sources,
+model names, messages that quote them) goes through `escape_markdown` before any Streamlit call that renders
+Markdown (`st.markdown`, `st.caption`, alerts, toasts, and the labels, options and tooltips of widgets, which
+render Markdown too). How Streamlit renders it (1.67, `StreamlitMarkdown`): react-markdown with remark-gfm,
+remark-directive for `:color[...]`, text-node rewrites (emoji shortcodes, `:streamlit:` as a logo image,
+typographic arrows; GFM turns bare `http://`, `www.` and e-mail addresses in text into links), and remark-math
+plus rehype-katex (default options, so `trust` is off) only when its own regex finds math in the source.
+
+The approach, at the root: we never hand Streamlit data it would read as anything but text or math.
+
+- **Text** (outside math): every ASCII punctuation character is backslash-escaped, so no Markdown, HTML,
+  directive or emoji syntax survives the parser. The rewrites Streamlit applies to the *parsed* text (where the
+  escapes are gone) are defused by an invisible U+2060 WORD JOINER at their trigger (`:` of `:name:`, `://`,
+  `www.`, the `@` of an address, `->`-style arrows): the characters shown are the data's, plus that joiner.
+- **Math** (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`): each segment is checked on its own (`math_markdown`).
+  Its whitespace is folded to single spaces (a blank line inside `$...$` would end the math and let the rest be
+  read as Markdown), and it is rendered as math only if nothing in it could mean anything to Markdown should
+  the math not be recognised: no `$` or backtick, no link or image syntax, no URL, no directive, no trailing
+  backslash, and none of KaTeX's trust-gated commands (`\\href`, `\\url`, `\\includegraphics`, `\\html...`).
+  Otherwise the whole segment, delimiters included, is shown as escaped text. Every segment emitted matches
+  Streamlit's math-detection regex by itself (an inline segment is never followed by a digit or another
+  segment: a joiner goes between), so the math plugin is always loaded when math is emitted.
+
+The diff (`ui.diff`) builds on `split_math`, `escape_text` and `math_markdown`, comparing math segments as
+single tokens. Tests: `tests/ui/test_markdown.py` (hostile strings, a property test over generated text, and a
+check that pages pass data to Markdown-rendering calls only through here) and `tests/e2e/test_hostile_text.py`.
 """
 
 from __future__ import annotations
@@ -25,14 +46,33 @@ _MATH = re.compile(
     re.DOTALL,
 )
 _PUNCTUATION = set(string.punctuation)
+JOINER = "\u2060"  # WORD JOINER: invisible, zero width, no line break
+
+# What Streamlit rewrites in parsed text: emoji shortcodes and `:streamlit:` (a colon, a name, a colon), URLs
+# and `www.` (GFM autolink literals), e-mail addresses, and arrows or comparisons standing alone.
+_TEXT_REWRITES = re.compile(
+    r"(?P<colon>:)(?=[\w+-]+:|//)"
+    r"|(?P<www>www)(?=\.)"
+    r"|(?<=[-.\w+])(?=@[-\w])"
+    r"|(?<!\S)(?P<arrow>[-<>~])(?=(?:->|-|>|=)(?!\S))",
+    re.IGNORECASE,
+)
+# In math, what would be Markdown, a URL, a directive or a trust-gated KaTeX command if the math were not
+# recognised, or could end it early.
+_UNSAFE_MATH = re.compile(
+    r"[$`]|\]\(|!\[|://|www\.|:[a-z][a-z0-9-]*\[|\\$"
+    r"|\\(?:href|url|includegraphics|html[A-Za-z]*)(?![A-Za-z])",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
 class Piece:
-    """A run of plain text, or one math segment (its LaTeX without delimiters)."""
+    """A run of plain text, or one math segment (its LaTeX without delimiters, and `source` with them)."""
 
     text: str
     math: Literal["", "inline", "display"] = ""
+    source: str = ""
 
 
 def split_math(text: str) -> list[Piece]:
@@ -43,11 +83,16 @@ def split_math(text: str) -> list[Piece]:
             pieces.append(Piece(text[position : match.start()]))
         kind = match.lastgroup or ""
         body = match.group(kind)
-        pieces.append(Piece(body, "display" if kind in ("dd", "db") else "inline"))
+        pieces.append(Piece(body, "display" if kind in ("dd", "db") else "inline", match.group(0)))
         position = match.end()
     if position < len(text):
         pieces.append(Piece(text[position:]))
     return pieces
+
+
+def _defuse(line: str) -> str:
+    """A joiner at each place Streamlit would rewrite parsed text (see the module docstring)."""
+    return _TEXT_REWRITES.sub(lambda match: match.group(0) + JOINER, line)
 
 
 def escape_text(text: str) -> str:
@@ -57,15 +102,32 @@ def escape_text(text: str) -> str:
         # Spaces starting a line would make an indented code block; punctuation would be Markdown or HTML.
         if index:
             line = line.lstrip(" \t")
-        out.append("".join("\\" + char if char in _PUNCTUATION else char for char in line))
+        out.append("".join("\\" + char if char in _PUNCTUATION else char for char in _defuse(line)))
     return "  \n".join(out)
 
 
-def _math(piece: Piece) -> str:
-    body = piece.text.strip()
-    if piece.math == "display":
-        return f"\n$$\n{body}\n$$\n"
+def math_body(piece: Piece) -> str | None:
+    """The segment's LaTeX on one line if it is safe to render as math (see the module docstring), else None."""
+    body = " ".join(piece.text.split())
+    if not body or _UNSAFE_MATH.search(body):
+        return None
+    return body
+
+
+def math_markdown(piece: Piece, *, inline: bool = False) -> str:
+    """One math segment as Markdown math (`inline`: display math too as `$...$`), or, when it is not safe as
+    math, its source as escaped text."""
+    body = math_body(piece)
+    if body is None:
+        return escape_text(piece.source or piece.text)
+    if piece.math == "display" and not inline:
+        return f"\n\n$$\n{body}\n$$\n\n"  # a block of its own: it never has to interrupt a paragraph
     return f"${body}$"
+
+
+def _needs_joiner(previous: str, following: str) -> bool:
+    """After inline math, a digit or `$` would keep Streamlit from seeing the math (or end it elsewhere)."""
+    return previous.endswith("$") and following[:1] in ("$", *string.digits)
 
 
 def escape_markdown(text: str | None) -> str:
@@ -73,4 +135,16 @@ def escape_markdown(text: str | None) -> str:
     if not text:
         return ""
     text = text.lstrip(" \t")
-    return "".join(_math(piece) if piece.math else escape_text(piece.text) for piece in split_math(text))
+    out = ""
+    after_display = False
+    for piece in split_math(text):
+        if piece.math:
+            part = math_markdown(piece)
+        else:
+            # Text right after display math starts a line: leading spaces would make it a code block.
+            part = escape_text(piece.text.lstrip(" \t") if after_display else piece.text)
+        if _needs_joiner(out, part):
+            out += JOINER
+        out += part
+        after_display = piece.math == "display"
+    return out

@@ -1,10 +1,15 @@
-"""Watching background runs of one kind on a page (Generate, Evaluate): progress, cancel, stale runs, the table.
+"""Starting and watching background runs of one kind on a page (Generate, Evaluate): the Start run button,
+progress, cancel, stale runs, the table.
 
-Every button changes data and re-checks that the user is an admin.
+Every button changes data and re-checks that the user is an admin. The Start run button is drawn disabled in
+the run its press causes, and a second press that still arrives (a double click sent before the disabled button
+reached the browser) finds the run the first one started: `runs.create_run` refuses the duplicate, and the page
+says the run started rather than showing an error; a press seconds later is refused with the reason.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,9 +19,59 @@ from sqlalchemy import Engine
 
 from annotator import auth, runs
 from annotator.db import read_session, write_session
+from annotator.llm import LLMConfigError
 from annotator.models import Run
 from annotator.vocabulary import Role, RunKind
 from ui import guard
+from ui.markdown import escape_markdown
+
+_STARTING = "run_starting"  # session state: a press of Start run is being handled in this script run
+_STARTED = "run_started"  # session state: the run this session started last, and when (time.monotonic)
+# A second press this soon after a start that made the run it collides with is the same press (a double click
+# sent before the disabled button reached the browser): it says the run started. Later, it is refused.
+_SAME_PRESS_SECONDS = 3.0
+_OUTCOME = "run_outcome"  # session state: what the last press gave, shown until the next press
+
+
+def _pressed() -> None:
+    st.session_state[_STARTING] = True
+
+
+def start_button() -> bool:
+    """The form's "Start run" button, disabled while a press of it is being handled; True when pressed.
+
+    The press is read from its callback's mark: a button drawn disabled returns False even in the run its
+    press caused.
+    """
+    pressed = bool(st.session_state.get(_STARTING))
+    st.form_submit_button("Start run", type="primary", disabled=pressed, on_click=_pressed)
+    return pressed
+
+
+def start(engine: Engine, *, submitted: bool, create: Callable[[], int]) -> None:
+    """Handle a press of Start run: `create` makes the queued run (raising RunError, LLMConfigError or ValueError
+    with a message), then its process is started; the outcome shows (until the next press) after a rerun that
+    enables the button again.
+    """
+    if submitted and guard.permitted(Role.admin):  # starting a run changes data: checked against the database
+        try:
+            run_id = create()
+            runs.start_background(engine, run_id=run_id)
+            st.session_state[_STARTED] = (run_id, time.monotonic())
+            st.session_state[_OUTCOME] = (True, f"Run {run_id} started.")
+        except runs.DuplicateRunError as exc:
+            started, when = st.session_state.get(_STARTED, (None, 0.0))
+            mine = exc.run_id == started and time.monotonic() - when < _SAME_PRESS_SECONDS
+            st.session_state[_OUTCOME] = (True, f"Run {exc.run_id} started.") if mine else (False, str(exc))
+        except (runs.RunError, LLMConfigError, ValueError) as exc:
+            st.session_state[_OUTCOME] = (False, str(exc))
+        finally:
+            st.session_state[_STARTING] = False
+        st.rerun()
+    st.session_state[_STARTING] = False
+    if outcome := st.session_state.get(_OUTCOME):
+        succeeded, message = outcome
+        (st.success if succeeded else st.error)(escape_markdown(message))
 
 
 def _cancel(engine: Engine, run_id: int) -> None:

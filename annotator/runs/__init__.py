@@ -10,9 +10,9 @@ run whose process is gone is stale (`stale_reason`): an admin can mark it failed
 Adding a kind: a `RunKind` value, a CLI command of that name taking `--run-id` and `--no-progress`, a
 `RunProgress` subclass for its own counters (and a `Summary` subclass), and options stored in `Run.options`.
 
-Modules: `lifecycle` (create, claim, cancel, fail), `health` (stale or alive, listing, describe),
-`background` (the process), `progress` (counters, heartbeat, summary), `execution` (a run's body: client,
-workers, outcome).
+Modules: `lifecycle` (create: at most one active run per settings; claim, cancel, fail), `health` (stale or
+alive, listing, describe), `background` (the process), `progress` (counters, heartbeat, summary), `execution`
+(a run's body: client, workers, outcome).
 """
 
 from annotator.runs.background import start_background
@@ -27,12 +27,12 @@ from annotator.runs.health import (
     recent_runs,
     stale_reason,
 )
-from annotator.runs.lifecycle import RunError, claim_run, create_run, fail_stale, request_cancel
+from annotator.runs.lifecycle import DuplicateRunError, RunError, claim_run, create_run, fail_stale, request_cancel
 from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress, Summary
 
 __all__ = [
-    "MAX_STORED_ERRORS", "STALE_AFTER", "START_TIMEOUT", "RunError", "RunProgress", "Summary", "claim_run",
-    "create_run", "describe", "fail_stale", "interrupted", "is_active", "is_stale", "outcome", "process_alive",
-    "recent_runs", "request_cancel", "run_to_end", "short_switch_interval", "stale_reason", "start_background",
-    "work_through",
+    "MAX_STORED_ERRORS", "STALE_AFTER", "START_TIMEOUT", "DuplicateRunError", "RunError", "RunProgress", "Summary",
+    "claim_run", "create_run", "describe", "fail_stale", "interrupted", "is_active", "is_stale", "outcome",
+    "process_alive", "recent_runs", "request_cancel", "run_to_end", "short_switch_interval", "stale_reason",
+    "start_background", "work_through",
 ]

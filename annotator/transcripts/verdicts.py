@@ -25,6 +25,7 @@ from sqlalchemy import Engine, bindparam, select, update
 from sqlmodel import Session
 
 from annotator.db import read_session, write_session
+from annotator.lifeline import die_with_parent
 from annotator.models import Transcript
 from annotator.transcripts.items import Item, items_by_data_id
 from annotator.transcripts.judge import DEFAULT_RULE, Question, judge_both, rule
@@ -147,8 +148,10 @@ def _pool(size: int, workers: int | None) -> Iterator[Executor | None]:
     if size < PARALLEL_MIN or count < 2:
         yield None
         return
-    # spawn, not fork: the caller may be a multi-threaded Streamlit server.
-    with ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn")) as executor:
+    # spawn, not fork: the caller may be a multi-threaded Streamlit server. The workers die with this process,
+    # even on SIGKILL (`lifeline`): a killed `judge` leaves no orphans.
+    with ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn"), initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as executor:
         yield executor
 
 

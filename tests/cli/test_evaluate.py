@@ -110,3 +110,25 @@ def test_exit_codes_and_the_api_key_is_sent_but_kept_nowhere(tmp_path: Path) -> 
 
 def test_the_command_module_imports_nothing_heavy() -> None:
     assert heavy_imports("annotator.cli.evaluate", HEAVY) == []
+
+
+def test_a_second_evaluate_with_the_same_settings_is_refused_while_the_first_runs(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'twice.sqlite'}"
+    add_problems(get_engine(url), 10)
+    with OpenAIServer(answer=scripted_solver) as server:
+        server.hold_after(3)
+        first = subprocess.Popen(_cli(server), env=_env(url, UNSET_TEST_KEY="k"), cwd=PROJECT_ROOT,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: server.held >= 1, 60, "the first run to be at work")
+            second = subprocess.run(_cli(server), env=_env(url, UNSET_TEST_KEY="k"), cwd=PROJECT_ROOT,
+                                    capture_output=True, text=True, timeout=120)
+            assert second.returncode == 2 and "Traceback" not in second.stderr
+            assert second.stderr.strip() == ("error: run 1 with the same settings is already running (started by "
+                                             "cli); wait for it to finish or cancel it before starting another")
+            with read_session(get_engine(url)) as session:
+                assert [run.id for run in session.scalars(select(Run))] == [1]
+        finally:
+            server.release()
+            first.wait(timeout=120)
+        assert first.returncode == 0, first.stderr
