@@ -18,5 +18,5 @@ def test_labels_per_candidate_is_shown_set_and_validated(tmp_path: Path) -> None
     with read_session(get_engine(url)) as session:
         assert queue.labels_per_candidate(session) == 3
     refused = run_cli(url, "settings", "--labels-per-candidate", "0")
-    assert refused.returncode == 2 and "at least 1" in refused.stderr
+    assert refused.returncode == 2 and "from 1 to 20, got 0" in refused.stderr
     assert run_cli(url, "settings").stdout.splitlines()[0] == "labels_per_candidate = 3"
