@@ -8,6 +8,7 @@ file and the user sees one line saying so and where the details are. No tracebac
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -30,6 +31,13 @@ app = typer.Typer(
 def fail(message: str, code: int = 1) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def out_directory(path: Path, option: str = "--out") -> Path:
+    """An output directory option: refused (one line, exit 2) when it names a file."""
+    if path.exists() and not path.is_dir():
+        fail(f"{option} {path} is a file; give a directory", 2)
+    return path
 
 
 def one_line(text: str) -> str:
@@ -56,14 +64,15 @@ def _expected(exc: BaseException) -> str | None:
 
 
 def _log_internal_error(exc: BaseException) -> str:
-    """Append the traceback to the error log; returns the log's path."""
+    """Append the traceback to the error log (in `ANNOTATOR_LOG_DIR`, default `logs/`); returns its path."""
     import logging
+    import os
     import tempfile
-    from pathlib import Path
 
     from annotator.db import PROJECT_ROOT
 
-    for folder in (PROJECT_ROOT / "logs", Path(tempfile.gettempdir())):
+    chosen = Path(os.environ.get("ANNOTATOR_LOG_DIR") or PROJECT_ROOT / "logs")
+    for folder in (chosen, Path(tempfile.gettempdir())):
         try:
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / "annotator-errors.log"
@@ -82,9 +91,8 @@ def _log_internal_error(exc: BaseException) -> str:
 def _run() -> int:
     try:
         result = app(standalone_mode=False)
-    except click_exceptions.NoArgsIsHelpError as exc:
-        typer.echo(exc.ctx.get_help() if exc.ctx else "see --help")
-        return 2
+    except click_exceptions.NoArgsIsHelpError:
+        return 0  # the help is already printed: asking for nothing is not an error
     except click_exceptions.UsageError as exc:
         command = exc.ctx.command_path if exc.ctx else "python -m annotator"
         typer.echo(f"error: {one_line(exc.format_message())} (see {command} --help)", err=True)

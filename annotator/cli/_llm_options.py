@@ -14,7 +14,7 @@ DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
 
 
-def _url(value: str | None) -> str | None:
+def check_url(value: str | None) -> str | None:
     from annotator.llm.config import url_problem
 
     if value is not None and (problem := url_problem(value)):
@@ -25,7 +25,7 @@ def _url(value: str | None) -> str | None:
 BaseUrl = Annotated[
     str | None,
     typer.Option(
-        help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: OpenAI).", callback=_url
+        help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: OpenAI).", callback=check_url
     ),
 ]
 ApiKeyEnv = Annotated[

@@ -57,7 +57,9 @@ def generate(
     limit: Annotated[int | None, typer.Option(help="At most this many problems.", **limits.LIMIT.option())] = None,
     base_url: llm.BaseUrl = None,
     api_key_env: llm.ApiKeyEnv = llm.DEFAULT_API_KEY_ENV,
-    rewrite_base_url: Annotated[str | None, typer.Option(help="Base URL for M_R if it differs.")] = None,
+    rewrite_base_url: Annotated[
+        str | None, typer.Option(help="Base URL for M_R if it differs.", callback=llm.check_url)
+    ] = None,
     rewrite_api_key_env: Annotated[str | None, typer.Option(help="API key variable for M_R if it differs.")] = None,
     concurrency: llm.Concurrency = 8,
     steps: Annotated[

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from annotator import limits
-from annotator.cli._app import app, fail
+from annotator.cli._app import app, fail, out_directory
 
 
 @app.command()
@@ -64,6 +64,7 @@ def treecut(
         )
     except ValueError as exc:
         fail(str(exc), 2)
+    out_directory(out)
     started = time.perf_counter()
     if coefficients not in treecut_module.COEFFICIENT_MODES:
         fail(f"--coefficients must be one of {', '.join(treecut_module.COEFFICIENT_MODES)}, got {coefficients!r}", 2)

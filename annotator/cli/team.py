@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from annotator import limits
-from annotator.cli._app import app, fail
+from annotator.cli._app import app, fail, out_directory
 
 LABELS = ("human_check", "difficulty_eval")
 
@@ -130,7 +130,7 @@ def batches(
     names = [name.strip() for name in annotators.split(",") if name.strip()]
     try:
         made = create_batches(
-            get_engine(), out=out, annotators=names, per_annotator=per_annotator, overlap=overlap,
+            get_engine(), out=out_directory(out), annotators=names, per_annotator=per_annotator, overlap=overlap,
             data_source=data_source, rewrite_type=rewrite_type, days=days,
         )
     except BatchError as exc:
