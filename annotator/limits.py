@@ -1,5 +1,5 @@
 """The allowed range of every number a person or a file can give us, in one place: the project settings, the
-command-line options (typer's `min=`/`max=`, via `Range.option`) and the integers readers accept.
+command-line options (`annotator.cli._app.bounded`) and the integers readers accept.
 
 Imports nothing of ours. A value outside its range is refused before anything is stored, with a one-line
 message naming the value and the range (`RangeError`). Integers that reach an INTEGER column stay within
@@ -32,6 +32,10 @@ class Range:
         kind = "a whole number" if self.whole else "a number"
         return f"{kind} from {_number(self.low)} to {_number(self.high)}"
 
+    def span(self) -> str:
+        """`LOW..HIGH`, as `--help` shows it."""
+        return f"{_number(self.low)}..{_number(self.high)}"
+
     def contains(self, value: Any) -> bool:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return False
@@ -43,20 +47,6 @@ class Range:
         """`value` if it is in range; else RangeError('NAME must be ... from LOW to HIGH, got VALUE')."""
         if not self.contains(value):
             raise RangeError(f"{name or self.name} must be {self.describe()}, got {_shown(value)}")
-        return value
-
-    def option(self) -> dict[str, Any]:
-        """typer.Option's check and metavar: `typer.Option(help=..., **SAMPLES.option())`; a value out of range
-        is a usage error naming the option, the value and the range."""
-        return {"callback": self._checked_option, "metavar": f"{_number(self.low)}..{_number(self.high)}"}
-
-    def _checked_option(self, value: Any) -> Any:
-        if value is None:  # an optional option not given
-            return value
-        if not self.contains(value):
-            import typer  # only the command line gets here
-
-            raise typer.BadParameter(f"must be {self.describe()}, got {_shown(value)}")
         return value
 
 

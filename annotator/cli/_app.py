@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 
-# typer 0.29 vendors click: its exceptions are these, not the `click` package's.
-from typer._click import exceptions as click_exceptions
-
-from annotator.limits import RangeError
+from annotator.limits import Range, RangeError
 from annotator.records import InputError
 
 app = typer.Typer(
@@ -31,6 +28,18 @@ app = typer.Typer(
 def fail(message: str, code: int = 1) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def bounded(allowed: Range) -> dict[str, Any]:
+    """typer.Option's check and metavar for a range: `typer.Option(help=..., **bounded(limits.SAMPLES))`; a value
+    outside it is a usage error naming the option, the value and the range."""
+
+    def check(value: Any) -> Any:
+        if value is not None and not allowed.contains(value):  # None: an optional option not given
+            raise typer.BadParameter(f"must be {allowed.describe()}, got {value!r}"[:200])
+        return value
+
+    return {"callback": check, "metavar": allowed.span()}
 
 
 def out_directory(path: Path, option: str = "--out") -> Path:
@@ -91,18 +100,17 @@ def _log_internal_error(exc: BaseException) -> str:
 def _run() -> int:
     try:
         result = app(standalone_mode=False)
-    except click_exceptions.NoArgsIsHelpError:
-        return 0  # the help is already printed: asking for nothing is not an error
-    except click_exceptions.UsageError as exc:
-        command = exc.ctx.command_path if exc.ctx else "python -m annotator"
-        typer.echo(f"error: {one_line(exc.format_message())} (see {command} --help)", err=True)
-        return exc.exit_code
     except typer.Abort:
         typer.echo("error: aborted", err=True)
         return 1
-    except click_exceptions.ClickException as exc:
-        typer.echo(f"error: {one_line(exc.format_message())}", err=True)
-        return exc.exit_code
+    except typer.TyperException as exc:  # click's usage and parameter errors (typer vendors click)
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            return 0  # the help is already printed: asking for nothing is not an error
+        message = one_line(exc.format_message()) if hasattr(exc, "format_message") else one_line(str(exc))
+        context = getattr(exc, "ctx", None)
+        see = f" (see {context.command_path} --help)" if context is not None else ""
+        typer.echo(f"error: {message}{see}", err=True)
+        return int(getattr(exc, "exit_code", 2))
     return result if isinstance(result, int) else 0
 
 

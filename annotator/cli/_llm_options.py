@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from annotator import limits
+from annotator.cli._app import bounded
 
 # The default of `annotator.llm.DEFAULT_API_KEY_ENV`, written out so that `--help` needs no client (a test
 # keeps them equal).
@@ -31,22 +32,22 @@ BaseUrl = Annotated[
 ApiKeyEnv = Annotated[
     str, typer.Option(help="NAME of the environment variable holding the API key (the key is never stored).")
 ]
-Concurrency = Annotated[int, typer.Option(help="Requests in flight at most.", **limits.CONCURRENCY.option())]
-MaxTokens = Annotated[int | None, typer.Option(help="Max tokens per answer.", **limits.MAX_TOKENS.option())]
+Concurrency = Annotated[int, typer.Option(help="Requests in flight at most.", **bounded(limits.CONCURRENCY))]
+MaxTokens = Annotated[int | None, typer.Option(help="Max tokens per answer.", **bounded(limits.MAX_TOKENS))]
 Timeout = Annotated[
-    float, typer.Option(help="Seconds per request before it is retried.", **limits.TIMEOUT.option())
+    float, typer.Option(help="Seconds per request before it is retried.", **bounded(limits.TIMEOUT))
 ]
 MaxRetries = Annotated[
     int,
-    typer.Option(help="Retries per request on 429, 5xx, timeouts, dropped connections.", **limits.MAX_RETRIES.option()),
+    typer.Option(help="Retries per request on 429, 5xx, timeouts, dropped connections.", **bounded(limits.MAX_RETRIES)),
 ]
 Backoff = Annotated[
-    float, typer.Option(help="First retry delay in seconds (doubles, with jitter).", **limits.BACKOFF.option())
+    float, typer.Option(help="First retry delay in seconds (doubles, with jitter).", **bounded(limits.BACKOFF))
 ]
 RunId = Annotated[
     int | None,
     typer.Option(
-        help="Execute this queued run (created by the app) with its stored options.", **limits.RUN_ID.option()
+        help="Execute this queued run (created by the app) with its stored options.", **bounded(limits.RUN_ID)
     ),
 ]
 Progress = Annotated[bool, typer.Option(help="Show a progress bar.")]

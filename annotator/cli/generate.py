@@ -13,7 +13,7 @@ import typer
 
 from annotator import limits
 from annotator.cli import _llm_options as llm
-from annotator.cli._app import app, fail
+from annotator.cli._app import app, bounded, fail
 from annotator.cli._progress import progress_bar
 from annotator.vocabulary import RunStatus
 
@@ -54,7 +54,7 @@ def generate(
         str | None, typer.Option(help="Reasoning model M_R: rewriting, unsolvable analysis and reason.")
     ] = None,
     source: Annotated[str | None, typer.Option(help="Only problems of this data source (e.g. aime).")] = None,
-    limit: Annotated[int | None, typer.Option(help="At most this many problems.", **limits.LIMIT.option())] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many problems.", **bounded(limits.LIMIT))] = None,
     base_url: llm.BaseUrl = None,
     api_key_env: llm.ApiKeyEnv = llm.DEFAULT_API_KEY_ENV,
     rewrite_base_url: Annotated[
@@ -69,7 +69,7 @@ def generate(
         str, typer.Option(help="Folder under annotator/pipeline/prompts/.")
     ] = DEFAULT_PROMPT_VERSION,
     temperature: Annotated[
-        float, typer.Option(help="Sampling temperature for both models.", **limits.TEMPERATURE.option())
+        float, typer.Option(help="Sampling temperature for both models.", **bounded(limits.TEMPERATURE))
     ] = 0.0,
     max_tokens: llm.MaxTokens = None,
     extra_body: Annotated[
@@ -82,7 +82,7 @@ def generate(
     max_conditions: Annotated[
         int | None,
         typer.Option(help="Rewrite at most this many extracted conditions per problem (default: all; the paper's "
-                     "prompt asks for 1-3, its release has up to 6).", **limits.MAX_CONDITIONS.option()),
+                     "prompt asks for 1-3, its release has up to 6).", **bounded(limits.MAX_CONDITIONS)),
     ] = None,
     run_id: llm.RunId = None,
     progress: llm.Progress = True,

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from annotator import limits
-from annotator.cli._app import app, fail
+from annotator.cli._app import app, bounded, fail
 
 
 @app.command()
@@ -15,12 +15,12 @@ def settings(
     labels_per_candidate: Annotated[
         int | None,
         typer.Option(help="How many annotators label each candidate; the queue never hands out more.",
-                     **limits.LABELS_PER_CANDIDATE.option()),
+                     **bounded(limits.LABELS_PER_CANDIDATE)),
     ] = None,
     gold_every: Annotated[
         int | None,
         typer.Option(help="At most one gold item in this many items per annotator (0: no gold items in queues).",
-                     **limits.GOLD_EVERY.option()),
+                     **bounded(limits.GOLD_EVERY)),
     ] = None,
 ) -> None:
     """Show the project settings, or change the ones given."""

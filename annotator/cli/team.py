@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from annotator import limits
-from annotator.cli._app import app, fail, out_directory
+from annotator.cli._app import app, bounded, fail, out_directory
 
 LABELS = ("human_check", "difficulty_eval")
 
@@ -111,17 +111,17 @@ def batches(
     annotators: Annotated[str, typer.Option(help="Who gets a sheet: account names, comma-separated.")],
     out: Annotated[Path, typer.Option(help="Directory for the sheets, one {annotator}.xlsx each.")],
     per_annotator: Annotated[
-        int | None, typer.Option(help="Candidates per sheet (at most).", **limits.PER_ANNOTATOR.option())
+        int | None, typer.Option(help="Candidates per sheet (at most).", **bounded(limits.PER_ANNOTATOR))
     ] = None,
     overlap: Annotated[
         int | None,
         typer.Option(help="Annotators per candidate (at most labels_per_candidate; default: that setting).",
-                     **limits.OVERLAP.option()),
+                     **bounded(limits.OVERLAP)),
     ] = None,
     data_source: Annotated[str | None, typer.Option(help="Only candidates of this data source.")] = None,
     rewrite_type: Annotated[str | None, typer.Option(help="Only candidates of this rewrite type.")] = None,
     days: Annotated[float, typer.Option(help="Deadline in days: the candidates stay held for the sheets this long.",
-                                       **limits.DAYS.option())] = 14,
+                                       **bounded(limits.DAYS))] = 14,
 ) -> None:
     """Excel sheets to label offline, in the ReliableMath authors' layout; `import` reads them back."""
     from annotator.batches import BatchError, create_batches, file_name
