@@ -108,3 +108,23 @@ def test_positions_inside_data_ids_out_of_range_store_nothing(
     with read_session(engine) as session:
         assert session.execute(select(func.count()).select_from(Problem)).scalar() == 0
         assert session.execute(select(func.count()).select_from(Transcript)).scalar() == 0
+
+
+def test_a_json_file_too_large_to_read_whole_is_refused_by_its_size(tmp_path: Path) -> None:
+    path = tmp_path / "huge.json"
+    with path.open("wb") as handle:
+        handle.truncate(limits.MAX_JSON_BYTES + 1)  # sparse: nothing is written, the size is real
+    assert _error(path) == (
+        f"{path}: is {limits.MAX_JSON_BYTES + 1:,} bytes; a file read whole may be at most "
+        f"{limits.MAX_JSON_BYTES:,} bytes (split it, or use JSONL, which is streamed)"
+    )
+
+
+def test_a_jsonl_line_too_long_is_refused_without_reading_it_whole(tmp_path: Path) -> None:
+    from annotator.formats import _io
+
+    path = tmp_path / "long.jsonl"
+    with path.open("wb") as handle:
+        handle.write((json.dumps(RECORD) + "\n").encode())
+        handle.truncate(handle.tell() + _io.MAX_LINE_BYTES + 10)
+    assert _error(path) == f"{path}: line 2: is longer than {_io.MAX_LINE_BYTES:,} bytes"
