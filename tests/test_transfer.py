@@ -252,3 +252,27 @@ def test_a_folder_left_by_a_server_that_died_is_removed_at_the_next_start(tmp_pa
     old = os.stat(ours).st_mtime - transfer.STALE_SECONDS - 60
     os.utime(ours, (old, old))  # a day old: its process id may have been reused meanwhile
     assert transfer.clean_stale(root) == [ours] and unrelated.is_dir()
+
+
+def _patched(data: bytes, *, local: int, central: int, value: int, width: int = 2, bits: bool = False) -> bytes:
+    """`data` with a field of the (only) member's local header and central directory entry set to `value`."""
+    raw = bytearray(data)
+    for offset in (local, raw.index(b"PK\x01\x02") + central):
+        old = int.from_bytes(raw[offset : offset + width], "little")
+        raw[offset : offset + width] = ((old | value) if bits else value).to_bytes(width, "little")
+    return bytes(raw)
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        ({"local": 6, "central": 8, "value": 1, "bits": True}, "is encrypted, password required for extraction"),
+        ({"local": 8, "central": 10, "value": 99}, "That compression method is not supported"),
+    ],
+)
+def test_members_zipfile_cannot_read_are_one_line(tmp_path: Path, patch: dict[str, int], message: str) -> None:
+    data = _patched(_zip(("a.json", RECORDS)), **patch)
+    with pytest.raises(InputError) as refused:
+        transfer.unpack([("odd.zip", data)], into=tmp_path)
+    assert str(refused.value).startswith("odd.zip: member 'a.json' cannot be unpacked: ")
+    assert str(refused.value).endswith(message) and "\n" not in str(refused.value)
