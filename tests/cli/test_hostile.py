@@ -24,7 +24,7 @@ from annotator.db import PROJECT_ROOT, get_engine, read_session
 from annotator.models import Annotator, Candidate, Problem, Run, Setting
 
 BAD_DATABASE_URLS = (
-    "postgresql://nobody@127.0.0.1:1/none", "nonsense://", " ", "sqlite:////proc/no-such-folder/x.db", "sqlite://///"
+    "postgresql://nobody@127.0.0.1:1/none", "nonsense://", " ", "sqlite:////proc/no-such-folder/x.db"
 )
 BAD_BASE_URLS = ("not a url", "ftp://example.org/v1", "http://", "http://127.0.0.1:99999/v1")
 
