@@ -13,9 +13,10 @@ from typing import Any
 from sqlalchemy import delete, exists, func, select
 from sqlmodel import Session
 
+from annotator import limits
 from annotator.labels import LabelError, validate
 from annotator.models import Annotation, Annotator, Candidate, GoldLabel, utcnow
-from annotator.store import get_setting, of_source_and_type, set_setting
+from annotator.store import bounded_setting, of_source_and_type, set_setting
 
 GOLD_EVERY = "gold_every"
 DEFAULT_GOLD_EVERY = 10
@@ -26,13 +27,14 @@ __all__ = ["GOLD_EVERY", "LabelError", "gold_accuracy", "gold_every", "gold_item
 
 def gold_every(session: Session) -> int:
     """At most one gold item in this many items per annotator (0: no gold items in queues)."""
-    value = get_setting(session, key=GOLD_EVERY, default=DEFAULT_GOLD_EVERY)
-    return DEFAULT_GOLD_EVERY if value is None else int(value)
+    value = bounded_setting(session, key=GOLD_EVERY, allowed=limits.GOLD_EVERY, default=DEFAULT_GOLD_EVERY)
+    return DEFAULT_GOLD_EVERY if value == 1 else int(value)
 
 
 def set_gold_every(session: Session, *, value: int) -> None:
-    if value < 0 or value == 1:
-        raise ValueError(f"gold_every must be 0 (off) or at least 2 (one gold item in N), got {value}")
+    limits.GOLD_EVERY.check(value)
+    if value == 1:
+        raise limits.RangeError(f"gold_every must be 0 (off) or at least 2 (one gold item in N), got {value}")
     set_setting(session, key=GOLD_EVERY, value=value)
 
 

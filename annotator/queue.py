@@ -26,13 +26,14 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, delete, exists, func, literal, or_, select
 from sqlmodel import Session
 
+from annotator import limits
 from annotator.gold import is_gold, next_gold
 from annotator.labels import record_label
 from annotator.models import Annotation, Candidate, CandidateClaim, CandidateStatus, utcnow
 from annotator.store import (
     CANDIDATE_COLUMNS,
+    bounded_setting,
     candidates_query,
-    get_setting,
     of_source_and_type,
     original_question_and_answer,
     set_setting,
@@ -48,12 +49,11 @@ VIEW_COLUMNS = (*CANDIDATE_COLUMNS, Candidate.llm_outputs)
 
 def labels_per_candidate(session: Session) -> int:
     """How many annotators label each candidate (project setting, default 1)."""
-    return int(get_setting(session, key=LABELS_PER_CANDIDATE, default=1) or 1)
+    return int(bounded_setting(session, key=LABELS_PER_CANDIDATE, allowed=limits.LABELS_PER_CANDIDATE, default=1))
 
 
 def set_labels_per_candidate(session: Session, *, value: int) -> None:
-    if value < 1:
-        raise ValueError(f"labels_per_candidate must be at least 1, got {value}")
+    limits.LABELS_PER_CANDIDATE.check(value)
     set_setting(session, key=LABELS_PER_CANDIDATE, value=value)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotator import limits
 from annotator.vocabulary import DataId
 
 # A text field larger than this is rejected: no real problem is that long, and it keeps a broken or
@@ -268,3 +269,34 @@ class ImportPart:
     records: Iterable[ProblemRecord | CandidateRecord | TranscriptRecord]
     source_file: SourceFileInfo | None = None
     oddities: Counter[Oddity] = field(default_factory=Counter)
+
+
+def _check_ranges(record: ProblemRecord | CandidateRecord | TranscriptRecord) -> None:
+    """Refuse an integer outside its range (`annotator.limits`) before it reaches a 32-bit column."""
+    loc = record.location or Location("?", "?")
+    checks: list[tuple[Any, limits.Range, str, str]] = []  # value, range, what, field
+    if isinstance(record, ProblemRecord):
+        checks.append((record.position, limits.POSITION, "position", "position"))
+    elif isinstance(record, TranscriptRecord):
+        checks += [(record.sample, limits.SAMPLE, "sample", "sample"),
+                   (record.prompt_tokens, limits.TOKENS, "prompt_tokens", "prompt_tokens"),
+                   (record.completion_tokens, limits.TOKENS, "completion_tokens", "completion_tokens")]
+    else:
+        checks += [(record.problem_position, limits.POSITION, "the problem's position", "data_id"),
+                   (record.condition_index, limits.CONDITION_INDEX, "the condition number k", "data_id"),
+                   (record.position, limits.POSITION, "position", "position")]
+        if record.problem is not None:
+            _check_ranges(record.problem)
+    for value, allowed, what, field_name in checks:
+        if value is not None and not allowed.contains(value):
+            raise loc.error(f"{what} must be {allowed.describe()}, got {_preview(value)}", field_name)
+
+
+def in_range(
+    records: Iterable[ProblemRecord | CandidateRecord | TranscriptRecord],
+) -> Iterator[ProblemRecord | CandidateRecord | TranscriptRecord]:
+    """The records as they come, each checked against the ranges of its integers (every reader's parts pass
+    through this: `formats.read`)."""
+    for record in records:
+        _check_ranges(record)
+        yield record

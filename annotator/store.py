@@ -5,6 +5,7 @@ Exports stream rows as dicts through Core selects, never ORM objects or whole-ta
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
@@ -12,6 +13,7 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, Insert, Select, Update, case, func, nulls_last, select
 from sqlmodel import Session
 
+from annotator.limits import Range
 from annotator.models import (
     Annotation,
     AnnotationEvent,
@@ -274,6 +276,26 @@ def source_files(session: Session, *, format: str) -> list[dict[str, Any]]:
 def get_setting(session: Session, *, key: str, default: Any = None) -> Any:
     setting = session.get(Setting, key)
     return default if setting is None else setting.value
+
+
+def bounded_setting(session: Session, *, key: str, allowed: Range, default: Any) -> Any:
+    """A number setting; a stored value out of `allowed` (an older version's, or one written by hand) gives
+    `default` and a warning in the log, so that one bad value does not break a page for everyone
+    (`setting_problem` says what is wrong)."""
+    value = get_setting(session, key=key, default=default)
+    if value is None or allowed.contains(value):
+        return default if value is None else value
+    logging.getLogger(__name__).warning("setting %s: %s; using %r", key, setting_problem(session, key=key,
+                                        allowed=allowed), default)
+    return default
+
+
+def setting_problem(session: Session, *, key: str, allowed: Range) -> str | None:
+    """What is wrong with a stored number setting, or None if it is absent or fine."""
+    value = get_setting(session, key=key)
+    if value is None or allowed.contains(value):
+        return None
+    return f"the stored value {str(value)[:40]!r} is not {allowed.describe()}"
 
 
 def set_setting(session: Session, *, key: str, value: Any) -> None:

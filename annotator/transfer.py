@@ -3,20 +3,35 @@ of what importing them would add, the import itself (`importer.import_parts`, as
 an export as one `.zip` of exactly the files `python -m annotator export` writes.
 
 Errors are the readers' one-line `InputError`s, naming each file as it was uploaded (not the temporary folder).
+
+What one upload may cost is bounded (`annotator.limits`): uncompressed bytes and entries across all its files
+and archives, folder depth and name length inside an archive, the compression ratio of a large member. An
+archive is checked whole (names, kinds, conflicts, sizes) before anything is written, then written in chunks
+counted against the budget (a member's header cannot lie about its size: zipfile stops at the stated size and
+checks the CRC). Temporary folders live in one directory (`ANNOTATOR_TMP_DIR`, default
+`$TMPDIR/annotator-uploads`), named `upload-PID-...` / `export-PID-...`; the first use in a process removes those
+of processes that are gone (a server killed mid-import) and any older than a day.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import io
+import os
+import re
+import shutil
+import stat
 import tempfile
+import time
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from annotator import limits
 from annotator.formats import InputError, ReadOptions, read, registry
 from annotator.records import CandidateRecord, ImportPart, ProblemRecord
 
@@ -26,9 +41,76 @@ if TYPE_CHECKING:
     from annotator.importer import ImportSummary
 
 PREVIEW_RECORDS = 3
-# A zip bomb guard: more members or bytes than this in one upload is refused before anything is written.
-MAX_ZIP_MEMBERS = 10_000
-MAX_ZIP_BYTES = 2_000_000_000
+CHUNK = 1 << 20
+STALE_SECONDS = 24 * 3600
+_TEMPORARY = re.compile(r"^(upload|export)-(\d+)-")
+_cleaned: set[Path] = set()  # the temporary roots this process has cleaned already
+
+
+def temporary_root() -> Path:
+    """The one directory every temporary upload and export folder lives in."""
+    root = Path(os.environ.get("ANNOTATOR_TMP_DIR") or Path(tempfile.gettempdir()) / "annotator-uploads")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def clean_stale(root: Path | None = None) -> list[Path]:
+    """Remove the temporary folders left by processes that are gone (or older than a day); returns them."""
+    root = root or temporary_root()
+    removed = []
+    for folder in root.iterdir() if root.is_dir() else ():
+        match = _TEMPORARY.match(folder.name)
+        if not match or not folder.is_dir():
+            continue  # not ours
+        pid = int(match[2])
+        try:
+            old = time.time() - folder.stat().st_mtime > STALE_SECONDS
+        except FileNotFoundError:
+            continue  # removed meanwhile
+        if old or (pid != os.getpid() and not _alive(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+@contextmanager
+def _temporary(kind: str) -> Iterator[Path]:
+    """A fresh folder `KIND-PID-...` in the temporary root, removed afterwards (or, if this process dies, by the
+    next one's `clean_stale`)."""
+    root = temporary_root()
+    if root not in _cleaned:
+        _cleaned.add(root)
+        clean_stale(root)
+    with tempfile.TemporaryDirectory(prefix=f"{kind}-{os.getpid()}-", dir=root) as folder:
+        yield Path(folder).resolve()
+
+
+@dataclass
+class _Budget:
+    """One upload's allowance, across all its files and archives, and what it has used."""
+
+    max_bytes: int
+    max_entries: int
+    bytes: int = 0
+    entries: int = 0
+
+    def take(self, name: str, *, size: int = 0, entries: int = 0) -> None:
+        self.bytes += size
+        self.entries += entries
+        if self.entries > self.max_entries:
+            raise InputError(name, f"makes the upload hold more than {self.max_entries:,} files and folders")
+        if self.bytes > self.max_bytes:
+            raise InputError(name, f"makes the upload larger than {self.max_bytes:,} bytes unpacked")
 
 
 @dataclass
@@ -58,35 +140,81 @@ class FilePreview:
     oddities: list[str] = field(default_factory=list)
 
 
-def _safe_member(name: str) -> PurePosixPath | None:
-    """A zip member's path inside the folder, or None for a folder entry or macOS metadata; raises on a path
-    that would leave the folder."""
-    path = PurePosixPath(name)
-    if name.endswith("/") or not path.parts or path.parts[0] == "__MACOSX" or path.name.startswith("."):
+def _safe_member(member: zipfile.ZipInfo) -> PurePosixPath | None:
+    """A zip member's path inside the folder, or None for a folder entry or macOS metadata; raises ValueError
+    for a name or kind we do not unpack."""
+    name = member.filename
+    shown = repr(name if len(name) <= 80 else name[:77] + "...")
+    if len(name) > limits.UPLOAD_NAME_CHARS:
+        raise ValueError(f"member {shown} has a name of {len(name):,} characters (at most {limits.UPLOAD_NAME_CHARS})")
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", name):
+        raise ValueError(f"member {shown} points outside the archive")
+    if stat.S_ISLNK(member.external_attr >> 16):
+        raise ValueError(f"member {shown} is a symbolic link")
+    if len(path.parts) - 1 > limits.UPLOAD_DEPTH:
+        raise ValueError(f"member {shown} is nested {len(path.parts) - 1} folders deep (at most {limits.UPLOAD_DEPTH})")
+    if member.is_dir() or not path.parts or path.parts[0] == "__MACOSX" or path.name.startswith("."):
         return None
-    if path.is_absolute() or ".." in path.parts:
-        raise ValueError(f"member {name!r} points outside the archive")
+    ratio = member.file_size / max(member.compress_size, 1)
+    if member.file_size > limits.UPLOAD_RATIO_FROM and ratio > limits.UPLOAD_RATIO:
+        raise ValueError(f"member {shown} unpacks {ratio:,.0f} times its packed size (at most "
+                         f"{limits.UPLOAD_RATIO} for members over {limits.UPLOAD_RATIO_FROM:,} bytes): a zip bomb?")
     return path
 
 
-def _unzip(name: str, data: bytes, into: Path) -> None:
+def _planned(name: str, archive: zipfile.ZipFile, budget: _Budget) -> list[tuple[zipfile.ZipInfo, PurePosixPath]]:
+    """The members to write, every one checked before anything is written."""
+    members = archive.infolist()
+    budget.take(name, entries=len(members), size=sum(m.file_size for m in members))
+    files: set[PurePosixPath] = set()
+    folders: set[PurePosixPath] = set()
+    planned = []
+    for member in members:
+        try:
+            path = _safe_member(member)
+        except ValueError as exc:
+            raise InputError(name, str(exc)) from None
+        if path is None:
+            continue
+        if problem := _conflict(path, files, folders):
+            raise InputError(name, f"member {member.filename!r} {problem}")
+        files.add(path)
+        folders.update(path.parents)
+        planned.append((member, path))
+    return planned
+
+
+def _conflict(path: PurePosixPath, files: set[PurePosixPath], folders: set[PurePosixPath]) -> str | None:
+    """Why `path` cannot be written beside the members before it (`a` and `a/b.json`), or None."""
+    if path in files:
+        return "appears twice"
+    if path in folders:
+        return "is a file and a folder of other members"
+    inside = next((parent for parent in path.parents if parent in files), None)
+    return None if inside is None else f"is inside {str(inside)!r}, which is a file"
+
+
+def _unzip(name: str, data: bytes, into: Path, budget: _Budget) -> None:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, ValueError, EOFError) as exc:
         raise InputError(name, f"is not a valid .zip file ({exc})") from None
     with archive:
-        members = archive.infolist()
-        if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members) > MAX_ZIP_BYTES:
-            raise InputError(name, f"holds more than {MAX_ZIP_MEMBERS:,} files or {MAX_ZIP_BYTES:,} bytes")
-        for member in members:
+        for member, path in _planned(name, archive, budget):
+            target = into.joinpath(*path.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
             try:
-                path = _safe_member(member.filename)
-            except ValueError as exc:
-                raise InputError(name, str(exc)) from None
-            if path is not None:
-                target = into.joinpath(*path.parts)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(archive.read(member))
+                _extract(archive, member, target)
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
+                raise InputError(name, f"member {member.filename!r} cannot be unpacked: {exc}") from None
+
+
+def _extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path) -> None:
+    """Copy one member in chunks (a bad CRC raises BadZipFile at its end)."""
+    with archive.open(member) as source, target.open("wb") as sink:
+        while chunk := source.read(CHUNK):
+            sink.write(chunk)
 
 
 def _importable(folder: Path) -> list[Path]:
@@ -108,10 +236,18 @@ def _problems_first(paths: list[Path]) -> list[Path]:
     return sorted(paths, key=lambda path: path.is_file() and sample_kind(path) == "unsol")
 
 
-def unpack(uploads: list[tuple[str, bytes]], *, into: Path) -> Batch:
+def unpack(
+    uploads: list[tuple[str, bytes]],
+    *,
+    into: Path,
+    max_bytes: int = limits.UPLOAD_BYTES,
+    max_entries: int = limits.UPLOAD_ENTRIES,
+) -> Batch:
     """Write each upload (name, bytes) into `into`: a `.zip` unpacked into a folder of its name, any other file
-    as it is. Two uploads of one name are refused."""
+    as it is. Two uploads of one name are refused, and so is an upload over `max_bytes` unpacked or
+    `max_entries` files and folders, all its files and archives together."""
     paths: list[Path] = []
+    budget = _Budget(max_bytes, max_entries)
     for name, data in uploads:
         base = PurePosixPath(name.replace("\\", "/")).name
         if not base or base.startswith("."):
@@ -124,9 +260,11 @@ def unpack(uploads: list[tuple[str, bytes]], *, into: Path) -> Batch:
             )
         if base.lower().endswith(".zip"):
             target.mkdir()
-            _unzip(base, data, target)
+            budget.take(base, entries=1)
+            _unzip(base, data, target, budget)
             paths.extend(_importable(target))
         else:
+            budget.take(base, entries=1, size=len(data))
             target.write_bytes(data)
             paths.append(target)
     if not paths:
@@ -137,8 +275,7 @@ def unpack(uploads: list[tuple[str, bytes]], *, into: Path) -> Batch:
 @contextmanager
 def unpacked(uploads: list[tuple[str, bytes]]) -> Iterator[Batch]:
     """`unpack` into a temporary folder that is removed afterwards; InputErrors name files as uploaded."""
-    with tempfile.TemporaryDirectory(prefix="annotator-upload-") as folder:
-        root = Path(folder).resolve()
+    with _temporary("upload") as root:
         with _named_as_uploaded(Batch(root, [])):
             yield unpack(uploads, into=root)
 
@@ -214,8 +351,7 @@ def export_zip(format: str, *, engine: Engine, options: dict[str, Any] | None = 
     `manifest.json`, in sorted order; `options` as `exports.export` takes them (e.g. `include_incomplete`)."""
     from annotator import exports
 
-    with tempfile.TemporaryDirectory(prefix="annotator-export-") as folder:
-        out = Path(folder)
+    with _temporary("export") as out:
         exports.export(format, out, engine=engine, options=options)
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -224,4 +360,5 @@ def export_zip(format: str, *, engine: Engine, options: dict[str, Any] | None = 
     return buffer.getvalue()
 
 
-__all__ = ["Batch", "FilePreview", "export_zip", "import_batch", "preview", "unpack", "unpacked"]
+__all__ = ["Batch", "FilePreview", "clean_stale", "export_zip", "import_batch", "preview", "temporary_root", "unpack",
+           "unpacked"]

@@ -56,6 +56,9 @@ def _import() -> None:
     except (InputError, ValueError) as exc:
         st.session_state["import_outcome"] = ("error", str(exc))
         return
+    except OSError as exc:  # e.g. the disk is full while unpacking
+        st.session_state["import_outcome"] = ("error", f"the upload could not be unpacked, nothing was stored: {exc}")
+        return
     except SQLAlchemyError as exc:
         # E.g. the database is busy: one line, nothing stored (the import is one transaction).
         st.session_state["import_outcome"] = ("error", f"the database refused the import, nothing was stored: "
@@ -96,6 +99,8 @@ if uploads:
             previews = transfer.preview(batch, format=format, options=options)
     except (InputError, ValueError) as exc:
         st.error(escape_markdown(str(exc)))  # it names the file, the record and the field: data
+    except OSError as exc:
+        st.error(escape_markdown(f"the upload could not be unpacked: {exc}"))
     else:
         st.subheader("Preview")
         st.dataframe(

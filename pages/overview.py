@@ -4,7 +4,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from annotator import auth, queue, stats
+from annotator import auth, limits, queue, stats
 from annotator.db import read_session, write_session
 from annotator.demo import load_demo
 from annotator.vocabulary import Role
@@ -94,7 +94,8 @@ if is_admin:
     with read_session(engine) as session:
         st.session_state.setdefault("settings_labels_per_candidate", queue.labels_per_candidate(session))
     st.number_input(
-        "Labels per candidate", min_value=1, max_value=100, step=1, key="settings_labels_per_candidate",
+        "Labels per candidate", min_value=int(limits.LABELS_PER_CANDIDATE.low),
+        max_value=int(limits.LABELS_PER_CANDIDATE.high), step=1, key="settings_labels_per_candidate",
         on_change=_save_labels_per_candidate,
         help="How many annotators label each candidate; the queue never hands a candidate to more.",
     )

@@ -6,22 +6,48 @@ from typing import Annotated
 
 import typer
 
+from annotator import limits
+from annotator.cli._app import bounded
+
 # The default of `annotator.llm.DEFAULT_API_KEY_ENV`, written out so that `--help` needs no client (a test
 # keeps them equal).
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
+
+
+def check_url(value: str | None) -> str | None:
+    from annotator.llm.config import url_problem
+
+    if value is not None and (problem := url_problem(value)):
+        raise typer.BadParameter(f"{value[:80]!r} {problem}")
+    return value
+
+
 BaseUrl = Annotated[
-    str | None, typer.Option(help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: OpenAI).")
+    str | None,
+    typer.Option(
+        help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: OpenAI).", callback=check_url
+    ),
 ]
 ApiKeyEnv = Annotated[
     str, typer.Option(help="NAME of the environment variable holding the API key (the key is never stored).")
 ]
-Concurrency = Annotated[int, typer.Option(help="Requests in flight at most.")]
-MaxTokens = Annotated[int | None, typer.Option(help="Max tokens per answer.")]
-Timeout = Annotated[float, typer.Option(help="Seconds per request before it is retried.")]
-MaxRetries = Annotated[int, typer.Option(help="Retries per request on 429, 5xx, timeouts, dropped connections.")]
-Backoff = Annotated[float, typer.Option(help="First retry delay in seconds (doubles, with jitter).")]
+Concurrency = Annotated[int, typer.Option(help="Requests in flight at most.", **bounded(limits.CONCURRENCY))]
+MaxTokens = Annotated[int | None, typer.Option(help="Max tokens per answer.", **bounded(limits.MAX_TOKENS))]
+Timeout = Annotated[
+    float, typer.Option(help="Seconds per request before it is retried.", **bounded(limits.TIMEOUT))
+]
+MaxRetries = Annotated[
+    int,
+    typer.Option(help="Retries per request on 429, 5xx, timeouts, dropped connections.", **bounded(limits.MAX_RETRIES)),
+]
+Backoff = Annotated[
+    float, typer.Option(help="First retry delay in seconds (doubles, with jitter).", **bounded(limits.BACKOFF))
+]
 RunId = Annotated[
-    int | None, typer.Option(help="Execute this queued run (created by the app) with its stored options.")
+    int | None,
+    typer.Option(
+        help="Execute this queued run (created by the app) with its stored options.", **bounded(limits.RUN_ID)
+    ),
 ]
 Progress = Annotated[bool, typer.Option(help="Show a progress bar.")]

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from annotator import exports
-from annotator.cli._app import app, fail
+from annotator.cli._app import app, fail, out_directory
 from annotator.formats import names as format_names
 
 
@@ -96,7 +96,7 @@ def export_command(
     human_check = 1, or adjudicated so); `labels` writes every annotator's labels."""
     from annotator.db import PROJECT_ROOT
 
-    target = out or PROJECT_ROOT / "exports" / format
+    target = out_directory(out or PROJECT_ROOT / "exports" / format)
     options: dict[str, object] = {"file_format": file_format} if file_format else {}
     if with_history:
         options["with_history"] = True

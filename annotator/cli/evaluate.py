@@ -9,8 +9,9 @@ from typing import Annotated
 
 import typer
 
+from annotator import limits
 from annotator.cli import _llm_options as llm
-from annotator.cli._app import app, fail
+from annotator.cli._app import app, bounded, fail
 from annotator.cli._progress import progress_bar
 from annotator.vocabulary import RunStatus
 
@@ -25,11 +26,15 @@ def evaluate(
     item_set: Annotated[
         str, typer.Option("--set", help="vetted: candidates labelled human_check = 1; all: every candidate.")
     ] = "vetted",
-    samples: Annotated[int, typer.Option(help="Answers per item (samples 0..N-1; each its own request).")] = 1,
-    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
+    samples: Annotated[
+        int, typer.Option(help="Answers per item (samples 0..N-1; each its own request).", **bounded(limits.SAMPLES))
+    ] = 1,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.", **bounded(limits.TEMPERATURE))] = 0.0,
     max_tokens: llm.MaxTokens = None,
     concurrency: llm.Concurrency = 8,
-    limit: Annotated[int | None, typer.Option(help="At most this many items (solvable problems first).")] = None,
+    limit: Annotated[
+        int | None, typer.Option(help="At most this many items (solvable problems first).", **bounded(limits.LIMIT))
+    ] = None,
     base_url: llm.BaseUrl = None,
     api_key_env: llm.ApiKeyEnv = llm.DEFAULT_API_KEY_ENV,
     timeout: llm.Timeout = 600.0,

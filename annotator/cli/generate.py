@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from annotator import limits
 from annotator.cli import _llm_options as llm
-from annotator.cli._app import app, fail
+from annotator.cli._app import app, bounded, fail
 from annotator.cli._progress import progress_bar
 from annotator.vocabulary import RunStatus
 
@@ -53,10 +54,12 @@ def generate(
         str | None, typer.Option(help="Reasoning model M_R: rewriting, unsolvable analysis and reason.")
     ] = None,
     source: Annotated[str | None, typer.Option(help="Only problems of this data source (e.g. aime).")] = None,
-    limit: Annotated[int | None, typer.Option(help="At most this many problems.")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many problems.", **bounded(limits.LIMIT))] = None,
     base_url: llm.BaseUrl = None,
     api_key_env: llm.ApiKeyEnv = llm.DEFAULT_API_KEY_ENV,
-    rewrite_base_url: Annotated[str | None, typer.Option(help="Base URL for M_R if it differs.")] = None,
+    rewrite_base_url: Annotated[
+        str | None, typer.Option(help="Base URL for M_R if it differs.", callback=llm.check_url)
+    ] = None,
     rewrite_api_key_env: Annotated[str | None, typer.Option(help="API key variable for M_R if it differs.")] = None,
     concurrency: llm.Concurrency = 8,
     steps: Annotated[
@@ -65,7 +68,9 @@ def generate(
     prompt_version: Annotated[
         str, typer.Option(help="Folder under annotator/pipeline/prompts/.")
     ] = DEFAULT_PROMPT_VERSION,
-    temperature: Annotated[float, typer.Option(help="Sampling temperature for both models.")] = 0.0,
+    temperature: Annotated[
+        float, typer.Option(help="Sampling temperature for both models.", **bounded(limits.TEMPERATURE))
+    ] = 0.0,
     max_tokens: llm.MaxTokens = None,
     extra_body: Annotated[
         str | None, typer.Option(help='JSON object sent with every request, e.g. \'{"top_k": 20}\'.')
@@ -77,7 +82,7 @@ def generate(
     max_conditions: Annotated[
         int | None,
         typer.Option(help="Rewrite at most this many extracted conditions per problem (default: all; the paper's "
-                     "prompt asks for 1-3, its release has up to 6)."),
+                     "prompt asks for 1-3, its release has up to 6).", **bounded(limits.MAX_CONDITIONS)),
     ] = None,
     run_id: llm.RunId = None,
     progress: llm.Progress = True,

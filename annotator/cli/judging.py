@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from annotator.cli._app import app, fail
+from annotator import limits
+from annotator.cli._app import app, bounded, fail
 
 # The judge's rule sets, named here so that `--help` loads no judge (see annotator.transcripts.judge.RULES).
 RULE_NAMES = ("reliablemath", "reliablemath-exact")
@@ -16,7 +17,10 @@ RULE_NAMES = ("reliablemath", "reliablemath-exact")
 @app.command()
 def judge(
     rule: Annotated[str, typer.Option(help=f"Rule set: {' | '.join(RULE_NAMES)}.")] = RULE_NAMES[0],
-    workers: Annotated[int | None, typer.Option(help="Worker processes (default: the cores, at most 4).")] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Worker processes (default: the cores, at most 4).", **bounded(limits.WORKERS)),
+    ] = None,
 ) -> None:
     """Re-judge every transcript with RULE and store the verdicts (with the rule's name and version)."""
     from annotator.db import get_engine

@@ -6,22 +6,25 @@ from typing import Annotated
 
 import typer
 
-from annotator.cli._app import app, fail
+from annotator import limits
+from annotator.cli._app import app, bounded, fail
 
 
 @app.command()
 def settings(
     labels_per_candidate: Annotated[
         int | None,
-        typer.Option(help="How many annotators label each candidate; the queue never hands out more."),
+        typer.Option(help="How many annotators label each candidate; the queue never hands out more.",
+                     **bounded(limits.LABELS_PER_CANDIDATE)),
     ] = None,
     gold_every: Annotated[
         int | None,
-        typer.Option(help="At most one gold item in this many items per annotator (0: no gold items in queues)."),
+        typer.Option(help="At most one gold item in this many items per annotator (0: no gold items in queues).",
+                     **bounded(limits.GOLD_EVERY)),
     ] = None,
 ) -> None:
     """Show the project settings, or change the ones given."""
-    from annotator import gold, queue  # imported when used: `--help` stays fast
+    from annotator import gold, queue, store  # imported when used: `--help` stays fast
     from annotator.db import get_engine, read_session, write_session
 
     engine = get_engine()
@@ -34,5 +37,11 @@ def settings(
     except ValueError as exc:
         fail(str(exc), 2)
     with read_session(engine) as session:
-        typer.echo(f"labels_per_candidate = {queue.labels_per_candidate(session)}")
-        typer.echo(f"gold_every = {gold.gold_every(session)}")
+        shown = {
+            queue.LABELS_PER_CANDIDATE: (queue.labels_per_candidate(session), limits.LABELS_PER_CANDIDATE),
+            gold.GOLD_EVERY: (gold.gold_every(session), limits.GOLD_EVERY),
+        }
+        for key, (value, allowed) in shown.items():
+            problem = store.setting_problem(session, key=key, allowed=allowed)
+            typer.echo(f"{key} = {value}" + (f" ({problem}: this value is used until it is set again)"
+                                             if problem else ""))

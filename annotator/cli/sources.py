@@ -12,19 +12,25 @@ from typing import Annotated
 
 import typer
 
-from annotator.cli._app import app, fail
+from annotator import limits
+from annotator.cli._app import app, bounded, fail, out_directory
 
 
 @app.command()
 def treecut(
-    num_vars: Annotated[int, typer.Option("--num-vars", help="numVars: variables in each problem.")],
-    ans_depth: Annotated[int, typer.Option("--ans-depth", help="ansDepth: distance from the root to the question.")],
-    count: Annotated[int, typer.Option("--count", help="How many pairs.")],
-    seed: Annotated[int, typer.Option("--seed", help="Random seed; the same seed gives the same pairs.")],
+    num_vars: Annotated[
+        int, typer.Option("--num-vars", help="numVars: variables in each problem.", **bounded(limits.TREECUT_VARS))
+    ],
+    ans_depth: Annotated[int, typer.Option("--ans-depth", help="ansDepth: distance from the root to the question.",
+                                  **bounded(limits.TREECUT_DEPTH))],
+    count: Annotated[int, typer.Option("--count", help="How many pairs.", **bounded(limits.TREECUT_COUNT))],
+    seed: Annotated[int, typer.Option("--seed", help="Random seed; the same seed gives the same pairs.",
+                                            **bounded(limits.SEED))],
     out: Annotated[Path, typer.Option("--out", help="Directory for the two JSONL files.")],
     cut_depth: Annotated[
         int | None,
-        typer.Option("--cut-depth", help="cutDepth: distance from the question to the cut (default ansDepth // 2)."),
+        typer.Option("--cut-depth", help="cutDepth: distance from the question to the cut (default ansDepth // 2).",
+                     **bounded(limits.TREECUT_CUT_DEPTH)),
     ] = None,
     composite_name: Annotated[
         bool, typer.Option("--composite-name/--simple-name", help="Names like 'a burger at Texas BBQ' or 'a burger'.")
@@ -58,6 +64,7 @@ def treecut(
         )
     except ValueError as exc:
         fail(str(exc), 2)
+    out_directory(out)
     started = time.perf_counter()
     if coefficients not in treecut_module.COEFFICIENT_MODES:
         fail(f"--coefficients must be one of {', '.join(treecut_module.COEFFICIENT_MODES)}, got {coefficients!r}", 2)
@@ -81,12 +88,16 @@ def distract(
     data_source: Annotated[
         list[str] | None, typer.Option("--data-source", help="Only problems of these data sources (default: all).")
     ] = None,
-    per_problem: Annotated[int, typer.Option("--per-problem", help="Variants per problem.")] = 4,
+    per_problem: Annotated[
+        int, typer.Option("--per-problem", help="Variants per problem.", **bounded(limits.PER_PROBLEM))
+    ] = 4,
     role: Annotated[str, typer.Option("--role", help="overlapped, nonoverlapped or both.")] = "both",
     number: Annotated[str, typer.Option("--number", help="in_range, out_range or both.")] = "both",
     topic: Annotated[str, typer.Option("--topic", help="in_topic, out_topic or both.")] = "both",
-    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
-    limit: Annotated[int | None, typer.Option("--limit", help="At most this many problems.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed.", **bounded(limits.SEED))] = 0,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="At most this many problems.", **bounded(limits.LIMIT))
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Also write the variants as a GSM-IC JSON file.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Do not add the variants to the database.")] = False,
 ) -> None:

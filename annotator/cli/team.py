@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from annotator.cli._app import app, fail
+from annotator import limits
+from annotator.cli._app import app, bounded, fail, out_directory
 
 LABELS = ("human_check", "difficulty_eval")
 
@@ -109,14 +110,18 @@ def gold(
 def batches(
     annotators: Annotated[str, typer.Option(help="Who gets a sheet: account names, comma-separated.")],
     out: Annotated[Path, typer.Option(help="Directory for the sheets, one {annotator}.xlsx each.")],
-    per_annotator: Annotated[int | None, typer.Option(help="Candidates per sheet (at most).")] = None,
+    per_annotator: Annotated[
+        int | None, typer.Option(help="Candidates per sheet (at most).", **bounded(limits.PER_ANNOTATOR))
+    ] = None,
     overlap: Annotated[
         int | None,
-        typer.Option(help="Annotators per candidate (at most labels_per_candidate; default: that setting)."),
+        typer.Option(help="Annotators per candidate (at most labels_per_candidate; default: that setting).",
+                     **bounded(limits.OVERLAP)),
     ] = None,
     data_source: Annotated[str | None, typer.Option(help="Only candidates of this data source.")] = None,
     rewrite_type: Annotated[str | None, typer.Option(help="Only candidates of this rewrite type.")] = None,
-    days: Annotated[float, typer.Option(help="Deadline: the candidates stay held for the sheets this long.")] = 14,
+    days: Annotated[float, typer.Option(help="Deadline in days: the candidates stay held for the sheets this long.",
+                                       **bounded(limits.DAYS))] = 14,
 ) -> None:
     """Excel sheets to label offline, in the ReliableMath authors' layout; `import` reads them back."""
     from annotator.batches import BatchError, create_batches, file_name
@@ -125,7 +130,7 @@ def batches(
     names = [name.strip() for name in annotators.split(",") if name.strip()]
     try:
         made = create_batches(
-            get_engine(), out=out, annotators=names, per_annotator=per_annotator, overlap=overlap,
+            get_engine(), out=out_directory(out), annotators=names, per_annotator=per_annotator, overlap=overlap,
             data_source=data_source, rewrite_type=rewrite_type, days=days,
         )
     except BatchError as exc:

@@ -22,6 +22,8 @@ def _read_password(password_stdin: bool) -> str:
         # One line from stdin, without its line ending (so `echo secret | ... --password-stdin` works).
         password = sys.stdin.readline().rstrip("\r\n")
     else:
+        if not sys.stdin.isatty():  # getpass would warn over several lines, then read nothing
+            fail("no terminal to ask for the password: pipe it in with --password-stdin", 2)
         password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     if not password:
         fail("the password must not be empty", 2)

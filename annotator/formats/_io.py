@@ -1,7 +1,8 @@
 """Reading records from JSON, JSONL, CSV, Parquet and Excel files, each with its location for error messages.
 
 JSONL, CSV, Parquet and Excel are streamed, so memory does not grow with the file. JSON arrays are parsed whole
-(the ReliableMath files are a few MB).
+(the ReliableMath files are a few MB), up to `limits.MAX_JSON_BYTES`. Everywhere: a UTF-8 byte order mark is
+skipped, a record with a key twice and values nested deeper than `limits.JSON_DEPTH` are one-line errors.
 """
 
 from __future__ import annotations
@@ -14,26 +15,82 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from annotator import limits
 from annotator.csv_cells import restore
 from annotator.records import InputError, Location
 
 Row = tuple[Location, dict[str, Any]]
 
 
+BOM = b"\xef\xbb\xbf"
+MAX_LINE_BYTES = 64_000_000  # one JSONL line (a record's text fields are at most 1M characters each)
+
+
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {key!r} appears twice in one object")
+        self.key = key
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):  # only then look for the key
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
 # One decoder for all lines: json.loads(..., parse_constant=...) would build a new one per call.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_object)
 
 
 def _loads(text: str) -> Any:
-    return _DECODER.decode(text)
+    try:
+        return _DECODER.decode(text)
+    except RecursionError:
+        raise ValueError(f"values are nested deeper than {limits.JSON_DEPTH} levels") from None
+
+
+def too_deep(value: Any, limit: int = limits.JSON_DEPTH) -> bool:
+    """Whether arrays and objects in `value` nest deeper than `limit` levels (`value` itself is level 1)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _checked(value: Any, loc: Location) -> Any:
+    if isinstance(value, (dict, list)) and too_deep(value):
+        raise loc.error(f"values are nested deeper than {limits.JSON_DEPTH} levels")
+    return value
+
+
+def load_value(text: str, loc: Location, field: str) -> Any:
+    """One JSON value held in a field (e.g. a CSV cell), with the checks a file gets."""
+    try:
+        return _checked(_loads(text), loc)
+    except (TypeError, ValueError) as exc:  # DuplicateKey is a ValueError
+        raise loc.error(f"invalid JSON: {exc}", field) from None
 
 
 def read_text(path: Path) -> str:
-    data = path.read_bytes()
+    """A file read whole as UTF-8 (without a byte order mark); refused above `limits.MAX_JSON_BYTES`."""
+    size = path.stat().st_size
+    if size > limits.MAX_JSON_BYTES:
+        raise InputError(str(path), f"is {size:,} bytes; a file read whole may be at most {limits.MAX_JSON_BYTES:,} "
+                         "bytes (split it, or use JSONL, which is streamed)")
+    data = path.read_bytes().removeprefix(BOM)
     if not data.strip():
         raise InputError(str(path), "the file is empty")
     try:
@@ -47,8 +104,29 @@ def load_json(path: Path) -> Any:
     text = read_text(path)
     try:
         return _loads(text)
+    except DuplicateKey as exc:
+        index = _record_with_duplicate(text)
+        raise InputError(str(path), f"the key {exc.key!r} appears twice", field=exc.key,
+                         record=None if index is None else f"record {index}") from None
     except (json.JSONDecodeError, ValueError) as exc:
         raise InputError(str(path), f"invalid JSON: {exc}") from None
+
+
+def _record_with_duplicate(text: str) -> int | None:
+    """Which record of a JSON array holds a key twice (only read again once that is known to happen)."""
+    position, index = text.find("[") + 1, 0
+    if position == 0:
+        return None
+    while True:
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+        try:
+            _obj, position = _DECODER.raw_decode(text, position)
+        except DuplicateKey:
+            return index
+        except ValueError:
+            return None
+        index += 1
 
 
 def json_array_rows(path: Path, data: Any | None = None) -> Iterator[Row]:
@@ -62,35 +140,49 @@ def json_array_rows(path: Path, data: Any | None = None) -> Iterator[Row]:
         loc = Location(str(path), f"record {index}")
         if not isinstance(obj, dict):
             raise loc.error(f"expected an object, got {type(obj).__name__}")
-        yield loc, obj
+        # Level 1 is the array.
+        yield loc, _checked(obj, loc)
 
 
 def jsonl_rows(path: Path) -> Iterator[Row]:
     seen_any = False
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
             loc = Location(str(path), f"line {number}")
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise loc.error(f"is not valid UTF-8 (byte {exc.start} of the line)") from None
-            if not line.strip():
+            if len(raw) > MAX_LINE_BYTES:
+                raise loc.error(f"is longer than {MAX_LINE_BYTES:,} bytes")
+            obj = _jsonl_object(raw.removeprefix(BOM) if number == 1 else raw, loc)
+            if obj is None:
                 continue
-            try:
-                obj = _loads(line)
-            except (json.JSONDecodeError, ValueError) as exc:
-                raise loc.error(f"invalid JSON: {exc}") from None
-            if not isinstance(obj, dict):
-                raise loc.error(f"expected a JSON object, got {type(obj).__name__}")
             seen_any = True
             yield loc, obj
     if not seen_any:
         raise InputError(str(path), "the file is empty")
 
 
+def _jsonl_object(raw: bytes, loc: Location) -> dict[str, Any] | None:
+    """One JSONL line's object; None for a blank line."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise loc.error(f"is not valid UTF-8 (byte {exc.start} of the line)") from None
+    if not line.strip():
+        return None
+    try:
+        obj = _loads(line)
+    except DuplicateKey as exc:
+        raise loc.error(f"the key {exc.key!r} appears twice", exc.key) from None
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise loc.error(f"invalid JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise loc.error(f"expected a JSON object, got {type(obj).__name__}")
+    return _checked(obj, loc)
+
+
 def csv_rows(path: Path) -> Iterator[Row]:
     seen_any = False
-    with path.open(newline="", encoding="utf-8") as handle:
+    # utf-8-sig: a byte order mark (Excel writes one) is not part of the first column's name.
+    with path.open(newline="", encoding="utf-8-sig") as handle:
         try:
             reader = csv.DictReader(handle)
             for row in reader:

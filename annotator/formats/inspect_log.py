@@ -30,7 +30,7 @@ def sniff(path: Path) -> bool:
     if suffix != ".json":
         return False
     with path.open("rb") as handle:
-        head = handle.read(_HEADER_BYTES).lstrip()
+        head = handle.read(_HEADER_BYTES).removeprefix(b"\xef\xbb\xbf").lstrip()
     return head.startswith(b"{") and b'"eval"' in head and b'"version"' in head
 
 

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from annotator.formats import _io, names
-from annotator.records import ImportPart, InputError
+from annotator.records import ImportPart, InputError, in_range
 
 
 @dataclass
@@ -129,4 +129,8 @@ def read(path: Path, *, format: str | None = None, options: ReadOptions | None =
         if found is None:
             raise InputError(str(path), f"unknown format {format!r}; choose one of {', '.join(registry())}")
         fmt = found
-    return fmt.read(path, options)
+    parts = fmt.read(path, options)
+    for part in parts:
+        # Every reader's integers are checked against their ranges here, once, as the records stream.
+        part.records = in_range(part.records)
+    return parts

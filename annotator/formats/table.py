@@ -8,7 +8,6 @@ CSV and Parquet cannot keep a JSON type in a cell, so flat exports (`annotator.e
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,10 +48,7 @@ def _mapped(obj: dict[str, Any], mapping: dict[str, str], loc: Location) -> dict
     for key in JSON_ENCODED:
         encoded = row.pop(f"{key}_json", None)
         if encoded not in (None, ""):
-            try:
-                row[key] = json.loads(encoded)
-            except (TypeError, json.JSONDecodeError) as exc:
-                raise loc.error(f"invalid JSON: {exc}", f"{key}_json") from None
+            row[key] = _io.load_value(encoded, loc, f"{key}_json")
     # Empty cells in CSV mean "no value".
     return {key: (None if value == "" else value) for key, value in row.items()}
 

@@ -11,6 +11,20 @@ DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 PLACEHOLDER_API_KEY = "EMPTY"
 
 
+def url_problem(url: str) -> str | None:
+    """Why `url` cannot be an endpoint's base URL (not http(s), no host), or None."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError on a port that is not a number or out of range)
+    except ValueError as exc:
+        return f"is not a URL ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "is not an http:// or https:// URL with a host"
+    return None
+
+
 class LLMConfigError(ValueError):
     """A role is configured in a way that cannot work (e.g. no API key for OpenAI's own endpoint)."""
 
@@ -26,6 +40,17 @@ class RoleConfig:
     max_tokens: int | None = None
     extra_body: dict[str, Any] | None = None
     timeout: float = 600.0
+
+    def check(self) -> None:
+        """Raise LLMConfigError if a number is out of its range (`annotator.limits`) or the URL is not http(s)."""
+        from annotator import limits
+
+        limits.check_each({
+            "temperature": (self.temperature, limits.TEMPERATURE), "max_tokens": (self.max_tokens, limits.MAX_TOKENS),
+            "timeout": (self.timeout, limits.TIMEOUT),
+        }, error=LLMConfigError)
+        if self.base_url is not None and (problem := url_problem(self.base_url)):
+            raise LLMConfigError(f"base URL {self.base_url[:80]!r} {problem}")
 
     def params(self) -> dict[str, Any]:
         """The parameters that change the answer, and so belong in the cache key."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from annotator import limits
 from annotator.llm import RoleConfig
 from annotator.models import Run
 from annotator.pipeline.prompts import DEFAULT_VERSION, REWRITE_TYPES
@@ -34,12 +35,13 @@ class GenerateOptions:
             raise RunError(f"steps must be 1, 2 or 1,2; got {','.join(map(str, self.steps))}")
         if unknown := set(self.rewrite_types) - set(REWRITE_TYPES):
             raise RunError(f"unknown rewrite type(s) {', '.join(sorted(unknown))}")
-        if self.concurrency < 1:
-            raise RunError("concurrency must be at least 1")
-        if self.limit is not None and self.limit < 0:
-            raise RunError("limit must not be negative")
-        if self.max_conditions is not None and self.max_conditions < 1:
-            raise RunError("max_conditions must be at least 1")
+        limits.check_each({
+            "concurrency": (self.concurrency, limits.CONCURRENCY), "limit": (self.limit, limits.LIMIT),
+            "max_conditions": (self.max_conditions, limits.MAX_CONDITIONS),
+            "max_retries": (self.max_retries, limits.MAX_RETRIES), "backoff": (self.backoff_base, limits.BACKOFF),
+        }, error=RunError)
+        self.extract.check()
+        self.rewrite.check()
 
     def settings(self) -> dict[str, Any]:
         """The options kept in `Run.options` (the models and steps have columns of their own)."""

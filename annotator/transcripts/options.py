@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from annotator import limits
 from annotator.llm import RoleConfig
 from annotator.models import Run
 from annotator.runs import RunError
@@ -43,12 +44,12 @@ class EvaluateOptions:
             raise RunError(f"unknown prompt {self.prompt!r}: choose {' or '.join(PROMPT_NAMES)}")
         if self.item_set not in ITEM_SETS:
             raise RunError(f"unknown set {self.item_set!r}: choose {' or '.join(ITEM_SETS)}")
-        if self.samples < 1:
-            raise RunError("samples must be at least 1")
-        if self.concurrency < 1:
-            raise RunError("concurrency must be at least 1")
-        if self.limit is not None and self.limit < 0:
-            raise RunError("limit must not be negative")
+        limits.check_each({
+            "samples": (self.samples, limits.SAMPLES), "concurrency": (self.concurrency, limits.CONCURRENCY),
+            "limit": (self.limit, limits.LIMIT), "max_retries": (self.max_retries, limits.MAX_RETRIES),
+            "backoff": (self.backoff_base, limits.BACKOFF),
+        }, error=RunError)
+        self.model.check()
 
     def role(self, sample: int) -> RoleConfig:
         """How sample `sample` is asked."""

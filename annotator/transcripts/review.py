@@ -11,13 +11,14 @@ the ones nobody has reviewed yet before the reviewed ones.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from annotator import store
+from annotator import limits, store
 from annotator.models import Candidate, Problem, Transcript, TranscriptEvent, utcnow
 from annotator.vocabulary import JudgeClass, Verdict
 
@@ -31,8 +32,8 @@ DEFAULT_TAGS = (
     "no final answer",
 )
 # The number keys 1..9 toggle tags on the Review page, so the list holds at most nine.
-MAX_TAGS = 9
-MAX_TAG_LENGTH = 100
+MAX_TAGS = int(limits.REVIEW_TAGS.high)
+MAX_TAG_LENGTH = int(limits.TAG_LENGTH.high)
 
 # Why a transcript is where it is in the queue, in queue order.
 RULES_DISAGREE = "rules disagree"
@@ -76,16 +77,31 @@ def _clean_tags(tags: Sequence[str]) -> list[str]:
     return cleaned
 
 
+def _checked_tags(tags: Sequence[Any]) -> list[str]:
+    cleaned = _clean_tags(tags)
+    if not cleaned or len(cleaned) > MAX_TAGS:
+        raise ReviewError(f"the tag list needs 1 to {MAX_TAGS} tags (the keys 1..9), got {len(cleaned)}")
+    return cleaned
+
+
 def get_tags(session: Session) -> list[str]:
     """The project's hallucination tags, in the order the number keys 1..9 toggle them."""
-    return list(store.get_setting(session, key=REVIEW_TAGS, default=list(DEFAULT_TAGS)))
+    stored = store.get_setting(session, key=REVIEW_TAGS, default=None)
+    if stored is None:
+        return list(DEFAULT_TAGS)
+    try:
+        if not isinstance(stored, list):
+            raise ReviewError(f"expected a list of tags, got {type(stored).__name__}")
+        return _checked_tags(stored)
+    except ReviewError as exc:
+        # One bad stored value (an older version's, or written by hand) must not break the Review page.
+        logging.getLogger(__name__).warning("setting %s: %s; using the default tags", REVIEW_TAGS, exc)
+        return list(DEFAULT_TAGS)
 
 
 def set_tags(session: Session, *, tags: Sequence[str]) -> list[str]:
     """Replace the tag list (tags already on reviews stay on them); returns the list as stored."""
-    cleaned = _clean_tags(tags)
-    if not cleaned or len(cleaned) > MAX_TAGS:
-        raise ReviewError(f"the tag list needs 1 to {MAX_TAGS} tags (the keys 1..9), got {len(cleaned)}")
+    cleaned = _checked_tags(tags)
     store.set_setting(session, key=REVIEW_TAGS, value=cleaned)
     return cleaned
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from annotator import queue
-from annotator.db import get_engine, read_session
+from annotator.db import get_engine, read_session, write_session
 from tests.test_importer import run_cli
 
 
@@ -18,5 +18,20 @@ def test_labels_per_candidate_is_shown_set_and_validated(tmp_path: Path) -> None
     with read_session(get_engine(url)) as session:
         assert queue.labels_per_candidate(session) == 3
     refused = run_cli(url, "settings", "--labels-per-candidate", "0")
-    assert refused.returncode == 2 and "at least 1" in refused.stderr
+    assert refused.returncode == 2 and "from 1 to 20, got 0" in refused.stderr
     assert run_cli(url, "settings").stdout.splitlines()[0] == "labels_per_candidate = 3"
+
+
+def test_a_bad_stored_value_is_reported_and_the_default_used(tmp_path: Path) -> None:
+    from annotator import store
+
+    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    with write_session(get_engine(url)) as session:  # as an older version or a hand edit could leave it
+        store.set_setting(session, key=queue.LABELS_PER_CANDIDATE, value="three")
+    shown = run_cli(url, "settings")
+    assert shown.returncode == 0 and "Traceback" not in shown.stderr
+    assert shown.stdout.splitlines()[0] == (
+        "labels_per_candidate = 1 (the stored value 'three' is not a whole number from 1 to 20: this value is used "
+        "until it is set again)"
+    )
+    assert run_cli(url, "settings", "--labels-per-candidate", "2").stdout.splitlines()[0] == "labels_per_candidate = 2"

@@ -3,14 +3,18 @@ Uploading, previewing, importing and downloading in a real browser: tests/e2e/te
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func, select
 
 from annotator import exports, labels, queue
-from annotator.db import get_engine, write_session
+from annotator.db import get_engine, read_session, write_session
+from annotator.models import Problem
 from tests.support.candidates import add_candidates, add_user, open_page
+from ui.markdown import escape_markdown
 
 
 @pytest.fixture
@@ -57,3 +61,46 @@ def test_the_release_checkbox_says_what_the_download_holds(engine: Engine) -> No
     assert said[0].endswith("and 1 incomplete one(s).")
     # The other downloads are still there, one per format.
     assert sorted(element.proto.label for element in app.get("download_button")) == sorted(exports.FORMATS)
+
+
+def _zip(name: str, data: bytes, compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=compression) as archive:
+        archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _damaged() -> bytes:
+    data = bytearray(_zip("a.json", b'[{"question": "q"}]', zipfile.ZIP_STORED))
+    data[data.index(b'"q"')] = ord("X")
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("upload", "message"),
+    [
+        (("bomb.zip", _zip("bomb.json", bytes(50_000_000))), "bomb.zip: member 'bomb.json' unpacks "),
+        (("damaged.zip", _damaged()), "damaged.zip: member 'a.json' cannot be unpacked: Bad CRC-32 for file 'a.json'"),
+        (("evil.zip", _zip("../../etc/x.json", b"[]")),
+         "evil.zip: member '../../etc/x.json' points outside the archive"),
+    ],
+)
+def test_a_hostile_upload_shows_one_line_and_stores_nothing(
+    engine: Engine, upload: tuple[str, bytes], message: str
+) -> None:
+    app = open_page("import_export", engine, name="ada", role="admin")
+    app.get("file_uploader")[0].set_value([(*upload, "application/zip")])
+    app.run()
+    assert not app.exception, app.exception
+    errors = [element.value for element in app.error]
+    assert len(errors) == 1 and errors[0].startswith(escape_markdown(message)) and "\n" not in errors[0], errors
+    assert not [button for button in app.button if button.key == "import_run"]
+    with read_session(engine) as session:
+        assert session.execute(select(func.count()).select_from(Problem)).scalar_one() == 0
+
+
+def test_the_server_shows_no_traceback_on_any_page() -> None:
+    import tomllib
+
+    config = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showErrorDetails"] in ("type", "none")

@@ -1,0 +1,114 @@
+"""The allowed range of every number a person or a file can give us, in one place: the project settings, the
+command-line options (`annotator.cli._app.bounded`) and the integers readers accept.
+
+Imports nothing of ours. A value outside its range is refused before anything is stored, with a one-line
+message naming the value and the range (`RangeError`). Integers that reach an INTEGER column stay within
+32 bits: SQLite would store more, PostgreSQL would not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+INT32_MAX = 2**31 - 1
+
+
+class RangeError(ValueError):
+    """A number outside its allowed range (or not a number at all)."""
+
+
+@dataclass(frozen=True)
+class Range:
+    """The closed range [low, high] of the value called `name`; `whole` if it must be an integer."""
+
+    name: str
+    low: float
+    high: float
+    whole: bool = True
+
+    def describe(self) -> str:
+        kind = "a whole number" if self.whole else "a number"
+        return f"{kind} from {_number(self.low)} to {_number(self.high)}"
+
+    def span(self) -> str:
+        """`LOW..HIGH`, as `--help` shows it."""
+        return f"{_number(self.low)}..{_number(self.high)}"
+
+    def contains(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if self.whole and not isinstance(value, int):
+            return False
+        return not (isinstance(value, float) and math.isnan(value)) and self.low <= value <= self.high
+
+    def check(self, value: Any, *, name: str | None = None) -> Any:
+        """`value` if it is in range; else RangeError('NAME must be ... from LOW to HIGH, got VALUE')."""
+        if not self.contains(value):
+            raise RangeError(f"{name or self.name} must be {self.describe()}, got {_shown(value)}")
+        return value
+
+
+def check_each(checks: dict[str, tuple[Any, Range]], *, error: type[Exception] = RangeError) -> None:
+    """Check named values ({name: (value, range)}; None is "not given" and passes); the first one out of its
+    range raises `error` with the one-line message."""
+    for name, (value, allowed) in checks.items():
+        if value is not None and not allowed.contains(value):
+            raise error(f"{name} must be {allowed.describe()}, got {_shown(value)}")
+
+
+def _number(value: float) -> str:
+    return f"{value:,}" if float(value).is_integer() else f"{value:g}"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# Project settings.
+LABELS_PER_CANDIDATE = Range("labels_per_candidate", 1, 20)
+GOLD_EVERY = Range("gold_every", 0, 1000)  # 0: no gold items; 1 is refused apart (every item gold)
+REVIEW_TAGS = Range("the tag list", 1, 9)  # the number keys 1..9 toggle them
+TAG_LENGTH = Range("a tag", 1, 100)
+
+# Command-line options (and the stored options of runs the app creates).
+SAMPLES = Range("--samples", 1, 100)
+CONCURRENCY = Range("--concurrency", 1, 256)
+LIMIT = Range("--limit", 0, INT32_MAX)
+DAYS = Range("--days", 0.01, 365, whole=False)
+TIMEOUT = Range("--timeout", 1, 86_400, whole=False)  # seconds per request
+MAX_RETRIES = Range("--max-retries", 0, 100)
+BACKOFF = Range("--backoff", 0, 3600, whole=False)
+MAX_TOKENS = Range("--max-tokens", 1, 10_000_000)
+TEMPERATURE = Range("--temperature", 0, 2, whole=False)
+WORKERS = Range("--workers", 1, 64)
+SEED = Range("--seed", 0, 2**32 - 1)
+RUN_ID = Range("--run-id", 1, INT32_MAX)
+MAX_CONDITIONS = Range("--max-conditions", 1, 20)
+PER_PROBLEM = Range("--per-problem", 1, 100)
+PER_ANNOTATOR = Range("--per-annotator", 1, 1_000_000)
+OVERLAP = Range("--overlap", 1, 20)
+TREECUT_COUNT = Range("--count", 1, 100_000)
+TREECUT_VARS = Range("--num-vars", 2, 100)
+TREECUT_DEPTH = Range("--ans-depth", 2, 100)
+TREECUT_CUT_DEPTH = Range("--cut-depth", 1, 99)
+
+# Integers in imported files.
+POSITION = Range("position", 0, INT32_MAX)  # a problem's index in its source (also inside data_ids)
+CONDITION_INDEX = Range("k", 1, 10_000)  # the condition number inside a data_id
+SAMPLE = Range("sample", 0, 100_000)
+TOKENS = Range("tokens", 0, INT32_MAX)
+
+# Reading files.
+JSON_DEPTH = 64  # arrays and objects nested deeper than this are refused
+MAX_JSON_BYTES = 256_000_000  # a .json file is parsed whole (memory: a few times its size); JSONL is streamed
+
+# Uploads (the Import and export page), per upload across all its files and archives.
+UPLOAD_BYTES = 2_000_000_000  # uncompressed
+UPLOAD_ENTRIES = 10_000
+UPLOAD_DEPTH = 16  # folders inside an archive
+UPLOAD_NAME_CHARS = 400  # a member's path
+UPLOAD_RATIO = 200  # uncompressed : compressed, for a member over UPLOAD_RATIO_FROM bytes
+UPLOAD_RATIO_FROM = 10_000_000
