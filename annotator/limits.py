@@ -104,6 +104,7 @@ TOKENS = Range("tokens", 0, INT32_MAX)
 # Reading files.
 JSON_DEPTH = 64  # arrays and objects nested deeper than this are refused
 MAX_JSON_BYTES = 256_000_000  # a .json file is parsed whole (memory: a few times its size); JSONL is streamed
+MAX_LINE_BYTES = 64_000_000  # one JSONL line (a record's text fields are at most 1M characters each)
 
 # Uploads (the Import and export page), per upload across all its files and archives.
 UPLOAD_BYTES = 2_000_000_000  # uncompressed

@@ -129,9 +129,10 @@ with read_session(engine) as session:
     counted = stats.compute(session)
 kept, waiting = counted["total"]["kept"], counted["total"]["incomplete"]
 st.caption(
-    f"The reliablemath release holds {kept} vetted candidate(s) ({counted['labels_per_candidate']} label(s) "
+    f"The reliablemath release holds {int(kept)} vetted candidate(s) ({int(counted['labels_per_candidate'])} label(s) "
     f"resolving to human_check = 1, or adjudicated so) "
-    + (f"and {waiting} incomplete one(s)." if include_incomplete else f"and leaves out {waiting} incomplete one(s).")
+    + ("and " if include_incomplete else "and leaves out ")
+    + f"{int(waiting)} incomplete one(s)."
 )
 columns = st.columns(4)
 for index, name in enumerate(exports.FORMATS):

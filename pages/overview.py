@@ -45,10 +45,10 @@ else:
     columns[0].metric("Problems", result["problems"])
     columns[1].metric("Candidates", total["candidates"])
     columns[2].metric("Checked", total["checked"])
-    columns[3].metric("Kept", total["kept"], help=f"Vetted: {target} label(s) resolving to human_check = 1, or "
+    columns[3].metric("Kept", total["kept"], help=f"Vetted: {int(target)} label(s) resolving to human_check = 1, or "
                       "adjudicated so; the candidates the reliablemath export releases.")
-    columns[4].metric("Incomplete", total["incomplete"], help=f"Resolved to human_check = 1 over fewer than {target} "
-                      "label(s) and not adjudicated: not vetted yet, left out of the release.")
+    columns[4].metric("Incomplete", total["incomplete"], help="Resolved to human_check = 1 over fewer than "
+                      f"{int(target)} label(s) and not adjudicated: not vetted yet, left out of the release.")
     columns[5].metric("Hard", total["hard"])
     with read_session(engine) as session:
         progress = stats.progress(session)

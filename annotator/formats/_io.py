@@ -23,7 +23,6 @@ Row = tuple[Location, dict[str, Any]]
 
 
 BOM = b"\xef\xbb\xbf"
-MAX_LINE_BYTES = 64_000_000  # one JSONL line (a record's text fields are at most 1M characters each)
 
 
 def _reject_constant(name: str) -> None:
@@ -147,10 +146,10 @@ def json_array_rows(path: Path, data: Any | None = None) -> Iterator[Row]:
 def jsonl_rows(path: Path) -> Iterator[Row]:
     seen_any = False
     with path.open("rb") as handle:
-        for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
+        for number, raw in enumerate(iter(lambda: handle.readline(limits.MAX_LINE_BYTES + 1), b""), start=1):
             loc = Location(str(path), f"line {number}")
-            if len(raw) > MAX_LINE_BYTES:
-                raise loc.error(f"is longer than {MAX_LINE_BYTES:,} bytes")
+            if len(raw) > limits.MAX_LINE_BYTES:
+                raise loc.error(f"is longer than {limits.MAX_LINE_BYTES:,} bytes")
             obj = _jsonl_object(raw.removeprefix(BOM) if number == 1 else raw, loc)
             if obj is None:
                 continue

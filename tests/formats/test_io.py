@@ -121,10 +121,8 @@ def test_a_json_file_too_large_to_read_whole_is_refused_by_its_size(tmp_path: Pa
 
 
 def test_a_jsonl_line_too_long_is_refused_without_reading_it_whole(tmp_path: Path) -> None:
-    from annotator.formats import _io
-
     path = tmp_path / "long.jsonl"
     with path.open("wb") as handle:
         handle.write((json.dumps(RECORD) + "\n").encode())
-        handle.truncate(handle.tell() + _io.MAX_LINE_BYTES + 10)
-    assert _error(path) == f"{path}: line 2: is longer than {_io.MAX_LINE_BYTES:,} bytes"
+        handle.truncate(handle.tell() + limits.MAX_LINE_BYTES + 10)
+    assert _error(path) == f"{path}: line 2: is longer than {limits.MAX_LINE_BYTES:,} bytes"
