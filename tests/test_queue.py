@@ -204,7 +204,9 @@ def test_annotators_racing_for_work_never_get_the_same_candidate(database_url: s
         queue.set_labels_per_candidate(session, value=labels_per_candidate)
     # Enough rounds that the interleaving which once handed one candidate to two annotators on PostgreSQL
     # (a claim committed while another transaction's SKIP LOCKED query was running) happens in most runs.
-    add_candidates(engine, ROUNDS * 4 // labels_per_candidate + 8)
+    # A fresh candidate for every round of every annotator: with fewer, an annotator near the end can find only
+    # candidates it labelled already (their second slot still open) and stop early, which is no race.
+    add_candidates(engine, ROUNDS * 4 + 8)
     annotators = [add_user(engine, f"racer{i}").id for i in range(4)]
     code = f"import sys; from tests.test_queue import _worker; _worker(sys.argv[1], int(sys.argv[2]), {ROUNDS})"
     processes = [
@@ -223,7 +225,8 @@ def test_annotators_racing_for_work_never_get_the_same_candidate(database_url: s
     outputs = [process.communicate(timeout=300) for process in processes]
     assert [p.returncode for p in processes] == [0] * 4, [err for _out, err in outputs]
     per_annotator = [[int(line) for line in out.split()] for out, _err in outputs]
-    assert all(len(mine) == ROUNDS and len(set(mine)) == ROUNDS for mine in per_annotator)
+    assert [len(mine) for mine in per_annotator] == [ROUNDS] * 4, "an annotator ran out of work"
+    assert [len(set(mine)) for mine in per_annotator] == [ROUNDS] * 4, "an annotator got one candidate twice"
     handed = Counter(candidate_id for mine in per_annotator for candidate_id in mine)
     assert max(handed.values()) <= labels_per_candidate, handed.most_common(3)
     with read_session(engine) as session:
