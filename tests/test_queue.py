@@ -204,9 +204,10 @@ def test_annotators_racing_for_work_never_get_the_same_candidate(database_url: s
         queue.set_labels_per_candidate(session, value=labels_per_candidate)
     # Enough rounds that the interleaving which once handed one candidate to two annotators on PostgreSQL
     # (a claim committed while another transaction's SKIP LOCKED query was running) happens in most runs.
-    # A fresh candidate for every round of every annotator: with fewer, an annotator near the end can find only
-    # candidates it labelled already (their second slot still open) and stop early, which is no race.
-    add_candidates(engine, ROUNDS * 4 + 8)
+    # Enough that the slowest annotator never runs out: the candidates it has not labelled (all but its ROUNDS)
+    # must hold the other three annotators' labels and still one slot for it. With fewer, an annotator that
+    # fell behind finds only candidates it labelled already (their second slot open) and stops early.
+    add_candidates(engine, ROUNDS + 3 * ROUNDS // labels_per_candidate + 8)
     annotators = [add_user(engine, f"racer{i}").id for i in range(4)]
     code = f"import sys; from tests.test_queue import _worker; _worker(sys.argv[1], int(sys.argv[2]), {ROUNDS})"
     processes = [
