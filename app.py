@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 import streamlit as st
 from sqlalchemy.exc import OperationalError
 
-from annotator import auth
+from annotator import auth, throttle
 from annotator.db import database_url, get_engine, read_session, write_session
 from annotator.vocabulary import Role
 from ui import sign_in
@@ -61,7 +61,10 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
         submitted = st.form_submit_button("Sign in", type="primary")
     if submitted:
         try:
-            signed_in = auth.sign_in(engine, name=name, password=password)
+            signed_in = auth.sign_in(engine, name=name, password=password, client=st.context.ip_address)
+        except throttle.Throttled as exc:
+            st.error(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
+            return
         except OperationalError:
             st.error("The database is busy; please press Sign in again.")
             return

@@ -15,7 +15,7 @@ from annotator.models import Annotation, AnnotationEvent
 from tests.support.candidates import add_candidates, add_user
 
 ENTRY = str(Path(__file__).with_name("app_entry.py"))
-PASSWORD = "pw-1234"
+PASSWORD = "pw-1234-long-enough"
 
 
 @pytest.fixture
@@ -61,18 +61,28 @@ def test_first_run_asks_for_the_first_admin(engine: Engine) -> None:
     app = _app()
     assert [t.value for t in app.title] == ["Welcome"]
     app.text_input[0].input("root")
-    app.text_input[1].input("pw")
+    app.text_input[1].input(PASSWORD)
     app.text_input[2].input("other")
     app.button[0].click()
     app.run()
     assert [e.value for e in app.error] == ["The passwords differ."]
-    app.text_input[2].input("pw")
+    # A short or common password is refused with the rule, and no account is made.
+    for weak, reason in (("pw", "at least 12 characters"), ("Password1234", "common passwords")):
+        app.text_input[1].input(weak)
+        app.text_input[2].input(weak)
+        app.button[0].click()
+        app.run()
+        assert len(app.error) == 1 and reason in app.error[0].value, app.error
+        with read_session(engine) as session:
+            assert not auth.has_accounts(session)
+    app.text_input[1].input(PASSWORD)
+    app.text_input[2].input(PASSWORD)
     app.button[0].click()
     app.run()
     assert not app.exception, app.exception
     assert app.session_state["user"] == auth.User(id=1, name="root", role="admin")
     with read_session(engine) as session:
-        assert auth.authenticate(session, name="root", password="pw") is not None
+        assert auth.authenticate(session, name="root", password=PASSWORD) is not None
     # With an account in place the next visitor gets the sign-in form.
     assert [t.value for t in _app().title] == ["Sign in"]
 
