@@ -3,13 +3,14 @@ queue, filters, roles and the browse page. (Keys and reloads are covered in test
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotator import auth
+from annotator import auth, throttle
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotation, AnnotationEvent
 from tests.support.candidates import add_candidates, add_user
@@ -92,6 +93,37 @@ def test_wrong_password_is_refused(engine: Engine) -> None:
     app = _sign_in(_app(), "ann", "wrong")
     assert [e.value for e in app.error] == ["Unknown name or wrong password."]
     assert "user" not in app.session_state
+
+
+def test_repeated_wrong_passwords_are_throttled_with_a_one_line_message(engine: Engine) -> None:
+    add_user(engine, "ann", password=PASSWORD)
+    app = _app()
+    for _ in range(throttle.FREE_FAILURES):
+        _sign_in(app, "ann", "wrong password")
+        assert [e.value for e in app.error] == ["Unknown name or wrong password."]
+    # Three more failures (another server, a script) make the wait long enough not to end during this test.
+    with write_session(engine) as session:
+        for _ in range(3):
+            throttle.record_failure(session, attempt_keys=throttle.keys(name="ann", client=None))
+    _sign_in(app, "ann", PASSWORD)
+    assert len(app.error) == 1
+    assert re.fullmatch(r"Too many failed sign-ins; try again in \d+ seconds\.", app.error[0].value), app.error
+    assert "user" not in app.session_state
+
+
+def test_a_key_pressed_after_the_account_was_disabled_stores_nothing(engine: Engine) -> None:
+    add_candidates(engine, 2)
+    add_user(engine, "ann", password=PASSWORD)
+    app = _sign_in(_app(), "ann")
+    app.session_state["auth_recheck_at"] = float("inf")  # the periodic sign-in check is not due
+    with write_session(engine) as session:
+        auth.set_active(session, name="ann", active=False)
+    app.button(key="decide_1").click()
+    app.run()
+    assert not app.exception, app.exception
+    assert _labels(engine) == {}
+    assert "user" not in app.session_state
+    assert [i.value for i in app.info] == ["Signed out: your account has been disabled; nothing was saved."]
 
 
 def test_decisions_are_recorded_under_the_signed_in_annotator(engine: Engine) -> None:
