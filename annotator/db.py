@@ -43,8 +43,13 @@ class DatabaseBusy(RuntimeError):
 
 
 def page_busy_seconds() -> float:
-    """How long a page's write waits for a lock (`DEFAULT_PAGE_BUSY_SECONDS`, env `ANNOTATOR_PAGE_BUSY_SECONDS`)."""
-    return float(os.environ.get("ANNOTATOR_PAGE_BUSY_SECONDS") or DEFAULT_PAGE_BUSY_SECONDS)
+    """How long a page's write waits for a lock (`DEFAULT_PAGE_BUSY_SECONDS`, env `ANNOTATOR_PAGE_BUSY_SECONDS`:
+    0.05 to 60 seconds; a value that is not a number in that range is ignored, so it cannot break every page)."""
+    try:
+        seconds = float(os.environ.get("ANNOTATOR_PAGE_BUSY_SECONDS") or DEFAULT_PAGE_BUSY_SECONDS)
+    except ValueError:
+        return DEFAULT_PAGE_BUSY_SECONDS
+    return seconds if 0.05 <= seconds <= 60 else DEFAULT_PAGE_BUSY_SECONDS
 
 
 def is_busy(exc: BaseException) -> bool:

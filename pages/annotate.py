@@ -67,8 +67,9 @@ def _next_from_queue(session: Any) -> None:
     _show(session, candidate_id, "queue")
 
 
-@saves(state, "place in the queue", busy="The database is busy; the next candidate shows when you press a key.")
+@saves(state, "place in the queue", busy="The database is busy; reload the page in a moment for your next candidate.")
 def _load() -> None:
+    state["loaded"] = False
     with page_write(engine, user=user) as session:
         _next_from_queue(session)
     state["loaded"] = True
@@ -219,6 +220,9 @@ def workspace() -> None:
     if not wait_for_buttons(WORKSPACE):
         return
     if view is None:
+        if not state["loaded"]:  # the queue could not be read (the database was busy): say so, not "nothing left"
+            st.warning(state.get("message") or "Your queue is not loaded yet; reload the page.")
+            return
         _empty_state()
         return
     st.text_input(

@@ -4,6 +4,7 @@ queue, filters, roles and the browse page. (Keys and reloads are covered in test
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,28 @@ def test_a_key_pressed_after_the_account_was_disabled_stores_nothing(engine: Eng
     assert _labels(engine) == {}
     assert "user" not in app.session_state
     assert [i.value for i in app.info] == ["Signed out: your account has been disabled; nothing was saved."]
+
+
+def test_a_queue_opened_while_the_database_is_locked_says_busy_not_empty(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", "0.3")
+    add_candidates(engine, 2)
+    add_user(engine, "ann", password=PASSWORD)
+    holder = sqlite3.connect(engine.url.database, timeout=0)
+    holder.execute("BEGIN IMMEDIATE")  # as an admin's import holds it
+    try:
+        app = _sign_in(_app(), "ann")
+        assert [w.value for w in app.warning] == [
+            "The database is busy; reload the page in a moment for your next candidate."
+        ]
+        assert not app.success  # not "Nothing left in your queue"
+    finally:
+        holder.rollback()
+        holder.close()
+    app.run()
+    assert _heading(app).startswith("#### math\\_0\\_remove\\_1")
+    assert not app.warning
 
 
 def test_decisions_are_recorded_under_the_signed_in_annotator(engine: Engine) -> None:

@@ -95,3 +95,14 @@ def test_a_held_lock_makes_the_write_busy_briefly_and_the_same_write_works_after
 
 def test_the_busy_message_is_one_line() -> None:
     assert busy_message("label") == "The database is busy, your label was not saved, press again."
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("2.5", 2.5), ("", 5.0), ("soon", 5.0), ("-1", 5.0), ("nan", 5.0),
+                                                 ("1e9", 5.0)])
+def test_the_page_busy_timeout_setting_falls_back_on_a_bad_value(
+    monkeypatch: pytest.MonkeyPatch, value: str, seconds: float
+) -> None:
+    from annotator.db import page_busy_seconds
+
+    monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", value)
+    assert page_busy_seconds() == seconds
