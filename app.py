@@ -12,7 +12,7 @@ import streamlit as st
 from sqlalchemy.exc import OperationalError
 
 from annotator import auth, throttle
-from annotator.db import database_url, get_engine, read_session, write_session
+from annotator.db import DatabaseBusy, database_url, get_engine, read_session, write_session
 from annotator.vocabulary import Role
 from ui import sign_in
 from ui.markdown import escape_markdown
@@ -65,7 +65,7 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
         except throttle.Throttled as exc:
             st.error(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
             return
-        except OperationalError:
+        except (DatabaseBusy, OperationalError):
             st.error("The database is busy; please press Sign in again.")
             return
         if signed_in is None:

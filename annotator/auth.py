@@ -184,7 +184,8 @@ def sign_in(
     """Check the password and start a sign-in: the user and the browser's token, or None.
 
     Raises `throttle.Throttled`, without checking the password, while the account or the client (its address)
-    must wait after repeated failures; a failure is counted against both.
+    must wait after repeated failures; a failure is counted against both. Raises `DatabaseBusy` when the
+    sign-in cannot be recorded within a page's busy timeout (an import holds the write lock).
 
     The password is verified outside any write transaction: Argon2 is slow on purpose, and on SQLite a write
     transaction holds the database's one write lock, so sixteen people signing in at once would queue behind
@@ -197,7 +198,7 @@ def sign_in(
     if found is None:
         _count_failure(engine, attempt_keys=attempt_keys, now=now)
         return None
-    with write_session(engine) as session:
+    with write_session(engine, busy_seconds=page_busy_seconds()) as session:
         user, rehash = found
         throttle.clear(session, key=attempt_keys[0])
         _store_rehash(session, user=user, rehash=rehash)

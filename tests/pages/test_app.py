@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from annotator import auth, throttle
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotation, AnnotationEvent
-from tests.support.candidates import add_candidates, add_user
+from tests.support.candidates import add_candidates, add_user, sign_in_app
 
 ENTRY = str(Path(__file__).with_name("app_entry.py"))
 PASSWORD = "pw-1234-long-enough"
@@ -132,11 +132,14 @@ def test_a_queue_opened_while_the_database_is_locked_says_busy_not_empty(
 ) -> None:
     monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", "0.3")
     add_candidates(engine, 2)
-    add_user(engine, "ann", password=PASSWORD)
+    app = AppTest.from_file(ENTRY, default_timeout=60)
+    sign_in_app(app, engine, add_user(engine, "ann", password=PASSWORD))  # signed in before, e.g. a reload
+    app.session_state["annotate_ready"] = True
     holder = sqlite3.connect(engine.url.database, timeout=0)
     holder.execute("BEGIN IMMEDIATE")  # as an admin's import holds it
     try:
-        app = _sign_in(_app(), "ann")
+        app.run()
+        assert not app.exception, app.exception
         assert [w.value for w in app.warning] == [
             "The database is busy; reload the page in a moment for your next candidate."
         ]
