@@ -26,6 +26,7 @@ from sqlmodel import Session
 from annotator import auth
 from annotator.db import DatabaseBusy, page_busy_seconds, write_session
 from annotator.vocabulary import Role
+from ui import sign_in
 
 P = ParamSpec("P")
 
@@ -57,8 +58,6 @@ def saves(
             except DatabaseBusy:
                 state["message"] = busy or busy_message(what)
             except auth.AccountDisabled as exc:
-                from ui import sign_in
-
                 sign_in.sign_out()
                 st.session_state["auth_message"] = f"Signed out: {exc}."
 
