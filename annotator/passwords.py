@@ -1,6 +1,7 @@
 """The password rule (NIST SP 800-63B 3.1.1.2): at least `MIN_LENGTH` characters, and not a password everyone
 tries first: one from the list of common passwords shipped beside this module, one character repeated, or the
-account's own name. Nothing else (no required mix of character kinds): length is what makes a password strong.
+account's own name (of 4 or more characters). Nothing else (no required mix of character kinds): length is what
+makes a password strong.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 
 MIN_LENGTH = 12
 MAX_LENGTH = 1024  # Argon2 hashes any length; this bounds the work one sign-in attempt can ask for
+NAME_MIN_LENGTH = 4  # names at least this long may not appear in their password
 COMMON_PASSWORDS = Path(__file__).with_name("common_passwords.txt")
 
 
@@ -34,5 +36,6 @@ def check(password: str, *, name: str = "") -> None:
         raise PasswordRejected("that password is on the list of common passwords; choose another")
     if len(set(folded)) == 1:
         raise PasswordRejected("the password must not be one character repeated")
-    if name.strip() and name.strip().casefold() in folded:
+    # A name of a few letters is part of many good passwords; a longer one is the first guess of anyone.
+    if len(name.strip()) >= NAME_MIN_LENGTH and name.strip().casefold() in folded:
         raise PasswordRejected("the password must not contain the account's name")

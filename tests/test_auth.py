@@ -240,3 +240,10 @@ def test_delay_grows_to_a_ceiling() -> None:
     assert delays[: throttle.FREE_FAILURES] == [timedelta(0)] * throttle.FREE_FAILURES
     assert delays[5:8] == [timedelta(seconds=2), timedelta(seconds=4), timedelta(seconds=8)]
     assert throttle.delay(40) == throttle.MAX_DELAY
+
+
+def test_a_short_name_may_appear_in_a_password(engine: Engine) -> None:
+    with write_session(engine) as session:
+        auth.create_user(session, name="al", role="annotator", password="always a long passphrase")
+        with pytest.raises(auth.AuthError, match="account's name"):
+            auth.create_user(session, name="alwa", role="annotator", password="always a long passphrase")
