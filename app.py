@@ -11,8 +11,8 @@ from urllib.parse import urlparse
 import streamlit as st
 from sqlalchemy.exc import OperationalError
 
-from annotator import auth
-from annotator.db import database_url, get_engine, read_session, write_session
+from annotator import auth, throttle
+from annotator.db import DatabaseBusy, database_url, get_engine, read_session, write_session
 from annotator.vocabulary import Role
 from ui import sign_in
 from ui.markdown import escape_markdown
@@ -61,8 +61,11 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
         submitted = st.form_submit_button("Sign in", type="primary")
     if submitted:
         try:
-            signed_in = auth.sign_in(engine, name=name, password=password)
-        except OperationalError:
+            signed_in = auth.sign_in(engine, name=name, password=password, client=st.context.ip_address)
+        except throttle.Throttled as exc:
+            st.error(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
+            return
+        except (DatabaseBusy, OperationalError):
             st.error("The database is busy; please press Sign in again.")
             return
         if signed_in is None:

@@ -19,7 +19,8 @@ from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotato
 from annotator.store import of_source_and_type
 
 __all__ = [
-    "DisputeQueue", "adjudicate", "adjudications", "dispute_labels", "disputes", "is_open_dispute", "label_provenance",
+    "DecidedMeanwhile", "DisputeQueue", "adjudicate",
+    "adjudications", "dispute_labels", "disputes", "is_open_dispute", "label_provenance",
 ]
 
 
@@ -126,6 +127,15 @@ def _snapshot(adjudication: Adjudication) -> dict[str, Any]:
             "comment": adjudication.comment}
 
 
+class DecidedMeanwhile(Exception):
+    """Another reviewer decided the dispute since this one was shown; deciding again must say `override`."""
+
+    def __init__(self, *, by: str, human_check: int, difficulty_eval: int | None) -> None:
+        super().__init__(f"{by} decided this dispute meanwhile (human_check {human_check}, difficulty_eval "
+                         f"{difficulty_eval})")
+        self.by, self.human_check, self.difficulty_eval = by, human_check, difficulty_eval
+
+
 def adjudicate(
     session: Session,
     *,
@@ -134,12 +144,20 @@ def adjudicate(
     human_check: int,
     difficulty_eval: int | None,
     comment: str | None = None,
+    override: bool = False,
 ) -> Adjudication:
     """Decide a candidate's label as a reviewer (or change that decision); append the event and store the
-    candidate's resolved label with `label_source` "adjudicated". Call inside `db.write_session()`."""
+    candidate's resolved label with `label_source` "adjudicated". Call inside `db.write_session()`.
+
+    Another reviewer's decision is replaced only with `override`; else `DecidedMeanwhile` says whose it is (two
+    reviewers on one dispute: the second learns of the first instead of silently replacing it)."""
     validate(human_check, difficulty_eval)
     session.execute(select(Candidate.id).where(Candidate.id == candidate_id).with_for_update())
     adjudication = session.get(Adjudication, candidate_id)
+    if adjudication is not None and adjudication.annotator_id != reviewer_id and not override:
+        by = session.execute(select(Annotator.name).where(Annotator.id == adjudication.annotator_id)).scalar_one()
+        raise DecidedMeanwhile(by=by, human_check=adjudication.human_check,
+                               difficulty_eval=adjudication.difficulty_eval)
     now = utcnow()
     old = None if adjudication is None else _snapshot(adjudication)
     if adjudication is None:

@@ -4,7 +4,10 @@
 Passwords are stored as Argon2id hashes (argon2-cffi). A sign-in creates a random token: the browser keeps
 the token (the app puts it in a cookie), the database keeps only its SHA-256, so a copy of the database
 cannot be used to sign in. A sign-in lasts `sign_in_lifetime()` (env `ANNOTATOR_SESSION_HOURS`, default 12
-hours) and ends when the account is disabled.
+hours) and ends when the account is disabled. Passwords follow `annotator.passwords`' rule; failed sign-ins
+are throttled per account and per client (`annotator.throttle`). Every write a page makes first checks, in its
+own transaction, that the account is still active and has the role (`check_writer`): a disabled account writes
+nothing from the moment it is disabled.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Engine, delete, select, update
 from sqlmodel import Session
 
-from annotator.db import read_session, write_session
+from annotator import passwords, throttle
+from annotator.db import DatabaseBusy, page_busy_seconds, read_session, write_session
 from annotator.models import Annotator, SignInSession, utcnow
 from annotator.vocabulary import Role
 
@@ -40,7 +44,11 @@ def _dummy_hash() -> str:
 
 
 class AuthError(ValueError):
-    """A bad account operation: unknown or duplicate name, unknown role, empty password."""
+    """A bad account operation: unknown or duplicate name, unknown role, a password the rule refuses."""
+
+
+class AccountDisabled(PermissionError):
+    """The account was disabled (or lost the role) since it signed in: the write was refused, nothing stored."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,25 @@ def hash_password(password: str) -> str:
     return _hasher.hash(password)
 
 
+def _new_password_hash(password: str, *, name: str) -> str:
+    """The hash of a password being set (a new account, a change), after `passwords.check`."""
+    try:
+        passwords.check(password, name=name)
+    except passwords.PasswordRejected as exc:
+        raise AuthError(str(exc)) from None
+    return hash_password(password)
+
+
+def check_writer(session: Session, *, user_id: int, roles: tuple[str, ...]) -> None:
+    """Raise `AccountDisabled` unless the account is active and has one of `roles` now. One primary-key read,
+    made inside the write's own transaction, so a disable committed before it is always seen."""
+    row = session.execute(select(Annotator.is_active, Annotator.role).where(Annotator.id == user_id)).first()
+    if row is None or not row.is_active:
+        raise AccountDisabled("your account has been disabled; nothing was saved")
+    if row.role not in roles:
+        raise AccountDisabled(f"your role is now {row.role}; nothing was saved")
+
+
 def _user(annotator: Annotator) -> User:
     assert annotator.id is not None
     return User(id=annotator.id, name=annotator.name, role=annotator.role)
@@ -107,7 +134,8 @@ def create_user(session: Session, *, name: str, role: str, password: str) -> Use
     name = _check_name_and_role(name, role)
     if session.execute(select(Annotator.id).where(Annotator.name == name)).first() is not None:
         raise AuthError(f"an annotator called {name!r} already exists")
-    annotator = Annotator(name=name, role=role, password_hash=hash_password(password), is_system=False)
+    annotator = Annotator(name=name, role=role, password_hash=_new_password_hash(password, name=name),
+                          is_system=False)
     session.add(annotator)
     session.flush()
     return _user(annotator)
@@ -150,21 +178,41 @@ def authenticate(session: Session, *, name: str, password: str) -> User | None:
     return user
 
 
-def sign_in(engine: Engine, *, name: str, password: str) -> tuple[User, str] | None:
+def sign_in(
+    engine: Engine, *, name: str, password: str, client: str | None = None, now: datetime | None = None
+) -> tuple[User, str] | None:
     """Check the password and start a sign-in: the user and the browser's token, or None.
+
+    Raises `throttle.Throttled`, without checking the password, while the account or the client (its address)
+    must wait after repeated failures; a failure is counted against both. Raises `DatabaseBusy` when the
+    sign-in cannot be recorded within a page's busy timeout (an import holds the write lock).
 
     The password is verified outside any write transaction: Argon2 is slow on purpose, and on SQLite a write
     transaction holds the database's one write lock, so sixteen people signing in at once would queue behind
-    each other's verifications. Only the short write (the token, and a rehash) takes the lock.
+    each other's verifications. Only the short writes (a failure; the token, and a rehash) take the lock.
     """
+    attempt_keys = throttle.keys(name=name, client=client)
     with read_session(engine) as session:
+        throttle.check(session, attempt_keys=attempt_keys, now=now)
         found = verify(session, name=name, password=password)
     if found is None:
+        _count_failure(engine, attempt_keys=attempt_keys, now=now)
         return None
-    user, rehash = found
-    with write_session(engine) as session:
+    with write_session(engine, busy_seconds=page_busy_seconds()) as session:
+        user, rehash = found
+        throttle.clear(session, key=attempt_keys[0])
         _store_rehash(session, user=user, rehash=rehash)
         return user, start_sign_in(session, user=user)
+
+
+def _count_failure(engine: Engine, *, attempt_keys: list[str], now: datetime | None) -> None:
+    """Count a failed sign-in, waiting for the write lock no longer than a page's write: while an import holds
+    it, the refusal is not delayed (a failure then goes uncounted; the attempt was refused all the same)."""
+    try:
+        with write_session(engine, busy_seconds=page_busy_seconds()) as session:
+            throttle.record_failure(session, attempt_keys=attempt_keys, now=now)
+    except DatabaseBusy:
+        pass
 
 
 def _store_rehash(session: Session, *, user: User, rehash: str | None) -> None:
@@ -175,7 +223,7 @@ def _store_rehash(session: Session, *, user: User, rehash: str | None) -> None:
 
 def set_password(session: Session, *, name: str, password: str) -> None:
     annotator = _account(session, name=name)
-    annotator.password_hash = hash_password(password)
+    annotator.password_hash = _new_password_hash(password, name=name)
     session.execute(delete(SignInSession).where(SignInSession.annotator_id == annotator.id))
     session.flush()
 

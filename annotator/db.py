@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -25,9 +26,42 @@ DEFAULT_DATABASE_PATH = PROJECT_ROOT / "db" / "annotator.sqlite"
 # How long a writer waits for SQLite's write lock. Generous: with sixteen annotators in one Streamlit process
 # on a busy machine, the holder's short transaction can wait seconds for the GIL before it commits.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# How long a page's write (a label, a decision, a review) waits for the lock before the page says the database is
+# busy and the press can be repeated: long enough for any write but an import's, short enough to keep a person
+# in front of a frozen page for no longer than this (env `ANNOTATOR_PAGE_BUSY_SECONDS`).
+DEFAULT_PAGE_BUSY_SECONDS = 5.0
+# PostgreSQL's SQLSTATEs for "try again": lock_not_available (lock_timeout), serialization_failure, deadlock.
+_PG_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
 # The newest migration's revision. Knowing it here spares every command Alembic's start-up when the database
 # is up to date; tests/test_db.py checks it against the migration scripts, so a new migration must update it.
-HEAD_REVISION = "0008_transcript_verdicts"
+HEAD_REVISION = "0009_sign_in_throttle"
+
+
+class DatabaseBusy(RuntimeError):
+    """Another transaction held the lock longer than this write would wait (SQLite's write lock, a PostgreSQL
+    row lock or serialization conflict): nothing was written, and the same write may simply be tried again."""
+
+
+def page_busy_seconds() -> float:
+    """How long a page's write waits for a lock (`DEFAULT_PAGE_BUSY_SECONDS`, env `ANNOTATOR_PAGE_BUSY_SECONDS`:
+    0.05 to 60 seconds; a value that is not a number in that range is ignored, so it cannot break every page)."""
+    try:
+        seconds = float(os.environ.get("ANNOTATOR_PAGE_BUSY_SECONDS") or DEFAULT_PAGE_BUSY_SECONDS)
+    except ValueError:
+        return DEFAULT_PAGE_BUSY_SECONDS
+    return seconds if 0.05 <= seconds <= 60 else DEFAULT_PAGE_BUSY_SECONDS
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether a database error means "locked, try again" rather than a fault (SQLite and PostgreSQL)."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    original = exc.orig
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    if state is not None:
+        return state in _PG_BUSY_STATES
+    message = str(original).lower()
+    return "database is locked" in message or "database is busy" in message
 
 
 def database_url() -> str:
@@ -49,8 +83,15 @@ def _setup_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
-        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
-        conn.exec_driver_sql(f"BEGIN {mode}")
+        options = conn.get_execution_options()
+        # The busy timeout is the connection's; a pooled connection keeps what the last transaction set, so
+        # each transaction sets its own when it differs (a page's write waits less than an import).
+        busy_ms = options.get("sqlite_busy_ms", SQLITE_BUSY_TIMEOUT_MS)
+        info = conn.connection.info
+        if info.get("busy_ms", SQLITE_BUSY_TIMEOUT_MS) != busy_ms:
+            conn.exec_driver_sql(f"PRAGMA busy_timeout={int(busy_ms)}")
+            info["busy_ms"] = busy_ms
+        conn.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', 'DEFERRED')}")
 
 
 @cache
@@ -111,17 +152,32 @@ def read_session(engine: Engine | None = None) -> Iterator[Session]:
 
 
 @contextmanager
-def write_session(engine: Engine | None = None) -> Iterator[Session]:
+def write_session(engine: Engine | None = None, *, busy_seconds: float | None = None) -> Iterator[Session]:
     """A session whose whole body is one transaction, committed on success and rolled back on error.
 
     On SQLite the transaction starts with `BEGIN IMMEDIATE`, so a read followed by a write cannot fail
-    with "database is locked" halfway through.
+    with "database is locked" halfway through. With `busy_seconds` the transaction waits at most that long for
+    a lock (SQLite's busy timeout, PostgreSQL's `lock_timeout`) and raises `DatabaseBusy`, having written
+    nothing, when another holds it longer.
     """
     engine = engine or get_engine()
-    bind = engine.execution_options(sqlite_begin="IMMEDIATE") if is_sqlite(engine) else engine
-    with Session(bind, expire_on_commit=False) as session:
-        with session.begin():
-            yield session
+    if is_sqlite(engine):
+        options: dict[str, Any] = {"sqlite_begin": "IMMEDIATE"}
+        if busy_seconds is not None:
+            options["sqlite_busy_ms"] = round(busy_seconds * 1000)
+        bind = engine.execution_options(**options)
+    else:
+        bind = engine
+    try:
+        with Session(bind, expire_on_commit=False) as session:
+            with session.begin():
+                if busy_seconds is not None and not is_sqlite(engine):
+                    session.execute(text(f"SET LOCAL lock_timeout = {round(busy_seconds * 1000)}"))
+                yield session
+    except DBAPIError as exc:
+        if busy_seconds is not None and is_busy(exc):
+            raise DatabaseBusy(str(exc.orig)) from exc
+        raise
 
 
 def insert_ignore(session: Session, table: Any, rows: Iterable[dict[str, Any]]) -> None:

@@ -7,6 +7,7 @@ that names both, unless `update=True`. Any error rolls the whole import back.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -342,30 +343,11 @@ class _Importer:
         annotations, events = [], []
         for data_id, label in labelled.items():
             candidate_id, annotator_id = ids[data_id], self._annotator_id(label.annotator)
-            value = {
-                "human_check": label.human_check,
-                "difficulty_eval": label.difficulty_eval,
-                "comment": label.comment,
-            }
-            annotations.append(
-                {
-                    "candidate_id": candidate_id,
-                    "annotator_id": annotator_id,
-                    "created_at": now,
-                    "updated_at": now,
-                    **value,
-                }
-            )
-            events.append(
-                {
-                    "candidate_id": candidate_id,
-                    "annotator_id": annotator_id,
-                    "action": "create",
-                    "old": None,
-                    "new": value,
-                    "at": now,
-                }
-            )
+            value = {"human_check": label.human_check, "difficulty_eval": label.difficulty_eval,
+                     "comment": label.comment}
+            who = {"candidate_id": candidate_id, "annotator_id": annotator_id}
+            annotations.append({**who, "created_at": now, "updated_at": now, **value})
+            events.append({**who, "action": "create", "old": None, "new": value, "at": now})
         connection.execute(insert(Annotation.__table__), annotations)
         connection.execute(insert(AnnotationEvent.__table__), events)
         self.summary.labels_added += len(labelled)
@@ -427,13 +409,27 @@ class _Importer:
 
 
 def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, update: bool = False) -> ImportSummary:
-    """Import everything in one transaction; on any error nothing is written and the error is raised."""
+    """Import everything in one transaction; on any error nothing is written and the error is raised.
+
+    Every file is read and checked before the transaction: on SQLite it holds the one write lock, which
+    annotators' labels wait for, so the lock covers the writes and the checks against stored data, not parsing.
+    """
+    records = [(part, list(part.records)) for part in parts]
+    # The records are kept to the end: the garbage collector need not walk them again and again meanwhile.
+    gc.freeze()
+    try:
+        return _write(records, engine=engine, update=update)
+    finally:
+        gc.unfreeze()
+
+
+def _write(records: list[tuple[ImportPart, list[Any]]], *, engine: Engine | None, update: bool) -> ImportSummary:
     with write_session(engine) as session:
         importer = _Importer(session, update=update)
-        for part in parts:
+        for part, part_records in records:
             importer.start_part(part)
             count = 0
-            for record in part.records:
+            for record in part_records:
                 count += 1
                 if isinstance(record, ProblemRecord):
                     importer.add_problem(record)

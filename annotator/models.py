@@ -189,6 +189,16 @@ class Setting(SQLModel, table=True):
     value: Any = _json()
 
 
+class SignInFailure(SQLModel, table=True):
+    """Failed sign-ins of one account or one client (`key` is "account:NAME" or "client:ADDRESS"), kept in the
+    database so that every app server throttles alike (`annotator.throttle`)."""
+
+    key: str = Field(primary_key=True, max_length=300)
+    failures: int = 0
+    last_failure_at: datetime = Field(default_factory=utcnow)
+    blocked_until: datetime = Field(default_factory=utcnow)
+
+
 class SignInSession(SQLModel, table=True):
     """A signed-in browser: the app keeps the token in a cookie, the database only its SHA-256."""
 

@@ -1,7 +1,9 @@
 """Adjudicate: candidates whose labels disagree, lowest agreement first, settled with Annotate's keys.
 
 Every annotator's label and comment is beside the candidate. `1` unsolvable and simple, `2` unsolvable and
-hard, `0` not acceptable, `S` skip. The decision wins over the labels and is an event in the history.
+hard, `0` not acceptable, `S` skip. The decision wins over the labels and is an event in the history. When
+another reviewer decided the dispute since it was shown, the page says who and how, and the same key pressed
+again overrides their decision.
 """
 
 from typing import Any
@@ -10,12 +12,13 @@ import pandas as pd
 import streamlit as st
 
 from annotator import adjudication, queue
-from annotator.db import read_session, write_session
+from annotator.db import read_session
 from annotator.vocabulary import SKIP_KEY, Role, label_name
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown
 from ui.ready import is_ready, wait_for_buttons
+from ui.writes import page_write, saves
 
 ROLES = (Role.reviewer, Role.admin)
 WORKSPACE = "adjudicate"
@@ -26,6 +29,7 @@ state: dict[str, Any] = st.session_state.setdefault(
 
 
 def _show(session: Any, candidate_id: int | None) -> None:
+    state["override"] = None  # (candidate id, label) that a second press of the same key may override
     state["view"] = None if candidate_id is None else queue.load(session, candidate_id=candidate_id,
                                                                   annotator_id=user.id)
     state["labels"] = [] if candidate_id is None else adjudication.dispute_labels(session, candidate_id=candidate_id)
@@ -41,16 +45,26 @@ def _may_press() -> bool:
     return is_ready(WORKSPACE) and guard.permitted(*ROLES)
 
 
+@saves(state, "decision")
 def _decide(human_check: int, difficulty_eval: int | None) -> None:
     view = state["view"]
     if view is None or not _may_press():
         return
-    with write_session(engine) as session:
-        adjudication.adjudicate(
-            session, candidate_id=view["id"], reviewer_id=user.id, human_check=human_check,
-            difficulty_eval=difficulty_eval, comment=(st.session_state.get("adjudicate_comment") or "").strip() or None,
-        )
-        _next(session)
+    override = state.get("override") == (view["id"], human_check, difficulty_eval)
+    try:
+        with page_write(engine, user=user, roles=ROLES) as session:
+            adjudication.adjudicate(
+                session, candidate_id=view["id"], reviewer_id=user.id, human_check=human_check,
+                difficulty_eval=difficulty_eval, override=override,
+                comment=(st.session_state.get("adjudicate_comment") or "").strip() or None,
+            )
+            _next(session)
+    except adjudication.DecidedMeanwhile as exc:
+        theirs = label_name(exc.human_check, exc.difficulty_eval, view["rewrite_type"])
+        state["override"] = (view["id"], human_check, difficulty_eval)
+        state["message"] = (f":orange-badge[{escape_markdown(exc.by)} decided this dispute meanwhile: {theirs}.] "
+                            "Press the same key again to override their decision, or S to skip.")
+        return
     st.session_state["adjudicate_comment"] = ""
     name = label_name(human_check, difficulty_eval, view["rewrite_type"])
     state["message"] = f"Adjudicated {escape_markdown(view['data_id'])}: {name}."

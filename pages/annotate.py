@@ -13,12 +13,13 @@ from typing import Any
 import streamlit as st
 
 from annotator import queue
-from annotator.db import read_session, write_session
+from annotator.db import read_session
 from annotator.vocabulary import BACK_KEY, SKIP_KEY, label_name
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown
 from ui.ready import is_ready, wait_for_buttons
+from ui.writes import page_write, saves
 
 PROGRESS_TTL_SECONDS = 15
 WORKSPACE = "annotate"
@@ -66,8 +67,10 @@ def _next_from_queue(session: Any) -> None:
     _show(session, candidate_id, "queue")
 
 
+@saves(state, "place in the queue", busy="The database is busy; reload the page in a moment for your next candidate.")
 def _load() -> None:
-    with write_session(engine) as session:
+    state["loaded"] = False
+    with page_write(engine, user=user) as session:
         _next_from_queue(session)
     state["loaded"] = True
 
@@ -83,12 +86,13 @@ def _may_press() -> bool:
     return is_ready(WORKSPACE) and _signed_in()
 
 
+@saves(state, "label")
 def _decide(human_check: int, difficulty_eval: int | None) -> None:
     view = state["view"]
     if view is None or not _may_press():
         return
     spent = time.monotonic() - state.get("shown_at", time.monotonic())
-    with write_session(engine) as session:
+    with page_write(engine, user=user) as session:
         queue.decide(
             session,
             annotator_id=user.id,
@@ -109,11 +113,12 @@ def _decide(human_check: int, difficulty_eval: int | None) -> None:
     state["message"] = f"Saved {escape_markdown(view['data_id'])}: {name}."
 
 
+@saves(state, "skip")
 def _skip() -> None:
     view = state["view"]
     if view is None or not _may_press():
         return
-    with write_session(engine) as session:
+    with page_write(engine, user=user) as session:
         if state["mode"] == "review":
             following = queue.next_labelled(session, annotator_id=user.id, after_candidate_id=view["id"])
             if following is not None:
@@ -126,11 +131,12 @@ def _skip() -> None:
     state["message"] = f"Skipped {escape_markdown(view['data_id'])}."
 
 
+@saves(state, "step back")
 def _back() -> None:
     view = state["view"]
     if not _may_press():
         return
-    with write_session(engine) as session:
+    with page_write(engine, user=user) as session:
         previous = queue.previous_labelled(
             session, annotator_id=user.id, before_candidate_id=None if view is None else view["id"]
         )
@@ -141,11 +147,12 @@ def _back() -> None:
     state["message"] = None
 
 
+@saves(state, "filter change")
 def _filters_changed() -> None:
     if not _signed_in():
         return
     state["skipped"] = []
-    with write_session(engine) as session:
+    with page_write(engine, user=user) as session:
         queue.release(session, annotator_id=user.id)
         _next_from_queue(session)
 
@@ -213,6 +220,9 @@ def workspace() -> None:
     if not wait_for_buttons(WORKSPACE):
         return
     if view is None:
+        if not state["loaded"]:  # the queue could not be read (the database was busy): say so, not "nothing left"
+            st.warning(state.get("message") or "Your queue is not loaded yet; reload the page.")
+            return
         _empty_state()
         return
     st.text_input(

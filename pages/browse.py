@@ -7,16 +7,18 @@ import pandas as pd
 import streamlit as st
 
 from annotator import browse, gold, queue
-from annotator.db import read_session, write_session
+from annotator.db import read_session
 from annotator.vocabulary import LABELS, Role, label_name
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown
+from ui.writes import page_write, saves
 
 ALL = "(all)"
 
 engine, user = guard.require()
 everyone = browse.sees_everyone(user)
+writes: dict[str, str | None] = st.session_state.setdefault("browse_writes", {"message": None})
 
 
 @st.cache_data(ttl=60, show_spinner=False)
@@ -132,11 +134,13 @@ if history["events"]:
 
 
 
+@saves(writes, "gold label")
 def _set_gold(candidate_id: int) -> None:
+    writes["message"] = None
     if not guard.permitted(Role.admin):
         return
     chosen = st.session_state.get(f"browse_gold_{candidate_id}")
-    with write_session(engine) as session:
+    with page_write(engine, user=user, roles=(Role.admin,)) as session:
         if chosen is None:
             gold.unmark_gold(session, candidate_id=candidate_id)
         else:
@@ -158,3 +162,5 @@ if user.role == Role.admin:
     )
     st.caption("Gold label: " + ("none" if index is None else LABELS[index].name(view["rewrite_type"]))
                + " · choose a label to mark it, the chosen one again to unmark it.")
+    if writes["message"]:
+        st.warning(writes["message"])

@@ -12,13 +12,14 @@ from typing import Any
 import streamlit as st
 
 from annotator import transcripts
-from annotator.db import read_session, write_session
+from annotator.db import read_session
 from annotator.vocabulary import Role, Verdict
 from ui import guard
 from ui import view as _view
 from ui.keys import reserved_key_buttons
 from ui.markdown import escape_markdown
 from ui.ready import is_ready, wait_for_buttons
+from ui.writes import page_write, saves
 
 REVIEWERS = (Role.reviewer, Role.admin)
 WORKSPACE = "review"
@@ -74,6 +75,7 @@ def _may_press() -> bool:
     return is_ready(WORKSPACE) and guard.permitted(*REVIEWERS)
 
 
+@saves(state, "review")
 def _decide(verdict: str | None) -> None:
     """Save `verdict` (None: the judge's) with the chosen tags and the comment, then show the next one."""
     view = state["view"]
@@ -84,7 +86,7 @@ def _decide(verdict: str | None) -> None:
             state["message"] = "There is no judge's verdict to agree with here; press S, R or F."
             return
         verdict = view["judge"]
-    with write_session(engine) as session:
+    with page_write(engine, user=user, roles=REVIEWERS) as session:
         changed = transcripts.record_review(
             session, transcript_id=view["id"], annotator_id=user.id, verdict=verdict, tags=state["tags"],
             comment=st.session_state.get("review_comment"),
@@ -94,11 +96,12 @@ def _decide(verdict: str | None) -> None:
     state["message"] = f"{done} {escape_markdown(view['data_id'])}: {VERDICT_NAMES[Verdict(verdict)]}."
 
 
+@saves(state, "clearing")
 def _clear() -> None:
     view = state["view"]
     if view is None or not guard.permitted(*REVIEWERS):
         return
-    with write_session(engine) as session:
+    with page_write(engine, user=user, roles=REVIEWERS) as session:
         transcripts.clear_review(session, transcript_id=view["id"], annotator_id=user.id)
         _show(session, state["position"])
     state["message"] = f"Cleared the review of {escape_markdown(view['data_id'])}; the judge's verdict counts."
@@ -111,12 +114,13 @@ def _toggle(tag: str) -> None:
     state["tags"] = [t for t in state["tags"] if t != tag] if tag in state["tags"] else [*state["tags"], tag]
 
 
+@saves(state, "tag list")
 def _save_tags() -> None:
     if not guard.permitted(*REVIEWERS):
         return
     lines = (st.session_state.get("review_tag_text") or "").splitlines()
     try:
-        with write_session(engine) as session:
+        with page_write(engine, user=user, roles=REVIEWERS) as session:
             state["tag_list"] = transcripts.set_tags(session, tags=[line for line in lines if line.strip()])
     except transcripts.ReviewError as exc:
         state["tag_message"] = str(exc)

@@ -7,7 +7,7 @@ from sqlalchemy import Engine, select
 
 from annotator import adjudication, labels
 from annotator.db import read_session, write_session
-from annotator.models import AnnotationEvent, Candidate
+from annotator.models import Adjudication, AnnotationEvent, Annotator, Candidate
 from tests.test_labels import seed
 
 # candidate index -> labels of annotators 0, 1, 2
@@ -114,3 +114,35 @@ def test_an_adjudication_must_be_a_label(engine: Engine) -> None:
         adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=aids[3], human_check=1, difficulty_eval=None)
     with read_session(engine) as session:
         assert session.get(Candidate, cids[1]).label_source is None
+
+
+def test_a_second_reviewer_is_told_who_decided_meanwhile_and_may_override(engine: Engine) -> None:
+    cids, aids = _seed(engine)
+    first, second = aids[2], aids[3]
+    with read_session(engine) as session:  # both reviewers have the dispute on screen
+        assert adjudication.is_open_dispute(session, candidate_id=cids[1])
+    with write_session(engine) as session:
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=first, human_check=0, difficulty_eval=None)
+    with pytest.raises(adjudication.DecidedMeanwhile) as caught, write_session(engine) as session:
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=second, human_check=1, difficulty_eval=1)
+    with read_session(engine) as session:
+        first_name = session.execute(select(Annotator.name).where(Annotator.id == first)).scalar_one()
+        assert session.get(Adjudication, cids[1]).annotator_id == first  # the first decision stands
+        assert session.get(Candidate, cids[1]).human_check == 0
+    assert (caught.value.by, caught.value.human_check, caught.value.difficulty_eval) == (first_name, 0, None)
+    assert str(caught.value).startswith(f"{first_name} decided this dispute meanwhile")
+    # The first reviewer may change their own decision without ceremony; the second overrides explicitly.
+    with write_session(engine) as session:
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=first, human_check=1, difficulty_eval=0)
+    with write_session(engine) as session:
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=second, human_check=1, difficulty_eval=1,
+                                override=True)
+    with read_session(engine) as session:
+        decided = session.get(Adjudication, cids[1])
+        assert (decided.annotator_id, decided.human_check, decided.difficulty_eval) == (second, 1, 1)
+        events = session.execute(
+            select(AnnotationEvent.annotator_id)
+            .where(AnnotationEvent.action == "adjudicate", AnnotationEvent.candidate_id == cids[1])
+            .order_by(AnnotationEvent.id)
+        )
+        assert list(events.scalars()) == [first, first, second]

@@ -10,35 +10,37 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from annotator import auth
+from annotator import auth, throttle
 from annotator.auth import system_annotator_id
 from annotator.db import get_engine, read_session, write_session
-from annotator.models import Annotator, SignInSession, utcnow
+from annotator.models import Annotator, SignInFailure, SignInSession, utcnow
 from tests.conftest import PROJECT_ROOT
+
+PW = "a long enough password"
 
 
 def test_password_is_stored_as_argon2_hash_and_checked(engine: Engine) -> None:
     with write_session(engine) as session:
-        user = auth.create_user(session, name="ann", role="annotator", password="s3cret")
+        user = auth.create_user(session, name="ann", role="annotator", password="s3cret-passphrase")
     with read_session(engine) as session:
         stored = session.execute(select(Annotator.password_hash).where(Annotator.id == user.id)).scalar_one()
-        assert stored.startswith("$argon2id$") and "s3cret" not in stored
-        assert auth.authenticate(session, name="ann", password="s3cret") == user
-        assert auth.authenticate(session, name="ann", password="S3cret") is None
-        assert auth.authenticate(session, name="nobody", password="s3cret") is None
+        assert stored.startswith("$argon2id$") and "s3cret-passphrase" not in stored
+        assert auth.authenticate(session, name="ann", password="s3cret-passphrase") == user
+        assert auth.authenticate(session, name="ann", password="S3CRET-PASSPHRASE") is None
+        assert auth.authenticate(session, name="nobody", password="s3cret-passphrase") is None
 
 
 def test_bad_accounts_are_refused(engine: Engine) -> None:
     with write_session(engine) as session:
-        auth.create_user(session, name="ann", role="annotator", password="x")
+        auth.create_user(session, name="ann", role="annotator", password=PW)
         with pytest.raises(auth.AuthError, match="already exists"):
-            auth.create_user(session, name="ann", role="reviewer", password="y")
+            auth.create_user(session, name="ann", role="reviewer", password=PW)
         with pytest.raises(auth.AuthError, match="unknown role"):
-            auth.create_user(session, name="bob", role="boss", password="y")
-        with pytest.raises(auth.AuthError, match="empty"):
+            auth.create_user(session, name="bob", role="boss", password=PW)
+        with pytest.raises(auth.AuthError, match="at least 12 characters"):
             auth.create_user(session, name="bob", role="annotator", password="")
         with pytest.raises(auth.AuthError, match="reserved"):
-            auth.create_user(session, name="import:x", role="annotator", password="y")
+            auth.create_user(session, name="import:x", role="annotator", password=PW)
 
 
 def test_system_annotators_cannot_sign_in_and_do_not_count_as_accounts(engine: Engine) -> None:
@@ -51,15 +53,15 @@ def test_system_annotators_cannot_sign_in_and_do_not_count_as_accounts(engine: E
 
 def test_first_admin_only_once(engine: Engine) -> None:
     with write_session(engine) as session:
-        admin = auth.create_first_admin(session, name="root", password="pw")
+        admin = auth.create_first_admin(session, name="root", password=PW)
     assert admin.role == "admin"
     with pytest.raises(auth.AuthError, match="already exists"), write_session(engine) as session:
-        auth.create_first_admin(session, name="second", password="pw")
+        auth.create_first_admin(session, name="second", password=PW)
 
 
 def test_session_token_signs_in_until_it_expires_or_the_account_is_disabled(engine: Engine) -> None:
     with write_session(engine) as session:
-        user = auth.create_user(session, name="ann", role="reviewer", password="pw")
+        user = auth.create_user(session, name="ann", role="reviewer", password=PW)
         token = auth.start_sign_in(session, user=user, lifetime=timedelta(hours=1))
     with read_session(engine) as session:
         stored = session.execute(select(SignInSession.token_hash)).scalar_one()
@@ -73,12 +75,12 @@ def test_session_token_signs_in_until_it_expires_or_the_account_is_disabled(engi
         auth.set_active(session, name="ann", active=False)
     with read_session(engine) as session:
         assert auth.user_for_token(session, token=token) is None
-        assert auth.authenticate(session, name="ann", password="pw") is None
+        assert auth.authenticate(session, name="ann", password=PW) is None
 
 
 def test_sign_out_ends_the_session(engine: Engine) -> None:
     with write_session(engine) as session:
-        user = auth.create_user(session, name="ann", role="annotator", password="pw")
+        user = auth.create_user(session, name="ann", role="annotator", password=PW)
         token = auth.start_sign_in(session, user=user)
         auth.end_sign_in(session, token=token)
     with read_session(engine) as session:
@@ -107,20 +109,22 @@ def _cli(database_url: str, *args: str, stdin: str = "") -> subprocess.Completed
 
 
 def test_user_commands(sqlite_url: str, sqlite_engine: Engine) -> None:
-    added = _cli(sqlite_url, "user", "add", "alice", "--role", "reviewer", "--password-stdin", stdin="pa ss\n")
+    added = _cli(
+        sqlite_url, "user", "add", "alice", "--role", "reviewer", "--password-stdin", stdin="pa ss long enough\n"
+    )
     assert added.returncode == 0, added.stderr
     assert "added alice (reviewer)" in added.stdout
     with read_session(sqlite_engine) as session:
-        assert auth.authenticate(session, name="alice", password="pa ss") is not None
-    duplicate = _cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin="x\n")
+        assert auth.authenticate(session, name="alice", password="pa ss long enough") is not None
+    duplicate = _cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin="another long one\n")
     assert duplicate.returncode == 1 and "already exists" in duplicate.stderr
-    bad_role = _cli(sqlite_url, "user", "add", "bob", "--role", "boss", "--password-stdin", stdin="x\n")
+    bad_role = _cli(sqlite_url, "user", "add", "bob", "--role", "boss", "--password-stdin", stdin="another long one\n")
     assert bad_role.returncode == 2 and "unknown role" in bad_role.stderr
     assert _cli(sqlite_url, "user", "disable", "alice").returncode == 0
     listed = _cli(sqlite_url, "user", "list")
     assert listed.stdout.splitlines() == ["alice\treviewer\tdisabled"]
     with read_session(sqlite_engine) as session:
-        assert auth.authenticate(session, name="alice", password="pa ss") is None
+        assert auth.authenticate(session, name="alice", password="pa ss long enough") is None
     unknown = _cli(sqlite_url, "user", "disable", "nobody")
     assert unknown.returncode == 1 and "no account called 'nobody'" in unknown.stderr
 
@@ -132,18 +136,114 @@ def test_sign_in_verifies_the_password_without_the_write_lock(tmp_path: Path) ->
     db = tmp_path / "lock.sqlite"
     engine = get_engine(f"sqlite:///{db}")
     with write_session(engine) as session:
-        auth.create_user(session, name="ann", role="annotator", password="s3cret")
+        auth.create_user(session, name="ann", role="annotator", password="s3cret-passphrase")
     holder = sqlite3.connect(db, timeout=0)
     holder.execute("BEGIN IMMEDIATE")
+    os.environ["ANNOTATOR_PAGE_BUSY_SECONDS"] = "0.2"  # how long a failure's count waits for the lock
     try:
         assert auth.sign_in(engine, name="ann", password="wrong") is None
-        assert auth.sign_in(engine, name="nobody", password="s3cret") is None
+        assert auth.sign_in(engine, name="nobody", password="s3cret-passphrase") is None
     finally:
+        del os.environ["ANNOTATOR_PAGE_BUSY_SECONDS"]
         holder.rollback()
         holder.close()
-    signed_in = auth.sign_in(engine, name="ann", password="s3cret")
+    signed_in = auth.sign_in(engine, name="ann", password="s3cret-passphrase")
     assert signed_in is not None
     user, token = signed_in
     with read_session(engine) as session:
         found = auth.user_for_token(session, token=token)
     assert found is not None and found[0] == user
+
+
+WEAK = [
+    ("short one", "at least 12 characters"),
+    ("Password1234", "common passwords"),
+    ("QWERTYUIOP123", "common passwords"),
+    ("aaaaaaaaaaaaaaaa", "one character repeated"),
+    ("my name is annabelle!", "account's name"),
+]
+
+
+@pytest.mark.parametrize(("password", "reason"), WEAK)
+def test_weak_passwords_are_refused_for_new_accounts_first_admins_and_changes(
+    engine: Engine, password: str, reason: str
+) -> None:
+    with pytest.raises(auth.AuthError, match=reason), write_session(engine) as session:
+        auth.create_first_admin(session, name="annabelle", password=password)
+    with pytest.raises(auth.AuthError, match=reason), write_session(engine) as session:
+        auth.create_user(session, name="annabelle", role="annotator", password=password)
+    with read_session(engine) as session:
+        assert not auth.has_accounts(session)
+    with write_session(engine) as session:
+        auth.create_user(session, name="annabelle", role="annotator", password=PW)
+    with pytest.raises(auth.AuthError, match=reason), write_session(engine) as session:
+        auth.set_password(session, name="annabelle", password=password)
+    with read_session(engine) as session:
+        assert auth.authenticate(session, name="annabelle", password=PW) is not None
+        assert str(password) not in str(session.execute(select(Annotator.password_hash)).scalars().all())
+
+
+def test_cli_refuses_weak_passwords_in_one_line(sqlite_url: str, sqlite_engine: Engine) -> None:
+    short = _cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin="short\n")
+    assert short.returncode == 1 and short.stderr.strip().endswith("at least 12 characters (it has 5)"), short.stderr
+    assert "Traceback" not in short.stderr
+    with read_session(sqlite_engine) as session:
+        assert not auth.has_accounts(session)
+    assert _cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin=f"{PW}\n").returncode == 0
+    common = _cli(sqlite_url, "user", "password", "alice", "--password-stdin", stdin="password1234\n")
+    assert common.returncode == 1 and len(common.stderr.strip().splitlines()) == 1, common.stderr
+    assert "common passwords" in common.stderr
+    with read_session(sqlite_engine) as session:
+        assert auth.authenticate(session, name="alice", password=PW) is not None
+        assert auth.authenticate(session, name="alice", password="password1234") is None
+
+
+def test_sign_ins_are_throttled_per_account_after_five_failures(engine: Engine) -> None:
+    with write_session(engine) as session:
+        auth.create_user(session, name="ann", role="annotator", password=PW)
+    start = utcnow()
+    for i in range(throttle.FREE_FAILURES):
+        assert auth.sign_in(engine, name="ann", password=f"wrong {i}", now=start) is None
+    # Now even the right password is not checked until the delay has passed, from any client.
+    with pytest.raises(throttle.Throttled, match="try again in 2 seconds"):
+        auth.sign_in(engine, name="Ann ", password=PW, client="10.0.0.9", now=start)
+    later = start + timedelta(seconds=3)
+    assert auth.sign_in(engine, name="ann", password="wrong again", now=later) is None
+    # Each further failure doubles the wait.
+    with pytest.raises(throttle.Throttled) as caught:
+        auth.sign_in(engine, name="ann", password=PW, now=later + timedelta(seconds=3))
+    assert caught.value.wait == timedelta(seconds=1)
+    with read_session(engine) as session:
+        row = session.get(SignInFailure, "account:ann")
+        assert row is not None and row.failures == throttle.FREE_FAILURES + 1
+    signed_in = auth.sign_in(engine, name="ann", password=PW, now=later + timedelta(seconds=5))
+    assert signed_in is not None
+    with read_session(engine) as session:
+        assert session.get(SignInFailure, "account:ann") is None  # a success starts the count again
+
+
+def test_sign_ins_are_throttled_per_client_across_accounts(engine: Engine) -> None:
+    with write_session(engine) as session:
+        auth.create_user(session, name="ann", role="annotator", password=PW)
+    start = utcnow()
+    for i in range(throttle.FREE_FAILURES):  # one guess at each of five names, from one address
+        assert auth.sign_in(engine, name=f"user{i}", password="guess guess guess", client="10.0.0.7", now=start) is None
+    with pytest.raises(throttle.Throttled):
+        auth.sign_in(engine, name="ann", password=PW, client="10.0.0.7", now=start)
+    assert auth.sign_in(engine, name="ann", password=PW, client="10.0.0.8", now=start) is not None
+    # An hour after its last failure a client starts afresh.
+    assert auth.sign_in(engine, name="ann", password=PW, client="10.0.0.7", now=start + timedelta(hours=1)) is not None
+
+
+def test_delay_grows_to_a_ceiling() -> None:
+    delays = [throttle.delay(n) for n in range(12)]
+    assert delays[: throttle.FREE_FAILURES] == [timedelta(0)] * throttle.FREE_FAILURES
+    assert delays[5:8] == [timedelta(seconds=2), timedelta(seconds=4), timedelta(seconds=8)]
+    assert throttle.delay(40) == throttle.MAX_DELAY
+
+
+def test_a_short_name_may_appear_in_a_password(engine: Engine) -> None:
+    with write_session(engine) as session:
+        auth.create_user(session, name="al", role="annotator", password="always a long passphrase")
+        with pytest.raises(auth.AuthError, match="account's name"):
+            auth.create_user(session, name="alwa", role="annotator", password="always a long passphrase")

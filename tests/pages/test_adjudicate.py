@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotator import labels
+from annotator import auth, labels
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import AnnotationEvent, Candidate
 from tests.support.candidates import add_candidates, add_user, sign_in_app
@@ -72,3 +72,38 @@ def test_annotators_may_not_adjudicate(engine: Engine) -> None:
     assert [e.value for e in app.error] == ["Only reviewers and admins may open this page; you are signed in as "
                                            "someone (annotator)."]
     assert not app.button
+
+
+def test_a_second_reviewer_is_told_who_decided_meanwhile_and_overrides_with_a_second_press(engine: Engine) -> None:
+    ids = _dispute(engine)
+    rev, other = _open(engine, "rev", "reviewer"), _open(engine, "boss", "admin")
+    assert rev.markdown[0].value == other.markdown[0].value == "#### math\\_0\\_remove\\_1"
+    rev.button(key="adjudicate_0").click().run()  # rev decides "not acceptable" first
+    other.button(key="adjudicate_2").click().run()  # boss, still looking at it, presses "hard"
+    assert not other.exception, other.exception
+    status = other.caption[0].value
+    assert "rev decided this dispute meanwhile: not acceptable." in status
+    assert "Press the same key again to override" in status
+    assert other.markdown[0].value == "#### math\\_0\\_remove\\_1"  # still on screen
+    with read_session(engine) as session:
+        assert session.get(Candidate, ids[0]).human_check == 0  # rev's decision stands
+    other.button(key="adjudicate_2").click().run()
+    assert not other.exception, other.exception
+    with read_session(engine) as session:
+        assert (session.get(Candidate, ids[0]).human_check, session.get(Candidate, ids[0]).difficulty_eval) == (1, 1)
+        who = session.execute(select(AnnotationEvent.annotator_id).where(
+            AnnotationEvent.action == "adjudicate").order_by(AnnotationEvent.id)).scalars().all()
+    assert len(who) == 2 and who[0] != who[1]
+
+
+def test_a_disabled_reviewer_decides_nothing_and_is_signed_out(engine: Engine) -> None:
+    _dispute(engine)
+    app = _open(engine, "rev", "reviewer")
+    app.session_state["auth_recheck_at"] = float("inf")  # the periodic sign-in check is not due
+    with write_session(engine) as session:
+        auth.set_active(session, name="rev", active=False)
+    app.button(key="adjudicate_0").click().run()
+    assert not app.exception, app.exception
+    with read_session(engine) as session:
+        assert session.execute(select(AnnotationEvent).where(AnnotationEvent.action == "adjudicate")).first() is None
+    assert app.session_state["auth_message"] == "Signed out: your account has been disabled; nothing was saved."

@@ -3,19 +3,21 @@ queue, filters, roles and the browse page. (Keys and reloads are covered in test
 
 from __future__ import annotations
 
+import re
+import sqlite3
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotator import auth
+from annotator import auth, throttle
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotation, AnnotationEvent
-from tests.support.candidates import add_candidates, add_user
+from tests.support.candidates import add_candidates, add_user, sign_in_app
 
 ENTRY = str(Path(__file__).with_name("app_entry.py"))
-PASSWORD = "pw-1234"
+PASSWORD = "pw-1234-long-enough"
 
 
 @pytest.fixture
@@ -61,18 +63,28 @@ def test_first_run_asks_for_the_first_admin(engine: Engine) -> None:
     app = _app()
     assert [t.value for t in app.title] == ["Welcome"]
     app.text_input[0].input("root")
-    app.text_input[1].input("pw")
+    app.text_input[1].input(PASSWORD)
     app.text_input[2].input("other")
     app.button[0].click()
     app.run()
     assert [e.value for e in app.error] == ["The passwords differ."]
-    app.text_input[2].input("pw")
+    # A short or common password is refused with the rule, and no account is made.
+    for weak, reason in (("pw", "at least 12 characters"), ("Password1234", "common passwords")):
+        app.text_input[1].input(weak)
+        app.text_input[2].input(weak)
+        app.button[0].click()
+        app.run()
+        assert len(app.error) == 1 and reason in app.error[0].value, app.error
+        with read_session(engine) as session:
+            assert not auth.has_accounts(session)
+    app.text_input[1].input(PASSWORD)
+    app.text_input[2].input(PASSWORD)
     app.button[0].click()
     app.run()
     assert not app.exception, app.exception
     assert app.session_state["user"] == auth.User(id=1, name="root", role="admin")
     with read_session(engine) as session:
-        assert auth.authenticate(session, name="root", password="pw") is not None
+        assert auth.authenticate(session, name="root", password=PASSWORD) is not None
     # With an account in place the next visitor gets the sign-in form.
     assert [t.value for t in _app().title] == ["Sign in"]
 
@@ -82,6 +94,62 @@ def test_wrong_password_is_refused(engine: Engine) -> None:
     app = _sign_in(_app(), "ann", "wrong")
     assert [e.value for e in app.error] == ["Unknown name or wrong password."]
     assert "user" not in app.session_state
+
+
+def test_repeated_wrong_passwords_are_throttled_with_a_one_line_message(engine: Engine) -> None:
+    add_user(engine, "ann", password=PASSWORD)
+    app = _app()
+    for _ in range(throttle.FREE_FAILURES):
+        _sign_in(app, "ann", "wrong password")
+        assert [e.value for e in app.error] == ["Unknown name or wrong password."]
+    # Three more failures (another server, a script) make the wait long enough not to end during this test.
+    with write_session(engine) as session:
+        for _ in range(3):
+            throttle.record_failure(session, attempt_keys=throttle.keys(name="ann", client=None))
+    _sign_in(app, "ann", PASSWORD)
+    assert len(app.error) == 1
+    assert re.fullmatch(r"Too many failed sign-ins; try again in \d+ seconds\.", app.error[0].value), app.error
+    assert "user" not in app.session_state
+
+
+def test_a_key_pressed_after_the_account_was_disabled_stores_nothing(engine: Engine) -> None:
+    add_candidates(engine, 2)
+    add_user(engine, "ann", password=PASSWORD)
+    app = _sign_in(_app(), "ann")
+    app.session_state["auth_recheck_at"] = float("inf")  # the periodic sign-in check is not due
+    with write_session(engine) as session:
+        auth.set_active(session, name="ann", active=False)
+    app.button(key="decide_1").click()
+    app.run()
+    assert not app.exception, app.exception
+    assert _labels(engine) == {}
+    assert "user" not in app.session_state
+    assert [i.value for i in app.info] == ["Signed out: your account has been disabled; nothing was saved."]
+
+
+def test_a_queue_opened_while_the_database_is_locked_says_busy_not_empty(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", "0.3")
+    add_candidates(engine, 2)
+    app = AppTest.from_file(ENTRY, default_timeout=60)
+    sign_in_app(app, engine, add_user(engine, "ann", password=PASSWORD))  # signed in before, e.g. a reload
+    app.session_state["annotate_ready"] = True
+    holder = sqlite3.connect(engine.url.database, timeout=0)
+    holder.execute("BEGIN IMMEDIATE")  # as an admin's import holds it
+    try:
+        app.run()
+        assert not app.exception, app.exception
+        assert [w.value for w in app.warning] == [
+            "The database is busy; reload the page in a moment for your next candidate."
+        ]
+        assert not app.success  # not "Nothing left in your queue"
+    finally:
+        holder.rollback()
+        holder.close()
+    app.run()
+    assert _heading(app).startswith("#### math\\_0\\_remove\\_1")
+    assert not app.warning
 
 
 def test_decisions_are_recorded_under_the_signed_in_annotator(engine: Engine) -> None:

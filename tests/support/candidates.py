@@ -78,7 +78,9 @@ def add_candidates(
         )
 
 
-def add_user(engine: Engine, name: str, *, role: str = "annotator", password: str = "pw-" + "secret") -> auth.User:
+def add_user(
+    engine: Engine, name: str, *, role: str = "annotator", password: str = "pw-" + "secret-long-enough"
+) -> auth.User:
     with write_session(engine) as session:
         return auth.create_user(session, name=name, role=role, password=password)
 

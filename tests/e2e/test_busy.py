@@ -1,0 +1,63 @@
+"""Busy is not broken, in Chromium: while another connection holds SQLite's write lock (a real `BEGIN IMMEDIATE`,
+as an admin's import does), a key on Annotate says "the database is busy, your label was not saved, press
+again" within the page's busy timeout, the candidate stays on screen, nothing is stored; the same key pressed
+once the lock is free saves the label and moves on."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from annotator.db import get_engine, read_session
+from annotator.models import Annotation
+from tests.e2e.conftest import RunningApp, start_app, stop_app
+from tests.e2e.test_annotate import PASSWORD, press, shows, sign_in
+from tests.support.candidates import add_candidates, add_user
+from ui.writes import busy_message
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[RunningApp]:
+    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+    add_user(get_engine(url), "ann", password=PASSWORD)
+    running = start_app(url, tmp_path / "streamlit.log", env={"ANNOTATOR_PAGE_BUSY_SECONDS": "1"})
+    yield running
+    stop_app(running)
+
+
+def _labels(app: RunningApp) -> dict[int, tuple[int, int | None]]:
+    with read_session(get_engine(app.database_url)) as session:
+        rows = session.execute(select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval))
+        return {row[0]: (row[1], row[2]) for row in rows}
+
+
+def test_a_key_while_the_database_is_locked_says_busy_keeps_the_candidate_and_works_again(  # type: ignore[no-untyped-def]
+    app: RunningApp, browser
+) -> None:
+    ids = add_candidates(get_engine(app.database_url), 2, data_source="aime")
+    context = browser.new_context()
+    page = context.new_page()
+    sign_in(page, app.url)
+    shows(page, "aime_0_remove_1")
+    holder = sqlite3.connect(get_engine(app.database_url).url.database, timeout=0)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        press(page, "1")
+        page.get_by_text(busy_message("label")).wait_for()
+        shows(page, "aime_0_remove_1")  # still the same candidate
+        assert page.get_by_text("Traceback").count() == 0
+        assert _labels(app) == {}
+    finally:
+        holder.rollback()
+        holder.close()
+    press(page, "1")
+    shows(page, "aime_1_contradict_1")
+    assert page.get_by_text(busy_message("label")).count() == 0
+    context.close()
+    assert _labels(app) == {ids[0]: (1, 0)}
