@@ -63,7 +63,8 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
         try:
             signed_in = auth.sign_in(engine, name=name, password=password, client=st.context.ip_address)
         except throttle.Throttled as exc:
-            st.error(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
+            message = f"{str(exc)[:1].upper()}{str(exc)[1:]}."  # our words and a number of seconds: no data
+            st.error(message)
             return
         except (DatabaseBusy, OperationalError):
             st.error("The database is busy; please press Sign in again.")

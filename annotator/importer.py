@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -408,8 +408,10 @@ class _Importer:
         self.session.flush()
 
 
-def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, update: bool = False) -> ImportSummary:
+def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, update: bool = False,
+                 authorize: Callable[[Session], None] | None = None) -> ImportSummary:
     """Import everything in one transaction; on any error nothing is written and the error is raised.
+    `authorize` runs first inside that transaction (a page's check that its admin may still write).
 
     Every file is read and checked before the transaction: on SQLite it holds the one write lock, which
     annotators' labels wait for, so the lock covers the writes and the checks against stored data, not parsing.
@@ -418,26 +420,27 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
     # The records are kept to the end: the garbage collector need not walk them again and again meanwhile.
     gc.freeze()
     try:
-        return _write(records, engine=engine, update=update)
+        return _write(records, engine=engine, update=update, authorize=authorize)
     finally:
         gc.unfreeze()
 
 
-def _write(records: list[tuple[ImportPart, list[Any]]], *, engine: Engine | None, update: bool) -> ImportSummary:
+def _write(records: list[tuple[ImportPart, list[Any]]], *, engine: Engine | None, update: bool,
+           authorize: Callable[[Session], None] | None) -> ImportSummary:
     with write_session(engine) as session:
+        if authorize is not None:
+            authorize(session)
         importer = _Importer(session, update=update)
         for part, part_records in records:
             importer.start_part(part)
-            count = 0
             for record in part_records:
-                count += 1
                 if isinstance(record, ProblemRecord):
                     importer.add_problem(record)
                 elif isinstance(record, TranscriptRecord):
                     importer.add_transcript(record)
                 else:
                     importer.add_candidate(record)
-            importer.finish_part(part, count)
+            importer.finish_part(part, len(part_records))
         if importer.transcripts is not None:
             importer.transcripts.judge()  # in this transaction: a judging error stores nothing
     return importer.summary

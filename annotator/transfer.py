@@ -25,7 +25,7 @@ import tempfile
 import time
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -37,6 +37,7 @@ from annotator.records import CandidateRecord, ImportPart, ProblemRecord
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
+    from sqlmodel import Session
 
     from annotator.importer import ImportSummary
 
@@ -337,11 +338,14 @@ def import_batch(
     format: str | None = None,
     options: ReadOptions | None = None,
     update: bool = False,
+    authorize: Callable[[Session], None] | None = None,
 ) -> ImportSummary:
-    """Import the batch in one transaction, exactly as `python -m annotator import` does with these files."""
+    """Import the batch in one transaction, exactly as `python -m annotator import` does with these files;
+    `authorize` runs first in that transaction (the page's check that its admin may still write)."""
     from annotator.importer import import_parts
 
-    summary = import_parts(_parts(batch, format=format, options=options or ReadOptions()), engine=engine, update=update)
+    parts = _parts(batch, format=format, options=options or ReadOptions())
+    summary = import_parts(parts, engine=engine, update=update, authorize=authorize)
     summary.files = [batch.name(path) for path in summary.files]
     return summary
 

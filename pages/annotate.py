@@ -221,7 +221,8 @@ def workspace() -> None:
         return
     if view is None:
         if not state["loaded"]:  # the queue could not be read (the database was busy): say so, not "nothing left"
-            st.warning(state.get("message") or "Your queue is not loaded yet; reload the page.")
+            message = state.get("message") or "Your queue is not loaded yet; reload the page."  # Markdown we built
+            st.warning(message)
             return
         _empty_state()
         return

@@ -162,5 +162,5 @@ if user.role == Role.admin:
     )
     st.caption("Gold label: " + ("none" if index is None else LABELS[index].name(view["rewrite_type"]))
                + " · choose a label to mark it, the chosen one again to unmark it.")
-    if writes["message"]:
-        st.warning(writes["message"])
+    if message := writes["message"]:  # Markdown we built (a busy database)
+        st.warning(message)

@@ -1,8 +1,9 @@
 """Evaluate: collect a model's answers (transcripts) on the evaluation set in the background. Admins only."""
 
 import streamlit as st
+from sqlmodel import Session
 
-from annotator.db import read_session, write_session
+from annotator.db import read_session
 from annotator.llm import DEFAULT_API_KEY_ENV, RoleConfig
 from annotator.runs import RunError
 from annotator.store import data_sources
@@ -48,7 +49,7 @@ with st.form("new_run"):
     submitted = runs_view.start_button()
 
 
-def _create() -> int:
+def _create(session: Session) -> int:
     """The queued run the form asks for (its errors name what to fix)."""
     if not model.strip():
         raise RunError("name the model")
@@ -60,13 +61,12 @@ def _create() -> int:
         samples=int(samples), limit=int(limit) or None, concurrency=int(concurrency),
     )
     options.model.api_key()  # a missing key variable is reported here, not in a log file
-    with write_session(engine) as session:
-        run_id = create_run(session, options=options, created_by=user.name).id
+    run_id = create_run(session, options=options, created_by=user.name).id
     assert run_id is not None
     return run_id
 
 
-runs_view.start(engine, submitted=submitted, create=_create)
+runs_view.start(engine, user=user, submitted=submitted, create=_create)
 
 st.subheader("Runs")
 runs_view.show_runs(engine, user, kind=RunKind.evaluate, describe=describe_run, unit="responses")

@@ -1,8 +1,9 @@
 """Generate: run the LLM construction pipeline (ReliableMath Steps 1-2) in the background. Admins only."""
 
 import streamlit as st
+from sqlmodel import Session
 
-from annotator.db import read_session, write_session
+from annotator.db import read_session
 from annotator.llm import DEFAULT_API_KEY_ENV, RoleConfig
 from annotator.pipeline import (
     DEFAULT_VERSION,
@@ -48,7 +49,7 @@ with st.form("new_run"):
     submitted = runs_view.start_button()
 
 
-def _create() -> int:
+def _create(session: Session) -> int:
     """The queued run the form asks for (its errors name what to fix)."""
     common = {"base_url": base_url.strip() or None, "api_key_env": api_key_env.strip() or DEFAULT_API_KEY_ENV,
               "max_tokens": int(max_tokens) or None}
@@ -62,13 +63,12 @@ def _create() -> int:
         prompt_version=prompt_version,
     )
     options.extract.api_key()  # a missing key variable is reported here, not in a log file
-    with write_session(engine) as session:
-        run_id = create_run(session, options=options, created_by=user.name).id
+    run_id = create_run(session, options=options, created_by=user.name).id
     assert run_id is not None
     return run_id
 
 
-runs_view.start(engine, submitted=submitted, create=_create)
+runs_view.start(engine, user=user, submitted=submitted, create=_create)
 
 st.subheader("Runs")
 runs_view.show_runs(engine, user, kind=RunKind.generate, describe=describe_run, unit="problems")

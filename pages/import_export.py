@@ -11,13 +11,14 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
-from annotator import exports, stats, transfer
+from annotator import auth, exports, stats, transfer
 from annotator.db import read_session
 from annotator.formats import InputError, ReadOptions, aliases, registry
 from annotator.formats.table import parse_mapping
 from annotator.vocabulary import Role
 from ui import guard
 from ui.markdown import escape_markdown
+from ui.writes import signed_out
 
 DETECT = "detect from the file"
 
@@ -52,7 +53,11 @@ def _import() -> None:
             summary = transfer.import_batch(
                 batch, engine=engine, format=format, options=options,
                 update=bool(st.session_state.get("import_update")),
+                authorize=partial(auth.check_writer, user_id=user.id, roles=(Role.admin,)),
             )
+    except auth.AccountDisabled as exc:
+        signed_out(exc)
+        return
     except (InputError, ValueError) as exc:
         st.session_state["import_outcome"] = ("error", str(exc))
         return

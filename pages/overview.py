@@ -5,13 +5,15 @@ import pandas as pd
 import streamlit as st
 
 from annotator import auth, limits, queue, stats
-from annotator.db import read_session, write_session
+from annotator.db import read_session
 from annotator.demo import load_demo
 from annotator.vocabulary import Role
 from ui import guard
+from ui.writes import page_write, saves
 
 engine, user = guard.require()
 is_admin = auth.allows(user, Role.admin)
+settings = st.session_state.setdefault("overview_settings", {})  # the last write's message
 
 
 def _load_demo() -> None:
@@ -78,12 +80,11 @@ else:
     st.dataframe(pd.DataFrame(stats.rows(result, missing="—")), hide_index=True, width="stretch")
 
 
+@saves(settings, "setting")
 def _save_labels_per_candidate() -> None:
-    # Checked again when it changes data, not only when the control is drawn.
-    if not guard.permitted(Role.admin):
-        return
+    # Checked again when it changes data, not only when the control is drawn: in the write's own transaction.
     value = int(st.session_state["settings_labels_per_candidate"])
-    with write_session(engine) as session:
+    with page_write(engine, user=user, roles=(Role.admin,)) as session:
         queue.set_labels_per_candidate(session, value=value)
     st.toast(f"Labels per candidate set to {value}.")
 
@@ -91,6 +92,9 @@ def _save_labels_per_candidate() -> None:
 # Project settings, for admins only (the same as `python -m annotator settings ...`).
 if is_admin:
     st.subheader("Project settings")
+    if message := settings.pop("message", None):
+        st.warning(message)
+        st.session_state.pop("settings_labels_per_candidate", None)  # not saved: show the stored value again
     with read_session(engine) as session:
         st.session_state.setdefault("settings_labels_per_candidate", queue.labels_per_candidate(session))
     st.number_input(

@@ -16,14 +16,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from annotator import auth, runs
-from annotator.db import read_session, write_session
+from annotator.db import DatabaseBusy, read_session
 from annotator.llm import LLMConfigError
 from annotator.models import Run
 from annotator.vocabulary import Role, RunKind
 from ui import guard
 from ui.markdown import escape_markdown
+from ui.writes import busy_message, page_write, reported, signed_out
 
 _STARTING = "run_starting"  # session state: a press of Start run is being handled in this script run
 _STARTED = "run_started"  # session state: the run this session started last, and when (time.monotonic)
@@ -48,23 +50,16 @@ def start_button() -> bool:
     return pressed
 
 
-def start(engine: Engine, *, submitted: bool, create: Callable[[], int]) -> None:
-    """Handle a press of Start run: `create` makes the queued run (raising RunError, LLMConfigError or ValueError
-    with a message), then its process is started; the outcome shows (until the next press) after a rerun that
-    enables the button again.
+def start(engine: Engine, *, user: auth.User, submitted: bool, create: Callable[[Session], int]) -> None:
+    """Handle a press of Start run: `create` makes the queued run in a page write (raising RunError,
+    LLMConfigError or ValueError with a message), then its process is started; the outcome shows (until the
+    next press) after a rerun that enables the button again.
     """
     if submitted and guard.permitted(Role.admin):  # starting a run changes data: checked against the database
         try:
-            run_id = create()
-            runs.start_background(engine, run_id=run_id)
-            st.session_state[_STARTED] = (run_id, time.monotonic())
-            st.session_state[_OUTCOME] = (True, f"Run {run_id} started.")
-        except runs.DuplicateRunError as exc:
-            started, when = st.session_state.get(_STARTED, (None, 0.0))
-            mine = exc.run_id == started and time.monotonic() - when < _SAME_PRESS_SECONDS
-            st.session_state[_OUTCOME] = (True, f"Run {exc.run_id} started.") if mine else (False, str(exc))
-        except (runs.RunError, LLMConfigError, ValueError) as exc:
-            st.session_state[_OUTCOME] = (False, str(exc))
+            st.session_state[_OUTCOME] = _started(engine, user=user, create=create)
+        except auth.AccountDisabled as exc:
+            signed_out(exc)
         finally:
             st.session_state[_STARTING] = False
         st.rerun()
@@ -74,21 +69,39 @@ def start(engine: Engine, *, submitted: bool, create: Callable[[], int]) -> None
         (st.success if succeeded else st.error)(escape_markdown(message))
 
 
-def _cancel(engine: Engine, run_id: int) -> None:
-    if not guard.permitted(Role.admin):
-        return
-    with write_session(engine) as session:
+def _started(engine: Engine, *, user: auth.User, create: Callable[[Session], int]) -> tuple[bool, str]:
+    """Create and start the run; (started, what to say)."""
+    try:
+        with page_write(engine, user=user, roles=(Role.admin,)) as session:
+            run_id = create(session)
+    except DatabaseBusy:
+        return False, busy_message("run")
+    except runs.DuplicateRunError as exc:
+        started, when = st.session_state.get(_STARTED, (None, 0.0))
+        mine = exc.run_id == started and time.monotonic() - when < _SAME_PRESS_SECONDS
+        return (True, f"Run {exc.run_id} started.") if mine else (False, str(exc))
+    except (runs.RunError, LLMConfigError, ValueError) as exc:
+        return False, str(exc)
+    runs.start_background(engine, run_id=run_id)
+    st.session_state[_STARTED] = (run_id, time.monotonic())
+    return True, f"Run {run_id} started."
+
+
+def _messages() -> dict[str, Any]:
+    return st.session_state.setdefault("runs_messages", {})  # a cancel or mark that was not saved
+
+
+def _cancel(engine: Engine, user: auth.User, run_id: int) -> None:
+    with reported(_messages(), "cancel request"), page_write(engine, user=user, roles=(Role.admin,)) as session:
         runs.request_cancel(session, run_id=run_id)
 
 
-def _mark_failed(engine: Engine, run_id: int, by: str) -> None:
-    if not guard.permitted(Role.admin):
-        return
-    with write_session(engine) as session:
-        runs.fail_stale(session, run_id=run_id, by=by)
+def _mark_failed(engine: Engine, user: auth.User, run_id: int) -> None:
+    with reported(_messages(), "change"), page_write(engine, user=user, roles=(Role.admin,)) as session:
+        runs.fail_stale(session, run_id=run_id, by=user.name)
 
 
-def _show_active(engine: Engine, run: Run, unit: str) -> None:
+def _show_active(engine: Engine, run: Run, unit: str, user: auth.User) -> None:
     total = max(run.problems_total, 1)
     st.progress(run.problems_done / total, text=f"Run {run.id}: {run.status}, "
                 f"{run.problems_done}/{run.problems_total} {unit}, {run.requests} requests, "
@@ -96,14 +109,14 @@ def _show_active(engine: Engine, run: Run, unit: str) -> None:
     if run.cancel_requested:
         st.caption(f"Run {run.id}: cancelling...")
     else:
-        st.button(f"Cancel run {run.id}", key=f"cancel-{run.id}", on_click=_cancel, args=(engine, run.id))
+        st.button(f"Cancel run {run.id}", key=f"cancel-{run.id}", on_click=_cancel, args=(engine, user, run.id))
 
 
 def _show_stale(engine: Engine, run: Run, reason: str, user: auth.User) -> None:
     """A run that says it is queued or running but whose process is gone: say so, and let the admin end it."""
     st.warning(f"Run {run.id} is stale: it says {run.status}, but {reason}. Its process is gone.")
     st.button(f"Mark run {run.id} failed", key=f"fail-{run.id}", on_click=_mark_failed,
-              args=(engine, run.id, user.name))
+              args=(engine, user, run.id))
 
 
 def show_runs(engine: Engine, user: auth.User, *, kind: RunKind, describe: Callable[[Run], dict[str, Any]],
@@ -114,6 +127,8 @@ def show_runs(engine: Engine, user: auth.User, *, kind: RunKind, describe: Calla
 
     @st.fragment(run_every=2)
     def fragment() -> None:
+        if message := _messages().pop("message", None):
+            st.warning(message)
         with read_session(engine) as session:
             recent = runs.recent_runs(session, kind=kind, limit=20)
         if not recent:
@@ -123,7 +138,7 @@ def show_runs(engine: Engine, user: auth.User, *, kind: RunKind, describe: Calla
             if reason := runs.stale_reason(run):
                 _show_stale(engine, run, reason, user)
             elif runs.is_active(run):
-                _show_active(engine, run, unit)
+                _show_active(engine, run, unit, user)
         st.dataframe(pd.DataFrame([describe(r) for r in recent]), hide_index=True, width="stretch")
         latest: Run = recent[0]
         if latest.errors:

@@ -44,22 +44,34 @@ def page_write(engine: Engine, *, user: auth.User, roles: tuple[str, ...] = tupl
         yield session
 
 
+@contextmanager
+def reported(state: MutableMapping[str, Any], what: str, *, busy: str | None = None) -> Iterator[None]:
+    """Run a page write: a busy database (`busy_message(what)`, or `busy`) becomes `state["message"]`, a disabled
+    account signs out with the reason; neither shows a traceback."""
+    try:
+        yield
+    except DatabaseBusy:
+        state["message"] = busy or busy_message(what)
+    except auth.AccountDisabled as exc:
+        signed_out(exc)
+
+
+def signed_out(exc: auth.AccountDisabled) -> None:
+    """Sign out an account that may no longer write; the sign-in page says why."""
+    sign_in.sign_out()
+    st.session_state["auth_message"] = f"Signed out: {exc}."
+
+
 def saves(
     state: MutableMapping[str, Any], what: str, *, busy: str | None = None
 ) -> Callable[[Callable[P, None]], Callable[P, None]]:
-    """Decorate a page callback that writes: a busy database (`busy_message(what)`, or `busy`) or a disabled
-    account becomes a message."""
+    """Decorate a page callback that writes: its write runs `reported(state, what, busy=busy)`."""
 
     def decorate(callback: Callable[P, None]) -> Callable[P, None]:
         @functools.wraps(callback)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
-            try:
+            with reported(state, what, busy=busy):
                 callback(*args, **kwargs)
-            except DatabaseBusy:
-                state["message"] = busy or busy_message(what)
-            except auth.AccountDisabled as exc:
-                sign_in.sign_out()
-                st.session_state["auth_message"] = f"Signed out: {exc}."
 
         return wrapper
 
