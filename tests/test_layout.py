@@ -62,3 +62,15 @@ def test_the_command_line_loads_no_heavy_library_to_show_its_help() -> None:
     result = subprocess.run([sys.executable, "-m", "annotator", "--help"], cwd=PROJECT_ROOT, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 0 and "agreement" in result.stdout and "generate" in result.stdout
+
+
+def test_pages_write_only_through_page_write() -> None:
+    """A page's write checks the account and waits briefly for a lock (`ui.writes.page_write`); only signing in
+    (no account to check yet) writes with a bare `write_session`."""
+    signing_in = {PROJECT_ROOT / "app.py", PROJECT_ROOT / "ui" / "sign_in.py", PROJECT_ROOT / "ui" / "writes.py"}
+    offenders = [
+        path.relative_to(PROJECT_ROOT).as_posix()
+        for path in [*(PROJECT_ROOT / "pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]
+        if path not in signing_in and "write_session" in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
