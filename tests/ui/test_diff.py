@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ui import diff
-from ui.markdown import escape_markdown
+from ui.markdown import JOINER, escape_markdown
 
 
 def _unescape(markdown: str) -> str:
@@ -78,7 +78,9 @@ def test_text_without_math_round_trips_through_escaping(text: str) -> None:
     if "$" in text or "\\" in text:
         return
     expected = "\n".join(line.lstrip(" \t") for line in text.lstrip(" \t").split("\n"))
-    assert _unescape(escape_markdown(text).replace("  \n", "\n")) == expected
+    # Word joiners (U+2060, invisible) break Streamlit's autolinks and shortcodes (`0@0`, `www.`, `:smile:`).
+    shown = _unescape(escape_markdown(text).replace("  \n", "\n")).replace(JOINER, "")
+    assert shown == expected.replace(JOINER, "")
 
 
 @given(st.text(max_size=60), st.text(max_size=60))
