@@ -58,9 +58,9 @@ _TEXT_REWRITES = re.compile(
     re.IGNORECASE,
 )
 # In math, what would be Markdown, a URL, a directive or a trust-gated KaTeX command if the math were not
-# recognised, or could end it early.
+# recognised, or could end it early (`~~~` would open a code fence where display math starts a line).
 _UNSAFE_MATH = re.compile(
-    r"[$`]|\]\(|!\[|://|www\.|:[a-z][a-z0-9-]*\[|\\$"
+    r"[$`]|~~~|\]\(|!\[|://|www\.|:[a-z][a-z0-9-]*\[|\\$"
     r"|\\(?:href|url|includegraphics|html[A-Za-z]*)(?![A-Za-z])",
     re.IGNORECASE,
 )

@@ -99,6 +99,7 @@ HOSTILE = [
     "$`code`$ $a`b$ `$x$`",
     "&lt;img&gt; &#60;script&#62; &amp;",
     "\\[x\n\n\n# heading\\]",
+    "$$~~~~$$ \\[~~~ ![t](x)\\]",  # display math starts a line: `~~~` there would open a code fence
 ]
 
 
