@@ -1,6 +1,5 @@
 """Overview: the dataset's statistics (paper Tables 2, 10, 11), or how to get started on an empty database."""
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -8,7 +7,7 @@ from annotator import auth, limits, queue, stats
 from annotator.db import read_session, write_session
 from annotator.demo import load_demo
 from annotator.vocabulary import Role
-from ui import guard
+from ui import charts, guard
 
 engine, user = guard.require()
 is_admin = auth.allows(user, Role.admin)
@@ -53,29 +52,15 @@ else:
     with read_session(engine) as session:
         progress = stats.progress(session)
     st.subheader("Progress")
-    states = pd.DataFrame(progress["states"])
-    states["group"] = states["data_source"] + " · " + states["rewrite_type"]
-    # One bar per data source and rewrite type, its candidates stacked by state in STATES' order.
-    st.altair_chart(
-        alt.Chart(states, title="Candidates by state").mark_bar().encode(
-            y=alt.Y("group:N", title="data source · rewrite type"),
-            x=alt.X("candidates:Q", stack="zero"),
-            color=alt.Color("state:N", scale=alt.Scale(domain=list(stats.STATES)), title="state"),
-            order=alt.Order("order:Q"),
-            tooltip=["data_source:N", "rewrite_type:N", "state:N", "candidates:Q"],
-        ).transform_calculate(order=f"indexof({list(stats.STATES)}, datum.state)"),
-        width="stretch", key="chart_states",
-    )
+    table = stats.rows(result, missing="—")
+    # One bar per data source and rewrite type (in the table's order), its candidates split by state.
+    frame, order = charts.state_rows(progress["states"], table)
+    st.altair_chart(charts.states_chart(frame, order, states=stats.STATES), width="stretch", key="chart_states")
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
     if progress["per_day"]:
-        st.altair_chart(
-            alt.Chart(pd.DataFrame(progress["per_day"]), title="Labels per day").mark_bar().encode(
-                x=alt.X("day:O", title="day"), y=alt.Y("labels:Q"), tooltip=["day:O", "labels:Q"],
-            ),
-            width="stretch", key="chart_per_day",
-        )
+        st.altair_chart(charts.per_day_chart(progress["per_day"]), width="stretch", key="chart_per_day")
     else:
         st.caption("Labels per day will show here once people label candidates.")
-    st.dataframe(pd.DataFrame(stats.rows(result, missing="—")), hide_index=True, width="stretch")
 
 
 def _save_labels_per_candidate() -> None:
