@@ -101,8 +101,8 @@ if points.empty:
 else:
     st.altair_chart(charts.reliability_chart(points), width="stretch", key="chart_reliability")
 hard = pd.DataFrame([
-    {"model": r["model"], "prompt": r["prompt"], "difficulty_eval": charts.DIFFICULTY.get(
-        r["difficulty_eval"], str(r["difficulty_eval"])), "Prec(U)": r["prec_u"]}
+    {"model": r["model"], "prompt": r["prompt"], "difficulty_eval": charts.DIFFICULTY[r["difficulty_eval"]],
+     "Prec(U)": r["prec_u"]}
     for r in data["by_difficulty"] if r["difficulty_eval"] != reporting.ALL and r["prec_u"] is not None
 ])
 if hard.empty:

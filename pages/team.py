@@ -94,9 +94,10 @@ people = pd.DataFrame([
     }
     for name, person in activity.items()
 ])
+GOLD_HELP = "Share of gold items labelled as the gold label; — without gold items"
 st.dataframe(people, hide_index=True, width="stretch",
-             column_config={"gold accuracy": st.column_config.TextColumn(help="Share of gold items labelled as "
-                                                                          "the gold label; — without gold items")})
+             column_config={"annotator": st.column_config.TextColumn(pinned=True),
+                            "gold accuracy": st.column_config.TextColumn(help=GOLD_HELP)})
 if not team["gold"]:
     st.caption("Gold accuracy shows here once an admin marks gold items (Browse) and annotators label them.")
 

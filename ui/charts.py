@@ -6,6 +6,8 @@ on integer ticks; a legend for every colour; the order of the table beside the c
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,15 +16,34 @@ import pandas as pd
 
 # Long names stay whole on axes and in legends (Vega-Lite cuts them at 180 px by default).
 LABEL_LIMIT = 420
+# Streamlit fits title, axes and legend into a chart's height: this leaves a plot of about 300 px under them.
+HEIGHT = 480
 COUNT_AXIS = alt.Axis(format="d", tickMinStep=1)  # counts: no 0.5 labels
 # Filled shapes Vega-Lite draws; a model keeps its shape and colour in every chart of a page.
 SHAPES = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left")
-DIFFICULTY = {0: "simple", 1: "hard"}
+DIFFICULTY = {0: "simple", 1: "hard", None: "not labelled"}
 SEPARATOR = " · "
+WRAP = 34  # characters per line of a wrapped name (about 220 px)
 
 
 def _legend(title: str | None, *, columns: int = 2) -> alt.Legend:
     return alt.Legend(title=title, orient="bottom", columns=columns, labelLimit=LABEL_LIMIT, symbolLimit=0)
+
+
+def _wrap(name: str, width: int = WRAP) -> str:
+    """A long name on several lines of at most `width` characters, broken after `_`, `-`, `.` or a space where
+    it can be (else mid-word): the axis shows it whole in a label column of a fixed width."""
+    lines, line = [], ""
+    for piece in re.findall(r"[^_\-. ]*[_\-. ]?", name):
+        while len(line) + len(piece) > width and (line or len(piece) > width):
+            if line:
+                lines.append(line)
+                line = ""
+            else:
+                lines.append(piece[:width])
+                piece = piece[width:]
+        line += piece
+    return "\n".join([*lines, line] if line else lines)
 
 
 def state_rows(states: Sequence[dict[str, Any]], table: Sequence[dict[str, Any]]) -> tuple[pd.DataFrame, list[str]]:
@@ -35,7 +56,8 @@ def state_rows(states: Sequence[dict[str, Any]], table: Sequence[dict[str, Any]]
     order = [f"{row['data_source']}{SEPARATOR}{row['rewrite_type']}" for row in table]
     order = [group for group in dict.fromkeys(order) if group in set(frame["group"])]
     order += [group for group in dict.fromkeys(frame["group"]) if group not in order]
-    frame["label"] = frame["group"] + " (" + frame["total"].astype(str) + ")"
+    frame["label"] = [f"{_wrap(source)}\n{kind} ({total})" for source, kind, total in
+                      zip(frame["data_source"], frame["rewrite_type"], frame["total"])]
     labels = dict(zip(frame["group"], frame["label"]))
     return frame, [labels[group] for group in order]
 
@@ -44,15 +66,16 @@ def states_chart(frame: pd.DataFrame, order: list[str], *, states: Sequence[str]
     """Each data source and rewrite type as one full-width bar split by state (shares, so a source of four
     candidates reads as well as one of 4,000; its count is in its label and the tooltip)."""
     return alt.Chart(frame, title="Candidates by state (share of each source and rewrite type)").mark_bar().encode(
-        # The source on one line, the rewrite type and count on the next: long names wrap instead of being cut.
-        y=alt.Y("label:N", sort=order, title=None,
-                axis=alt.Axis(labelLimit=LABEL_LIMIT, labelExpr=f"split(datum.label, '{SEPARATOR}')")),
+        # The source (wrapped), then the rewrite type and count: long names stay whole in a narrow column.
+        y=alt.Y("label:N", sort=order, title=None, scale=alt.Scale(paddingInner=0.3),
+                axis=alt.Axis(labelLimit=LABEL_LIMIT, labelExpr="split(datum.label, '\\n')")),
         x=alt.X("candidates:Q", stack="normalize", title="share of the candidates", axis=alt.Axis(format="%")),
         color=alt.Color("state:N", scale=alt.Scale(domain=list(states)), legend=_legend("state", columns=4)),
         order=alt.Order("order:Q"),
         tooltip=[alt.Tooltip("data_source:N", title="data source"), alt.Tooltip("rewrite_type:N", title="rewrite type"),
                  "state:N", alt.Tooltip("candidates:Q", format="d"), alt.Tooltip("share:Q", format=".1%")],
-    ).transform_calculate(order=f"indexof({list(states)}, datum.state)").properties(height=alt.Step(34))
+    ).transform_calculate(order=f"indexof({list(states)}, datum.state)").properties(
+        height=alt.Step(13 * max(label.count("\n") + 1 for label in order) + 14) if order else 100)
 
 
 def per_day_chart(rows: Sequence[dict[str, Any]], *, by: str | None = None) -> alt.Chart:
@@ -64,7 +87,8 @@ def per_day_chart(rows: Sequence[dict[str, Any]], *, by: str | None = None) -> a
     }
     if by:
         encoding["color"] = alt.Color(f"{by}:N", legend=_legend(by))
-    return alt.Chart(pd.DataFrame(list(rows)), title="Labels per day").mark_bar().encode(**encoding)
+    return alt.Chart(pd.DataFrame(list(rows)), title="Labels per day").mark_bar().encode(**encoding).properties(
+        height=HEIGHT if by else HEIGHT * 2 // 3)
 
 
 def agreement_rows(report: dict[str, Any], names: Sequence[str]) -> pd.DataFrame:
@@ -99,16 +123,25 @@ def agreement_chart(frame: pd.DataFrame, names: Sequence[str]) -> alt.LayerChart
     text = base.mark_text(align="left", dx=4, fontSize=11).encode(
         x=alt.X("at:Q"), text="text:N"
     ).transform_calculate(at="isValid(datum.kappa) ? max(datum.kappa, 0) : 0")
-    return alt.layer(bars, text).properties(height=alt.Step(16))
+    return alt.layer(bars, text).properties(height=alt.Step(16))  # each bar's (an offset band)
+
+
+def fitted(values: pd.Series) -> list[float]:
+    """An axis range within 0..1 around the values, on tenths, with a tenth to spare each side (points of real
+    models sit close together; a fixed 0..1 piles them up)."""
+    low, high = float(values.min()), float(values.max())
+    return [max(0.0, round(math.floor(low * 10 + 1e-9) / 10 - 0.1, 1)),
+            min(1.0, round(math.ceil(high * 10 - 1e-9) / 10 + 0.1, 1))]
 
 
 def reliability_chart(points: pd.DataFrame) -> alt.LayerChart:
     """Prud against Prec, one mark per model and prompt: the model by colour and shape (one legend), the prompt
-    written beside the point, everything in the tooltip. Both axes 0..1, a fixed height."""
+    written beside the point, everything in the tooltip. Axes fitted to the points, a fixed height."""
     models = sorted(points["model"].unique()) if not points.empty else []
     scale = alt.Scale(domain=models, range=[SHAPES[i % len(SHAPES)] for i in range(len(models))])
     base = alt.Chart(points).encode(
-        x=alt.X("Prec:Q", scale=alt.Scale(domain=[0, 1])), y=alt.Y("Prud:Q", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("Prec:Q", scale=alt.Scale(domain=fitted(points["Prec"]))),
+        y=alt.Y("Prud:Q", scale=alt.Scale(domain=fitted(points["Prud"]))),
         tooltip=["model:N", "prompt:N", alt.Tooltip("Prec:Q", format=".3f"), alt.Tooltip("Prud:Q", format=".3f")],
     )
     dots = base.mark_point(filled=True, size=120, opacity=0.9).encode(
@@ -116,7 +149,7 @@ def reliability_chart(points: pd.DataFrame) -> alt.LayerChart:
         shape=alt.Shape("model:N", sort=models, scale=scale, legend=_legend("model")),
     )
     labels = base.mark_text(align="left", dx=8, dy=-6, fontSize=11, color="#555").encode(text="prompt:N")
-    return alt.layer(dots, labels, title="Reliability: Prudence against Precision").properties(height=380)
+    return alt.layer(dots, labels, title="Reliability: Prudence against Precision").properties(height=HEIGHT)
 
 
 def prec_u_chart(frame: pd.DataFrame) -> alt.Chart:
@@ -130,7 +163,7 @@ def prec_u_chart(frame: pd.DataFrame) -> alt.Chart:
         color=alt.Color("difficulty_eval:N", sort=list(DIFFICULTY.values()),
                         legend=_legend("difficulty_eval", columns=2)),
         tooltip=["model:N", "prompt:N", "difficulty_eval:N", alt.Tooltip("Prec(U):Q", format=".3f")],
-    ).properties(height=alt.Step(14))
+    ).properties(height=alt.Step(12))  # with an offset, the step is each bar's: 12 px
 
 
 PICK = "pick"  # the tags chart's selection: the bar a person clicked (model and tag)
@@ -140,8 +173,7 @@ def tags_chart(counts: Sequence[dict[str, Any]]) -> alt.Chart:
     """Hallucination tags per model, stacked; clicking a bar segment selects its (model, tag) as `PICK`."""
     frame = pd.DataFrame(list(counts), columns=["model", "tag", "transcripts"])
     pick = alt.selection_point(name=PICK, fields=["model", "tag"], on="click")
-    title = "Hallucination tags per model (reviewed transcripts; click a bar to open them)"
-    return alt.Chart(frame, title=title).mark_bar(cursor="pointer").encode(
+    return alt.Chart(frame, title="Reviewed transcripts per tag and model").mark_bar(cursor="pointer").encode(
         y=alt.Y("model:N", sort=sorted(frame["model"].unique()), title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
         x=alt.X("transcripts:Q", stack="zero", axis=COUNT_AXIS, title="transcripts with the tag"),
         color=alt.Color("tag:N", legend=_legend("tag")),

@@ -146,9 +146,9 @@ def show_freshness(snapshot: Snapshot[T], reading: Reading[T], *, ttl: float, ke
         now = snapshot.peek()
         if now.generation != reading.generation:
             st.rerun()
-        left, right = st.columns([5, 1], vertical_alignment="center")
+        left, right = st.columns([2, 1], vertical_alignment="center")
         left.caption(age_text(now, ttl=ttl, error=snapshot.error))
-        right.button("Recompute now", key=f"{key}_refresh", on_click=snapshot.refresh,
+        right.button("Recompute now", width="stretch", key=f"{key}_refresh", on_click=snapshot.refresh,
                      help="Recompute the figures from the data as it is now.")
 
     _age()

@@ -33,7 +33,7 @@ def test_progress_is_drawn_and_the_table_has_dashes_not_none(engine: Engine) -> 
     table = app.dataframe[0].value
     assert list(table["problems"]) == ["—", "—", "7", "—", "—", "2", "9"]
     # The bars in the table's order (its per-source and overall totals have no bar).
-    groups = [label.rsplit(" (", 1)[0] for label in spec["encoding"]["y"]["sort"]]
+    groups = [label.rsplit(" (", 1)[0].replace("\n", " · ") for label in spec["encoding"]["y"]["sort"]]
     assert groups == [f"{row.data_source} · {row.rewrite_type}" for row in table.itertuples()
                       if row.rewrite_type != "all" and row.data_source != "all"]
 

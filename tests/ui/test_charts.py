@@ -27,15 +27,18 @@ def test_overview_bars_keep_the_tables_order_show_small_sources_and_whole_names(
     table = [{"data_source": source, "rewrite_type": kind} for source, kind in
              [(LONG, "remove"), (LONG, "all"), ("tiny", "contradict"), ("demo", "remove"), ("all", "all")]]
     frame, order = charts.state_rows(states, table)
-    assert order == [f"{LONG} · remove (5000)", "tiny · contradict (2)", "demo · remove (4)"]
+    assert order == ["reliablemath_aime_2024_\ncompetition_problems_long_name\nremove (5000)",
+                     "tiny\ncontradict (2)", "demo\nremove (4)"]
     # Shares: a source of 4 candidates is a whole bar as one of 5,000 is.
     shares = frame.groupby("group")["share"].sum()
     assert list(shares.round(6)) == [1.0, 1.0, 1.0]
     spec = charts.states_chart(frame, order, states=STATES).to_dict()
     assert spec["encoding"]["y"]["sort"] == order
-    # Whole names: the label wraps after the source (about 7 px a character at the axis' font size).
-    assert spec["encoding"]["y"]["axis"]["labelExpr"] == "split(datum.label, ' · ')"
-    assert spec["encoding"]["y"]["axis"]["labelLimit"] >= len(LONG) * 7
+    # Whole names: long ones wrap over lines of at most 34 characters (about 7 px each at the axis' font size).
+    assert spec["encoding"]["y"]["axis"]["labelExpr"] == "split(datum.label, '\\n')"
+    assert max(len(line) for label in order for line in label.split("\n")) * 7 <= spec["encoding"]["y"]["axis"][
+        "labelLimit"]
+    assert "".join(order[0].split("\n")[:-1]) == LONG
     assert spec["encoding"]["x"]["stack"] == "normalize" and spec["encoding"]["x"]["axis"]["format"] == "%"
     assert spec["encoding"]["color"]["legend"]["title"] == "state"
     tooltip = {item["field"] for item in spec["encoding"]["tooltip"]}
@@ -91,8 +94,10 @@ def test_reliability_tells_models_apart_by_colour_and_shape_with_one_legend_and_
     assert dots["encoding"]["color"]["legend"]["labelLimit"] >= 400
     assert labels["mark"]["type"] == "text" and labels["encoding"]["text"]["field"] == "prompt"
     assert {item["field"] for item in dots["encoding"]["tooltip"]} == {"model", "prompt", "Prec", "Prud"}
-    # A fixed height: the plot keeps its size in a narrow window.
-    assert spec["height"] == 380
+    # A fixed height: the plot keeps its size in a narrow window; the axes fit the points, within 0..1.
+    assert spec["height"] == charts.HEIGHT
+    assert dots["encoding"]["x"]["scale"]["domain"] == [0.4, 0.8] and dots["encoding"]["y"]["scale"]["domain"] == [
+        0.0, 0.3]
 
 
 def test_prec_u_by_difficulty_names_model_and_prompt_on_the_axis_with_a_legend() -> None:
@@ -103,7 +108,7 @@ def test_prec_u_by_difficulty_names_model_and_prompt_on_the_axis_with_a_legend()
     spec = charts.prec_u_chart(frame).to_dict()
     assert spec["encoding"]["y"]["field"] == "item" and spec["encoding"]["y"]["axis"]["labelLimit"] >= 400
     assert spec["encoding"]["color"]["legend"]["title"] == "difficulty_eval"
-    assert spec["encoding"]["color"]["sort"] == ["simple", "hard"]
+    assert spec["encoding"]["color"]["sort"] == ["simple", "hard", "not labelled"]
     [values] = spec["datasets"].values()
     assert {row["item"] for row in values} == {f"{LONG} · reliable"}
 
