@@ -15,7 +15,6 @@ from annotator.db import read_session
 from annotator.transcripts import report as reporting
 from annotator.vocabulary import Role
 from ui import charts, guard
-from ui.markdown import escape_markdown
 from ui.snapshot import Snapshot, show_freshness
 
 TTL_SECONDS = 30
@@ -47,27 +46,30 @@ def _snapshot(url: str) -> Snapshot[dict[str, Any]]:
     return Snapshot(_report, ttl=TTL_SECONDS, version=_version)
 
 
-def _open_in_review(model: str, tag: str) -> None:
-    """Review's filters set to this model and tag, its queue read again there (`pages/review.py`)."""
+def _open_in_review() -> None:
+    """Review's filters set to the chosen model and tag, its queue read again there (`pages/review.py`)."""
+    model, tag = st.session_state["tags_pick"]
     st.session_state["review_model"], st.session_state["review_tag"] = model, tag
     st.session_state.pop("review", None)
 
 
 def _tags(counts: list[dict[str, Any]]) -> None:
+    """The tags chart; a click on a bar, or the list below it (keyboard), picks a model and tag to open."""
     st.subheader("Hallucination tags")
     if not counts:
         st.caption("Tags show here once reviewers tag transcripts on the Review page (keys 1..9).")
         return
     event = st.altair_chart(charts.tags_chart(counts), width="stretch", on_select="rerun", key="chart_tags",
                             selection_mode=charts.PICK)
-    picked = (event.get("selection") or {}).get(charts.PICK) or []
-    if not picked:
-        st.caption("Click a bar to open its transcripts on the Review page.")
-        return
-    model, tag = picked[0]["model"], picked[0]["tag"]
-    count = next((row["transcripts"] for row in counts if (row["model"], row["tag"]) == (model, tag)), 0)
-    st.caption(escape_markdown(f"{count} transcripts of {model} tagged '{tag}'."))
-    if st.button("Open them on Review", key="open_review", on_click=_open_in_review, args=(model, tag)):
+    picked = [(row["model"], row["tag"]) for row in (event.get("selection") or {}).get(charts.PICK) or []]
+    if picked and picked[0] != st.session_state.get("tags_clicked"):
+        # A new click: it becomes the list's choice (set before the list is drawn in this run).
+        st.session_state["tags_clicked"] = st.session_state["tags_pick"] = picked[0]
+    number = {(row["model"], row["tag"]): row["transcripts"] for row in counts}
+    left, right = st.columns([2, 1], vertical_alignment="bottom")
+    left.selectbox("Transcripts to open (click a bar, or choose here)", list(number), key="tags_pick",
+                   format_func=lambda pair: f"{pair[0]} · {pair[1]} ({number[pair]})")
+    if right.button("Open them on Review", key="open_review", on_click=_open_in_review, width="stretch"):
         st.switch_page("pages/review.py")
 
 
