@@ -40,15 +40,16 @@ if result["problems"] == 0 and result["total"]["candidates"] == 0:
 else:
     total = result["total"]
     target = result["labels_per_candidate"]
-    columns = st.columns(6)
-    columns[0].metric("Problems", result["problems"])
-    columns[1].metric("Candidates", total["candidates"])
-    columns[2].metric("Checked", total["checked"])
-    columns[3].metric("Kept", total["kept"], help=f"Vetted: {target} label(s) resolving to human_check = 1, or "
-                      "adjudicated so; the candidates the reliablemath export releases.")
-    columns[4].metric("Incomplete", total["incomplete"], help=f"Resolved to human_check = 1 over fewer than {target} "
-                      "label(s) and not adjudicated: not vetted yet, left out of the release.")
-    columns[5].metric("Hard", total["hard"])
+    # A row that wraps: each figure as wide as its title (six fixed columns cut "Incomplete" at 1024 px).
+    row = st.container(horizontal=True, gap="large")
+    row.metric("Problems", result["problems"], width="content")
+    row.metric("Candidates", total["candidates"], width="content")
+    row.metric("Checked", total["checked"], width="content")
+    row.metric("Kept", total["kept"], width="content", help=f"Vetted: {target} label(s) resolving to human_check = 1, "
+               "or adjudicated so; the candidates the reliablemath export releases.")
+    row.metric("Incomplete", total["incomplete"], width="content", help=f"Resolved to human_check = 1 over fewer "
+               f"than {target} label(s) and not adjudicated: not vetted yet, left out of the release.")
+    row.metric("Hard", total["hard"], width="content")
     with read_session(engine) as session:
         progress = stats.progress(session)
     st.subheader("Progress")

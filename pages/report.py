@@ -115,11 +115,11 @@ _tags(data["tags"])
 
 st.subheader("Judge and reviewers")
 pooled = [row for row in data["by_source"] if row["data_source"] == reporting.ALL]
-columns = st.columns(3)
-columns[0].metric("Responses reviewed", sum(row["reviewed"] for row in pooled))
-columns[1].metric("Responses", sum(row["A"] + row["U"] for row in pooled))
-columns[2].metric("Verdicts the two rule sets differ on", data["rules_disagree"],
-                  help="reliablemath (any case, either apostrophe) against reliablemath-exact (the reference code)")
+figures = st.container(horizontal=True, gap="large")  # wraps rather than cutting the titles at 1024 px
+figures.metric("Responses reviewed", sum(row["reviewed"] for row in pooled), width="content")
+figures.metric("Responses", sum(row["A"] + row["U"] for row in pooled), width="content")
+figures.metric("Verdicts the two rule sets differ on", data["rules_disagree"], width="content",
+               help="reliablemath (any case, either apostrophe) against reliablemath-exact (the reference code)")
 agreement = pd.DataFrame([{"model": r["model"], "prompt": r["prompt"], "reviewed": r["reviewed"],
                            "kappa": r["judge_human_kappa"]} for r in pooled])
 st.dataframe(agreement, hide_index=True, width="stretch",

@@ -58,10 +58,11 @@ def _gold(person: dict[str, Any] | None) -> str:
 
 
 def _coefficients(block: dict[str, Any]) -> None:
-    columns = st.columns(len(COEFFICIENTS) + 1)
-    columns[0].metric("Items", block["items"])
-    for column, (key, title) in zip(columns[1:], COEFFICIENTS):
-        column.metric(title, _figure(block[key]))
+    # A row that wraps: each figure as wide as its title (fixed columns cut "Krippendorff's alpha" at 1024 px).
+    row = st.container(horizontal=True, gap="large")
+    row.metric("Items", block["items"], width="content")
+    for key, title in COEFFICIENTS:
+        row.metric(title, _figure(block[key]), width="content")
     notes = [f"{title}: {block['undefined'][key]}" for key, title in COEFFICIENTS if key in block.get("undefined", {})]
     if block.get("fleiss_raters"):
         notes.append(f"Fleiss' kappa over the items with {block['fleiss_raters']} labels")

@@ -22,6 +22,9 @@ COUNT_AXIS = alt.Axis(format="d", tickMinStep=1)  # counts: no 0.5 labels
 # Filled shapes Vega-Lite draws; a model keeps its shape and colour in every chart of a page.
 SHAPES = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left")
 DIFFICULTY = {0: "simple", 1: "hard", None: "not labelled"}
+DIFFICULTY_COLOURS = ["#4c78a8", "#f58518", "#bab0ac"]  # simple, hard, not labelled (grey: no finding)
+# Ten hues far apart (Streamlit's own palette pairs a dark and a light blue): models and tags.
+CATEGORIES = alt.Scale(scheme="tableau10")
 SEPARATOR = " · "
 WRAP = 34  # characters per line of a wrapped name (about 220 px)
 
@@ -145,7 +148,8 @@ def reliability_chart(points: pd.DataFrame) -> alt.LayerChart:
         tooltip=["model:N", "prompt:N", alt.Tooltip("Prec:Q", format=".3f"), alt.Tooltip("Prud:Q", format=".3f")],
     )
     dots = base.mark_point(filled=True, size=120, opacity=0.9).encode(
-        color=alt.Color("model:N", sort=models, legend=_legend("model")),
+        color=alt.Color("model:N", sort=models, scale=alt.Scale(domain=models, scheme="tableau10"),
+                        legend=_legend("model")),
         shape=alt.Shape("model:N", sort=models, scale=scale, legend=_legend("model")),
     )
     labels = base.mark_text(align="left", dx=8, dy=-6, fontSize=11, color="#555").encode(text="prompt:N")
@@ -161,7 +165,8 @@ def prec_u_chart(frame: pd.DataFrame) -> alt.Chart:
         yOffset=alt.YOffset("difficulty_eval:N", sort=list(DIFFICULTY.values())),
         x=alt.X("Prec(U):Q", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("difficulty_eval:N", sort=list(DIFFICULTY.values()),
-                        legend=_legend("difficulty_eval", columns=2)),
+                        legend=_legend("difficulty_eval", columns=3),
+                        scale=alt.Scale(domain=list(DIFFICULTY.values()), range=DIFFICULTY_COLOURS)),
         tooltip=["model:N", "prompt:N", "difficulty_eval:N", alt.Tooltip("Prec(U):Q", format=".3f")],
     ).properties(height=alt.Step(12))  # with an offset, the step is each bar's: 12 px
 
@@ -176,7 +181,7 @@ def tags_chart(counts: Sequence[dict[str, Any]]) -> alt.Chart:
     return alt.Chart(frame, title="Reviewed transcripts per tag and model").mark_bar(cursor="pointer").encode(
         y=alt.Y("model:N", sort=sorted(frame["model"].unique()), title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
         x=alt.X("transcripts:Q", stack="zero", axis=COUNT_AXIS, title="transcripts with the tag"),
-        color=alt.Color("tag:N", legend=_legend("tag")),
+        color=alt.Color("tag:N", scale=CATEGORIES, legend=_legend("tag")),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.45)),
         tooltip=["model:N", "tag:N", alt.Tooltip("transcripts:Q", format="d")],
     ).add_params(pick).properties(height=alt.Step(28))
