@@ -61,3 +61,23 @@ def test_a_model_and_tag_open_review_on_their_transcripts(app, browser) -> None:
     first = page.get_by_role("heading", name=re.compile(r"^math_\d+_\w+_1 · math · ")).inner_text().split(" · ")[0]
     assert first in expected
     page.close()
+
+
+def test_a_click_on_a_bar_chooses_its_model_and_tag(app, browser) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    running, expected = app
+    page = browser.new_page()
+    sign_in(page, running.url)
+    go(page, "Report")
+    choice = page.get_by_role("combobox", name=re.compile("Transcripts to open"))
+    expect(choice).to_have_value(f"model-a · {IGNORED} (1)")  # the list's first pair until a bar is clicked
+    # Vega's SVG names every bar (model, tag, count) for screen readers: the test clicks the one it means.
+    page.locator(f".st-key-chart_tags path[aria-roledescription=bar][aria-label*='model: model-b; tag: {INVENTED};']"
+                 ).click()
+    expect(choice).to_have_value(f"model-b · {INVENTED} (2)")
+    page.locator(".st-key-open_review button").click()
+    expect(page.get_by_text(re.compile(r"^1 of 2"))).to_be_visible()
+    first = page.get_by_role("heading", name=re.compile(r"^math_\d+_\w+_1 · math · ")).inner_text().split(" · ")[0]
+    assert first in expected
+    page.close()
