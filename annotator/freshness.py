@@ -3,7 +3,8 @@ changes): a few aggregate reads over indexes, milliseconds where the figures tak
 
 Label and review changes always append an event (`annotationevent`, `transcriptevent`), so the newest event's id
 moves with every one of them; gold items and transcripts are counted. What no fingerprint sees (re-judging
-stored transcripts) the snapshot's time to live catches.
+stored transcripts) the snapshot's time to live catches. The same data gives the same fingerprint (a gold item
+marked and unmarked again leaves the figures as they were).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ def labels_version(session: Session) -> tuple[Any, ...]:
     """Changes when a label is added, changed, deleted or adjudicated, or a gold item is marked or changed."""
     return (
         session.execute(select(func.max(AnnotationEvent.id))).scalar(),
-        *session.execute(
-            select(func.count(), func.sum(GoldLabel.human_check), func.sum(func.coalesce(GoldLabel.difficulty_eval, 2)))
-        ).one(),
+        # Which gold items (their ids' sum) and their labels: a gold item swapped for another moves it too.
+        *session.execute(select(func.count(), func.sum(GoldLabel.candidate_id), func.sum(GoldLabel.human_check),
+                                func.sum(func.coalesce(GoldLabel.difficulty_eval, 2)))).one(),
     )
 
 
