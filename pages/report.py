@@ -66,10 +66,10 @@ def _tags(counts: list[dict[str, Any]]) -> None:
         # A new click: it becomes the list's choice (set before the list is drawn in this run).
         st.session_state["tags_clicked"] = st.session_state["tags_pick"] = picked[0]
     number = {(row["model"], row["tag"]): row["transcripts"] for row in counts}
-    left, right = st.columns([2, 1], vertical_alignment="bottom")
-    left.selectbox("Transcripts to open (click a bar, or choose here)", list(number), key="tags_pick",
-                   format_func=lambda pair: f"{pair[0]} · {pair[1]} ({number[pair]})")
-    if right.button("Open them on Review", key="open_review", on_click=_open_in_review, width="stretch"):
+    # Full width: a long model name and tag stay whole in the box.
+    st.selectbox("Transcripts to open (click a bar, or choose here)", list(number), key="tags_pick",
+                 format_func=lambda pair: f"{pair[0]} · {pair[1]} ({number[pair]})")
+    if st.button("Open them on Review", key="open_review", on_click=_open_in_review):
         st.switch_page("pages/review.py")
 
 
