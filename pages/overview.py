@@ -41,7 +41,7 @@ else:
     total = result["total"]
     target = result["labels_per_candidate"]
     # A row that wraps: each figure as wide as its title (six fixed columns cut "Incomplete" at 1024 px).
-    row = st.container(horizontal=True, gap="large")
+    row = st.container(horizontal=True, gap="medium")
     row.metric("Problems", result["problems"], width="content")
     row.metric("Candidates", total["candidates"], width="content")
     row.metric("Checked", total["checked"], width="content")

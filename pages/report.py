@@ -115,7 +115,7 @@ _tags(data["tags"])
 
 st.subheader("Judge and reviewers")
 pooled = [row for row in data["by_source"] if row["data_source"] == reporting.ALL]
-figures = st.container(horizontal=True, gap="large")  # wraps rather than cutting the titles at 1024 px
+figures = st.container(horizontal=True, gap="medium")  # wraps rather than cutting the titles at 1024 px
 figures.metric("Responses reviewed", sum(row["reviewed"] for row in pooled), width="content")
 figures.metric("Responses", sum(row["A"] + row["U"] for row in pooled), width="content")
 figures.metric("Verdicts the two rule sets differ on", data["rules_disagree"], width="content",

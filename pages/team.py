@@ -59,7 +59,7 @@ def _gold(person: dict[str, Any] | None) -> str:
 
 def _coefficients(block: dict[str, Any]) -> None:
     # A row that wraps: each figure as wide as its title (fixed columns cut "Krippendorff's alpha" at 1024 px).
-    row = st.container(horizontal=True, gap="large")
+    row = st.container(horizontal=True, gap="medium")
     row.metric("Items", block["items"], width="content")
     for key, title in COEFFICIENTS:
         row.metric(title, _figure(block[key]), width="content")
