@@ -1,6 +1,5 @@
 """Overview: the dataset's statistics (paper Tables 2, 10, 11), or how to get started on an empty database."""
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -8,7 +7,7 @@ from annotator import auth, limits, queue, stats
 from annotator.db import read_session
 from annotator.demo import load_demo
 from annotator.vocabulary import Role
-from ui import guard
+from ui import charts, guard
 from ui.writes import page_write, saves
 
 engine, user = guard.require()
@@ -43,41 +42,28 @@ if result["problems"] == 0 and result["total"]["candidates"] == 0:
 else:
     total = result["total"]
     target = result["labels_per_candidate"]
-    columns = st.columns(6)
-    columns[0].metric("Problems", result["problems"])
-    columns[1].metric("Candidates", total["candidates"])
-    columns[2].metric("Checked", total["checked"])
-    columns[3].metric("Kept", total["kept"], help=f"Vetted: {int(target)} label(s) resolving to human_check = 1, or "
-                      "adjudicated so; the candidates the reliablemath export releases.")
-    columns[4].metric("Incomplete", total["incomplete"], help="Resolved to human_check = 1 over fewer than "
-                      f"{int(target)} label(s) and not adjudicated: not vetted yet, left out of the release.")
-    columns[5].metric("Hard", total["hard"])
+    # A row that wraps: each figure as wide as its title (six fixed columns cut "Incomplete" at 1024 px).
+    row = st.container(horizontal=True, gap="medium")
+    row.metric("Problems", result["problems"], width="content")
+    row.metric("Candidates", total["candidates"], width="content")
+    row.metric("Checked", total["checked"], width="content")
+    row.metric("Kept", total["kept"], width="content", help=f"Vetted: {target} label(s) resolving to human_check = 1, "
+               "or adjudicated so; the candidates the reliablemath export releases.")
+    row.metric("Incomplete", total["incomplete"], width="content", help=f"Resolved to human_check = 1 over fewer "
+               f"than {target} label(s) and not adjudicated: not vetted yet, left out of the release.")
+    row.metric("Hard", total["hard"], width="content")
     with read_session(engine) as session:
         progress = stats.progress(session)
     st.subheader("Progress")
-    states = pd.DataFrame(progress["states"])
-    states["group"] = states["data_source"] + " · " + states["rewrite_type"]
-    # One bar per data source and rewrite type, its candidates stacked by state in STATES' order.
-    st.altair_chart(
-        alt.Chart(states, title="Candidates by state").mark_bar().encode(
-            y=alt.Y("group:N", title="data source · rewrite type"),
-            x=alt.X("candidates:Q", stack="zero"),
-            color=alt.Color("state:N", scale=alt.Scale(domain=list(stats.STATES)), title="state"),
-            order=alt.Order("order:Q"),
-            tooltip=["data_source:N", "rewrite_type:N", "state:N", "candidates:Q"],
-        ).transform_calculate(order=f"indexof({list(stats.STATES)}, datum.state)"),
-        width="stretch", key="chart_states",
-    )
+    table = stats.rows(result, missing="—")
+    # One bar per data source and rewrite type (in the table's order), its candidates split by state.
+    frame, order = charts.state_rows(progress["states"], table)
+    st.altair_chart(charts.states_chart(frame, order, states=stats.STATES), width="stretch", key="chart_states")
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
     if progress["per_day"]:
-        st.altair_chart(
-            alt.Chart(pd.DataFrame(progress["per_day"]), title="Labels per day").mark_bar().encode(
-                x=alt.X("day:O", title="day"), y=alt.Y("labels:Q"), tooltip=["day:O", "labels:Q"],
-            ),
-            width="stretch", key="chart_per_day",
-        )
+        st.altair_chart(charts.per_day_chart(progress["per_day"]), width="stretch", key="chart_per_day")
     else:
         st.caption("Labels per day will show here once people label candidates.")
-    st.dataframe(pd.DataFrame(stats.rows(result, missing="—")), hide_index=True, width="stretch")
 
 
 @saves(settings, "setting")

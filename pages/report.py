@@ -1,20 +1,21 @@
 """Report: Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), as the paper lays them out
-(Tables 3 and 6-9), a reliability plot, Prec(U) by difficulty and how far the judge agrees with the reviewers.
+(Tables 3 and 6-9), a reliability plot, Prec(U) by difficulty, the reviewers' hallucination tags per model (a
+bar opens its transcripts on Review) and how far the judge agrees with the reviewers.
 
 The same figures as `python -m annotator report`; reviewers and admins only.
 """
 
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
+from annotator import freshness, transcripts
 from annotator.db import read_session
 from annotator.transcripts import report as reporting
 from annotator.vocabulary import Role
-from ui import guard
-from ui.snapshot import Snapshot
+from ui import charts, guard
+from ui.snapshot import Snapshot, show_freshness
 
 TTL_SECONDS = 30
 FIGURE_COLUMNS = [title for _, title in reporting.PAPER_FIGURES] + ["kappa"]
@@ -29,18 +30,54 @@ def _report() -> dict[str, Any]:
             "by_source": reporting.report(session, by=["data_source"], groups=groups),
             "by_difficulty": reporting.report(session, by=["difficulty_eval"], groups=groups),
             "rules_disagree": reporting.rules_disagree(session),
+            "tags": transcripts.tag_counts(session),
         }
 
 
-@st.cache_resource(show_spinner="Counting verdicts...")
+def _version() -> tuple[Any, ...]:
+    with read_session(engine) as session:
+        return freshness.transcripts_version(session)
+
+
+@st.cache_resource
 def _snapshot(url: str) -> Snapshot[dict[str, Any]]:
-    # One read of every transcript's verdicts serves everyone; figures older than TTL_SECONDS are recounted in
-    # the background while the page shows the last ones (one server-wide snapshot per database).
-    return Snapshot(_report, ttl=TTL_SECONDS)
+    # One read of every transcript's verdicts serves everyone (one server-wide snapshot per database), recounted
+    # once transcripts, reviews or labels change or it is older than TTL_SECONDS (`ui.snapshot`).
+    return Snapshot(_report, ttl=TTL_SECONDS, version=_version)
+
+
+def _open_in_review() -> None:
+    """Review's filters set to the chosen model and tag, its queue read again there (`pages/review.py`)."""
+    model, tag = st.session_state["tags_pick"]
+    st.session_state["review_model"], st.session_state["review_tag"] = model, tag
+    st.session_state.pop("review", None)
+
+
+def _tags(counts: list[dict[str, Any]]) -> None:
+    """The tags chart; a click on a bar, or the list below it (keyboard), picks a model and tag to open."""
+    st.subheader("Hallucination tags")
+    if not counts:
+        st.caption("Tags show here once reviewers tag transcripts on the Review page (keys 1..9).")
+        return
+    event = st.altair_chart(charts.tags_chart(counts), width="stretch", on_select="rerun", key="chart_tags",
+                            selection_mode=charts.PICK)
+    picked = [(row["model"], row["tag"]) for row in (event.get("selection") or {}).get(charts.PICK) or []]
+    if picked and picked[0] != st.session_state.get("tags_clicked"):
+        # A new click: it becomes the list's choice (set before the list is drawn in this run).
+        st.session_state["tags_clicked"] = st.session_state["tags_pick"] = picked[0]
+    number = {(row["model"], row["tag"]): row["transcripts"] for row in counts}
+    # Full width: a long model name and tag stay whole in the box.
+    st.selectbox("Transcripts to open (click a bar, or choose here)", list(number), key="tags_pick",
+                 format_func=lambda pair: f"{pair[0]} · {pair[1]} ({number[pair]})")
+    if st.button("Open them on Review", key="open_review", on_click=_open_in_review):
+        st.switch_page("pages/review.py")
 
 
 st.title("Report")
-data, age = _snapshot(str(engine.url)).get()
+snapshot = _snapshot(str(engine.url))
+with st.spinner("Counting verdicts..."):
+    reading = snapshot.get()
+data = reading.value
 if not data["by_source"]:
     st.info("No transcripts yet: collect them on the Evaluate page or import them (`python -m annotator import`).")
     st.stop()
@@ -49,49 +86,40 @@ sources = sorted({row["data_source"] for row in data["by_source"]} - {reporting.
 source = st.selectbox("Data source", [reporting.ALL, *sources], help="'all' pools every data source.")
 rows = [row for row in data["by_source"] if row["data_source"] == source]
 table = pd.DataFrame(reporting.paper_layout(rows)).drop(columns=["data_source"])
+show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="report")
 st.caption("S/R/F: successful / refused / failed responses; A: solvable items, U: unsolvable items. Verdicts are "
-           f"the reviewers' where given, else the judge's. Figures from {age:.0f} s ago, recounted every "
-           f"{TTL_SECONDS} s.")
+           "the reviewers' where given, else the judge's. The table scrolls sideways on narrow screens; the model "
+           "and prompt stay in view.")
+# Model and prompt pinned: the figures scroll under them when the table is wider than the page.
 st.dataframe(table, hide_index=True, width="stretch",
-             column_config={name: st.column_config.NumberColumn(format="%.3f") for name in FIGURE_COLUMNS})
+             column_config={"model": st.column_config.TextColumn(pinned=True),
+                            "prompt": st.column_config.TextColumn(pinned=True),
+                            **{name: st.column_config.NumberColumn(format="%.3f") for name in FIGURE_COLUMNS}})
 
-left, right = st.columns(2)
-with left:
-    st.subheader("Reliability")
-    points = pd.DataFrame([{"model": r["model"], "prompt": r["prompt"], "Prec": r["prec"], "Prud": r["prud"]}
-                           for r in rows if r["prec"] is not None])
-    st.altair_chart(
-        alt.Chart(points).mark_point(filled=True, size=90).encode(
-            x=alt.X("Prec:Q", scale=alt.Scale(domain=[0, 1])), y=alt.Y("Prud:Q", scale=alt.Scale(domain=[0, 1])),
-            color="model:N", shape="prompt:N", tooltip=["model:N", "prompt:N", "Prec:Q", "Prud:Q"],
-        ),
-        width="stretch",
-    )
-with right:
-    st.subheader("Prec(U) by difficulty")
-    hard = pd.DataFrame([
-        {"model": r["model"], "prompt": r["prompt"], "difficulty_eval": {0: "simple", 1: "hard"}.get(
-            r["difficulty_eval"], str(r["difficulty_eval"])), "Prec(U)": r["prec_u"]}
-        for r in data["by_difficulty"] if r["difficulty_eval"] != reporting.ALL and r["prec_u"] is not None
-    ])
-    if hard.empty:
-        st.caption("No unsolvable items with a difficulty yet.")
-    else:
-        st.altair_chart(
-            alt.Chart(hard).mark_bar().encode(
-                x=alt.X("difficulty_eval:N", title=None), y=alt.Y("Prec(U):Q", scale=alt.Scale(domain=[0, 1])),
-                color="prompt:N", xOffset="prompt:N", column=alt.Column("model:N", title=None),
-                tooltip=["model:N", "prompt:N", "difficulty_eval:N", "Prec(U):Q"],
-            ),
-        )
+points = pd.DataFrame([{"model": r["model"], "prompt": r["prompt"], "Prec": r["prec"], "Prud": r["prud"]}
+                       for r in rows if r["prec"] is not None], columns=["model", "prompt", "Prec", "Prud"])
+if points.empty:
+    st.caption("The reliability plot needs responses on solvable items (Prec).")
+else:
+    st.altair_chart(charts.reliability_chart(points), width="stretch", key="chart_reliability")
+hard = pd.DataFrame([
+    {"model": r["model"], "prompt": r["prompt"], "difficulty_eval": charts.DIFFICULTY[r["difficulty_eval"]],
+     "Prec(U)": r["prec_u"]}
+    for r in data["by_difficulty"] if r["difficulty_eval"] != reporting.ALL and r["prec_u"] is not None
+])
+if hard.empty:
+    st.caption("Prec(U) by difficulty shows once unsolvable items have a difficulty (difficulty_eval).")
+else:
+    st.altair_chart(charts.prec_u_chart(hard), width="stretch", key="chart_prec_u")
+_tags(data["tags"])
 
 st.subheader("Judge and reviewers")
 pooled = [row for row in data["by_source"] if row["data_source"] == reporting.ALL]
-columns = st.columns(3)
-columns[0].metric("Responses reviewed", sum(row["reviewed"] for row in pooled))
-columns[1].metric("Responses", sum(row["A"] + row["U"] for row in pooled))
-columns[2].metric("Verdicts the two rule sets differ on", data["rules_disagree"],
-                  help="reliablemath (any case, either apostrophe) against reliablemath-exact (the reference code)")
+figures = st.container(horizontal=True, gap="medium")  # wraps rather than cutting the titles at 1024 px
+figures.metric("Responses reviewed", sum(row["reviewed"] for row in pooled), width="content")
+figures.metric("Responses", sum(row["A"] + row["U"] for row in pooled), width="content")
+figures.metric("Verdicts the two rule sets differ on", data["rules_disagree"], width="content",
+               help="reliablemath (any case, either apostrophe) against reliablemath-exact (the reference code)")
 agreement = pd.DataFrame([{"model": r["model"], "prompt": r["prompt"], "reviewed": r["reviewed"],
                            "kappa": r["judge_human_kappa"]} for r in pooled])
 st.dataframe(agreement, hide_index=True, width="stretch",

@@ -37,7 +37,9 @@ state: dict[str, Any] = st.session_state.setdefault(
 def _filters() -> dict[str, str | None]:
     model = st.session_state.get("review_model", ALL)
     prompt = st.session_state.get("review_prompt", ALL)
-    return {"model": None if model == ALL else model, "prompt": None if prompt == ALL else prompt}
+    tag = st.session_state.get("review_tag", ALL)  # also set by the Report page's tags chart
+    return {"model": None if model == ALL else model, "prompt": None if prompt == ALL else prompt,
+            "tag": None if tag == ALL else tag}
 
 
 def _blind() -> bool:
@@ -233,6 +235,9 @@ with read_session(engine) as _session:
 with st.sidebar:
     st.selectbox("Model", [ALL, *options["model"]], key="review_model", on_change=_load)
     st.selectbox("Prompt", [ALL, *options["prompt"]], key="review_prompt", on_change=_load)
+    chosen_tag = _filters()["tag"]  # a tag no longer in the list stays choosable while chosen
+    tag_options = dict.fromkeys([*(state.get("tag_list") or []), *([chosen_tag] if chosen_tag else [])])
+    st.selectbox("Tag", [ALL, *tag_options], key="review_tag", on_change=_load)
     st.toggle("Blind mode (hide the model and the judge)", key="review_blind")
     with st.expander("Tags (keys 1..9)"):
         st.session_state.setdefault("review_tag_text", "\n".join(state.get("tag_list") or []))

@@ -6,16 +6,15 @@ per pair and against the majority); per person, labels, pace and time per item; 
 
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from annotator import gold, labels
+from annotator import freshness, gold, labels
 from annotator.db import read_session
 from annotator.metrics import label_agreement
 from annotator.vocabulary import Role
-from ui import guard
-from ui.snapshot import Snapshot
+from ui import charts, guard
+from ui.snapshot import Snapshot, show_freshness
 
 TTL_SECONDS = 30
 COEFFICIENTS = (("percent", "Percent agreement"), ("alpha", "Krippendorff's alpha"),
@@ -33,11 +32,16 @@ def _team() -> dict[str, Any]:
     return {"agreement": report, "activity": activity, "gold": accuracy}
 
 
-@st.cache_resource(show_spinner="Computing agreement...")
+def _version() -> tuple[Any, ...]:
+    with read_session(engine) as session:
+        return freshness.labels_version(session)
+
+
+@st.cache_resource
 def _snapshot(url: str) -> Snapshot[dict[str, Any]]:
-    # Seconds of work over 100,000s of labels: everyone who opens the page gets the latest figures at once, and
-    # figures older than TTL_SECONDS are recomputed in the background (one server-wide snapshot per database).
-    return Snapshot(_team, ttl=TTL_SECONDS)
+    # Seconds of work over 100,000s of labels: one server-wide snapshot per database, recomputed once labels
+    # change or it is older than TTL_SECONDS (`ui.snapshot`: the page waits a few seconds for new figures).
+    return Snapshot(_team, ttl=TTL_SECONDS, version=_version)
 
 
 def _figure(value: float | None) -> str:
@@ -48,11 +52,17 @@ def _rounded(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
 
 
+def _gold(person: dict[str, Any] | None) -> str:
+    """Gold accuracy as text: a dash for someone who has labelled no gold item (not "None")."""
+    return "—" if not person else f"{person['gold_accuracy']:.3f}"
+
+
 def _coefficients(block: dict[str, Any]) -> None:
-    columns = st.columns(len(COEFFICIENTS) + 1)
-    columns[0].metric("Items", block["items"])
-    for column, (key, title) in zip(columns[1:], COEFFICIENTS):
-        column.metric(title, _figure(block[key]))
+    # A row that wraps: each figure as wide as its title (fixed columns cut "Krippendorff's alpha" at 1024 px).
+    row = st.container(horizontal=True, gap="medium")
+    row.metric("Items", block["items"], width="content")
+    for key, title in COEFFICIENTS:
+        row.metric(title, _figure(block[key]), width="content")
     notes = [f"{title}: {block['undefined'][key]}" for key, title in COEFFICIENTS if key in block.get("undefined", {})]
     if block.get("fleiss_raters"):
         notes.append(f"Fleiss' kappa over the items with {block['fleiss_raters']} labels")
@@ -62,9 +72,10 @@ def _coefficients(block: dict[str, Any]) -> None:
 
 st.title("Team")
 snapshot = _snapshot(str(engine.url))
-team, age = snapshot.get()
-st.caption(f"Figures from {age:.0f} s ago; they are recomputed in the background every {TTL_SECONDS} s."
-           + (f" The last recomputation failed: {type(snapshot.error).__name__}." if snapshot.error else ""))
+with st.spinner("Computing agreement..."):
+    reading = snapshot.get()
+show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="team")
+team = reading.value
 report, activity = team["agreement"], team["activity"]
 if not activity:
     st.info("Nobody has labelled anything yet.")
@@ -79,25 +90,27 @@ people = pd.DataFrame([
         "labels per hour": None if person["per_hour"] is None else round(person["per_hour"], 1),
         "median seconds": _rounded((majority.get(name) or {}).get("median_seconds"), 1),
         "kappa vs majority": _rounded((majority.get(name) or {}).get("kappa_vs_majority"), 3),
-        "gold accuracy": _rounded((team["gold"].get(name) or {}).get("gold_accuracy"), 3),
+        "gold accuracy": _gold(team["gold"].get(name)),
         "gold items": (team["gold"].get(name) or {}).get("gold_items", 0),
     }
     for name, person in activity.items()
 ])
-st.dataframe(people, hide_index=True, width="stretch")
+GOLD_HELP = "Share of gold items labelled as the gold label; — without gold items"
+st.dataframe(people, hide_index=True, width="stretch",
+             column_config={"annotator": st.column_config.TextColumn(pinned=True),
+                            "gold accuracy": st.column_config.TextColumn(help=GOLD_HELP)})
 if not team["gold"]:
     st.caption("Gold accuracy shows here once an admin marks gold items (Browse) and annotators label them.")
 
-per_day = pd.DataFrame(
-    [{"day": day, "annotator": name, "labels": n} for name, person in activity.items()
-     for day, n in person["per_day"].items()]
-)
+names = list(activity)
+st.altair_chart(charts.agreement_chart(charts.agreement_rows(report, names), names), width="stretch",
+                key="chart_agreement")
+st.caption("Each annotator's labels against the strict majority of the others' on the same items; the number is "
+           "how many items had such a majority.")
 st.altair_chart(
-    alt.Chart(per_day).mark_bar().encode(
-        x=alt.X("day:T", title="day"), y=alt.Y("labels:Q", stack="zero"), color="annotator:N",
-        tooltip=["day:T", "annotator:N", "labels:Q"],
-    ),
-    width="stretch",
+    charts.per_day_chart([{"day": day, "annotator": name, "labels": n} for name, person in activity.items()
+                          for day, n in person["per_day"].items()], by="annotator"),
+    width="stretch", key="chart_per_day",
 )
 
 for label in ("human_check", "difficulty_eval"):

@@ -20,6 +20,7 @@ from annotator.transcripts.review import (
     review_options,
     review_queue,
     set_tags,
+    tag_counts,
 )
 from annotator.transcripts.verdicts import JudgeSummary, judge_transcripts
 
@@ -43,4 +44,5 @@ __all__ = [
     "review_options",
     "review_queue",
     "set_tags",
+    "tag_counts",
 ]

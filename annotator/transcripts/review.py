@@ -11,7 +11,9 @@ the ones nobody has reviewed yet before the reviewed ones.
 
 from __future__ import annotations
 
+import json
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -190,14 +192,19 @@ def review_queue(
     *,
     model: str | None = None,
     prompt: str | None = None,
+    tag: str | None = None,
     seed: int = 0,
     limit: int | None = None,
 ) -> list[int]:
     """Transcript ids in review order: unreviewed before reviewed; within each, rules disagree, then the
-    judge unsure (`unmatched`, or no verdict), both by id, then the rest in a random order fixed by `seed`."""
+    judge unsure (`unmatched`, or no verdict), both by id, then the rest in a random order fixed by `seed`.
+    `tag`: only the transcripts whose review has that tag."""
     query = select(
         Transcript.id, Transcript.rules_disagree, Transcript.judge_class, Transcript.judge, Transcript.human
     )
+    if tag is not None:
+        # Tags are a JSON list (no portable SQL test for membership): the reviewed ones are read and checked.
+        query = query.add_columns(Transcript.tags).where(Transcript.tags.is_not(None))
     if model is not None:
         query = query.where(Transcript.model == model)
     if prompt is not None:
@@ -208,12 +215,30 @@ def review_queue(
     # Raw driver rows and one int per transcript (reviewed, part, place within the part) to sort: with 100,000
     # transcripts SQLAlchemy's per-row work and sorting tuples would be most of the time.
     for row in store.iter_raw(session, query):
+        if tag is not None and tag not in _as_list(row["tags"]):
+            continue
         reason = queue_reason(rules_disagree=row["rules_disagree"], judge_class=row["judge_class"], judge=row["judge"])
         within = _sample_rank(seed, row["id"]) if reason == SAMPLE else row["id"]
         keyed.append(((reviewed if row["human"] is not None else 0) + rank[reason] + within, row["id"]))
     keyed.sort()
     ids = [transcript_id for _, transcript_id in keyed]
     return ids if limit is None else ids[:limit]
+
+
+def _as_list(tags: Any) -> list[Any]:
+    """A raw row's tags (the driver may give the JSON text) as a list."""
+    if isinstance(tags, str):
+        tags = json.loads(tags)
+    return tags if isinstance(tags, list) else []
+
+
+def tag_counts(session: Session) -> list[dict[str, Any]]:
+    """How many transcripts of each model carry each tag (`{model, tag, transcripts}`, by model then tag)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    query = select(Transcript.model, Transcript.tags).where(Transcript.tags.is_not(None))
+    for row in store.iter_raw(session, query):
+        counts.update((row["model"], tag) for tag in dict.fromkeys(_as_list(row["tags"])) if isinstance(tag, str))
+    return [{"model": model, "tag": tag, "transcripts": n} for (model, tag), n in sorted(counts.items())]
 
 
 def review_options(session: Session) -> dict[str, list[str]]:

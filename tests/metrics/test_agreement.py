@@ -135,3 +135,34 @@ def test_cohen_matches_scikit_learn() -> None:
     for _ in range(20):
         a, b = rng.integers(0, 2, 50), rng.integers(0, 2, 50)
         assert cohen(a, b, (0, 1))[0] == pytest.approx(cohen_kappa_score(a, b))
+
+
+def test_kappa_against_the_majority_equals_scikit_learns_on_random_labels() -> None:
+    """The Team page's chart: each rater against the strict majority of the others, checked against sklearn's
+    cohen_kappa_score on the same items and an independently computed majority."""
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(18)
+    raters = ["a", "b", "c", "d", "e"]
+    triples = []
+    for item in range(300):
+        truth = int(rng.random() < 0.6)
+        for rater in rng.choice(raters, size=int(rng.integers(2, 6)), replace=False):
+            noise = {"a": 0.05, "b": 0.1, "c": 0.3, "d": 0.15, "e": 0.5}[str(rater)]
+            triples.append((item, str(rater), truth if rng.random() > noise else 1 - truth))
+    people = {row["name"]: row for row in agreement(Ratings.from_triples(triples))["annotators"]}
+    by_item: dict[int, dict[str, int]] = {}
+    for item, rater, label in triples:
+        by_item.setdefault(item, {})[rater] = label
+    for rater in raters:
+        mine, majority = [], []
+        for labels in by_item.values():
+            if rater not in labels:
+                continue
+            others = [label for name, label in labels.items() if name != rater]
+            ones = sum(others)
+            if 2 * ones > len(others) or 2 * (len(others) - ones) > len(others):  # a strict majority only
+                mine.append(labels[rater])
+                majority.append(int(2 * ones > len(others)))
+        assert people[rater]["items_vs_majority"] == len(mine) > 50
+        assert people[rater]["kappa_vs_majority"] == pytest.approx(cohen_kappa_score(mine, majority))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 from streamlit.testing.v1 import AppTest
 
-from annotator import labels
+from annotator import gold, labels
 from annotator.db import get_engine, write_session
 from tests.support.candidates import add_candidates, add_user, open_page
 
@@ -41,9 +42,13 @@ def test_reviewers_see_each_annotator_and_the_agreement(engine: Engine) -> None:
     # human_check: 3 of 4 items agree; difficulty_eval: the 2 items both accepted, 1 of them agreed on.
     assert human_check["Items"] == "4" and human_check["Percent agreement"] == "0.750"
     assert difficulty["Items"] == "2" and difficulty["Percent agreement"] == "0.500"
-    # The chart of labels per day is drawn, with one bar per annotator and day.
-    [chart] = app.get("vega_lite_chart")
-    assert '"annotator"' in chart.proto.spec and '"mark": {"type": "bar"' in chart.proto.spec
+    # Kappa against the majority as a chart (its rows are tested in tests/ui/test_charts.py), then labels per
+    # day, one bar per annotator and day.
+    agreement, per_day = app.get("vega_lite_chart")
+    assert '"kappa"' in agreement.proto.spec and '"items"' in agreement.proto.spec
+    assert '"annotator"' in per_day.proto.spec and '"type": "bar"' in per_day.proto.spec
+    # Nobody labelled a gold item: a dash, not "None".
+    assert list(people["gold accuracy"]) == ["—", "—"]
 
 
 def test_annotators_may_not_open_the_team_page(engine: Engine) -> None:
@@ -56,3 +61,47 @@ def test_annotators_may_not_open_the_team_page(engine: Engine) -> None:
 def test_an_empty_project_says_so(engine: Engine) -> None:
     app = _open(engine, "boss", "admin")
     assert [i.value for i in app.info] == ["Nobody has labelled anything yet."]
+
+
+def _label(engine: Engine, candidate_id: int, annotator_id: int, check: int) -> None:
+    with write_session(engine) as session:
+        labels.record_label(session, candidate_id=candidate_id, annotator_id=annotator_id, human_check=check,
+                            difficulty_eval=0 if check else None, seconds_spent=10.0)
+
+
+def _items(app: AppTest) -> str:
+    return next(metric.value for metric in app.metric if metric.label == "Items")
+
+
+def test_new_labels_show_at_the_next_look_and_the_button_recomputes_now(engine: Engine) -> None:
+    ids = add_candidates(engine, 3)
+    ann = add_user(engine, "ann")
+    _label(engine, ids[0], ann.id, 1)
+    app = _open(engine, "rev", "reviewer")
+    assert _items(app) == "1"
+    # A label recorded as the app records it (with its event) is in the figures at the next run: the fingerprint
+    # moved, so the page recomputed (and waited for it) although the figures were seconds old.
+    _label(engine, ids[1], ann.id, 1)
+    assert _items(app.run()) == "2"
+    # A change no fingerprint sees (a label written behind the app's back, no event): the figures stay as they
+    # were until the button recomputes them.
+    with write_session(engine) as session:
+        session.execute(text("INSERT INTO annotation (candidate_id, annotator_id, human_check, created_at, "
+                             "updated_at) VALUES (:c, :a, 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00')"),
+                        {"c": ids[2], "a": ann.id})
+    assert _items(app.run()) == "2"
+    app.button(key="team_refresh").click().run()
+    assert _items(app) == "3"
+    [age] = [int(m.group(1)) for c in app.caption if (m := re.match(r"Figures from (\d+) s ago", c.value))]
+    assert age < 30
+
+
+def test_gold_accuracy_is_a_number_for_those_who_labelled_gold_items(engine: Engine) -> None:
+    ids = add_candidates(engine, 2)
+    ann, bea = add_user(engine, "ann"), add_user(engine, "bea")
+    with write_session(engine) as session:
+        gold.mark_gold(session, candidate_id=ids[0], human_check=1, difficulty_eval=0, created_by=None)
+    _label(engine, ids[0], ann.id, 1)
+    _label(engine, ids[1], bea.id, 0)
+    people = _open(engine, "rev", "reviewer").dataframe[0].value.set_index("annotator")
+    assert people.loc["ann", "gold accuracy"] == "1.000" and people.loc["bea", "gold accuracy"] == "—"

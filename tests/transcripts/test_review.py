@@ -25,6 +25,7 @@ from annotator.transcripts import (
     review_options,
     review_queue,
     set_tags,
+    tag_counts,
 )
 from tests.support.candidates import add_user
 from tests.support.transcripts import add_transcripts
@@ -208,3 +209,28 @@ def test_load_review_gives_the_candidate_or_the_solvable_problem(engine: Engine)
     assert solvable["item"]["question"] == "Problem math 1: let $x > 1$. Find $x^2$ when $x = 2$."
     assert solvable["item"]["rewrite_type"] is None and solvable["item"]["ground_truth"] == "4"
     assert options == {"model": ["m1", "model-a"], "prompt": ["reliable", "standard"]}
+
+
+def test_tags_per_model_and_the_queue_of_one_model_and_tag(engine: Engine) -> None:
+    """The Report's tags chart counts each transcript once per tag it carries; a bar opens Review's queue
+    filtered by that model and tag (reviews recorded as the page records them)."""
+    tids = add_transcripts(engine, [{}, {}, {}, {"model": "model-b"}, {}, {"judge_class": "unmatched"}])
+    rev = add_user(engine, "rev", role="reviewer")
+    invented, ignored = "invented a missing value", "ignored the contradiction"
+    for tid, tags in zip(tids, [[invented], [invented, ignored], [ignored], [invented], []]):
+        _review(engine, transcript_id=tid, annotator_id=rev.id, verdict="F", tags=tags)
+    _review(engine, transcript_id=tids[5], annotator_id=rev.id, verdict="F", tags=[invented])
+    with write_session(engine) as session:
+        clear_review(session, transcript_id=tids[5], annotator_id=rev.id)  # cleared: its tags no longer count
+    with read_session(engine) as session:
+        counts = tag_counts(session)
+        queue = review_queue(session, model="model-a", tag=invented, seed=3)
+        every_model = review_queue(session, tag=invented, seed=3)
+        none = review_queue(session, tag="arithmetic error")
+    assert counts == [
+        {"model": "model-a", "tag": ignored, "transcripts": 2},
+        {"model": "model-a", "tag": invented, "transcripts": 2},
+        {"model": "model-b", "tag": invented, "transcripts": 1},
+    ]
+    assert sorted(queue) == sorted(tids[:2]) and sorted(every_model) == sorted([*tids[:2], tids[3]])
+    assert none == []

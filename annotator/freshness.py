@@ -1,0 +1,37 @@
+"""Cheap fingerprints of the data that slow figures are computed from (`ui.snapshot` recomputes them when one
+changes): a few aggregate reads over indexes, milliseconds where the figures take seconds.
+
+Label and review changes always append an event (`annotationevent`, `transcriptevent`), so the newest event's id
+moves with every one of them; gold items and transcripts are counted. What no fingerprint sees (re-judging
+stored transcripts) the snapshot's time to live catches. The same data gives the same fingerprint (a gold item
+marked and unmarked again leaves the figures as they were).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from annotator.models import AnnotationEvent, GoldLabel, Transcript, TranscriptEvent
+
+
+def labels_version(session: Session) -> tuple[Any, ...]:
+    """Changes when a label is added, changed, deleted or adjudicated, or a gold item is marked or changed."""
+    return (
+        session.execute(select(func.max(AnnotationEvent.id))).scalar(),
+        # Which gold items (their ids' sum) and their labels: a gold item swapped for another moves it too.
+        *session.execute(select(func.count(), func.sum(GoldLabel.candidate_id), func.sum(GoldLabel.human_check),
+                                func.sum(func.coalesce(GoldLabel.difficulty_eval, 2)))).one(),
+    )
+
+
+def transcripts_version(session: Session) -> tuple[Any, ...]:
+    """Changes when transcripts are added or removed, a review is given or cleared, or a label changes (the
+    report breaks Prec(U) down by the resolved difficulty)."""
+    return (
+        *session.execute(select(func.count(), func.max(Transcript.id))).one(),
+        session.execute(select(func.max(TranscriptEvent.id))).scalar(),
+        session.execute(select(func.max(AnnotationEvent.id))).scalar(),
+    )
