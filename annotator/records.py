@@ -35,10 +35,12 @@ class InputError(ValueError):
 
 @dataclass(frozen=True)
 class Location:
-    """Where a record came from: a file and a record index (JSON) or line number (JSONL, CSV)."""
+    """Where a record came from: a file and the record's place in it, counted from 1 everywhere: "record N" in a
+    JSON array, "line N" in JSONL, "row N" in a sheet (CSV and Excel as a spreadsheet shows them, the header
+    being row 1; Parquet from its first row)."""
 
     path: str
-    record: str  # e.g. "record 12" or "line 13"
+    record: str  # e.g. "record 12", "line 13" or "row 14"
 
     def error(self, message: str, field: str | None = None) -> InputError:
         return InputError(self.path, message, record=self.record, field=field)

@@ -96,7 +96,7 @@ def test_a_bad_file_names_itself_as_uploaded_and_stores_nothing(sqlite_engine: E
     with pytest.raises(InputError) as error, transfer.unpacked(uploads) as batch:
         transfer.import_batch(batch, engine=sqlite_engine)
     assert str(error.value) == (
-        "unsol.json: record 2: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'"
+        "unsol.json: record 3: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'"
     )
     with read_session(sqlite_engine) as session:
         assert session.execute(select(func.count()).select_from(Problem)).scalar_one() == 0

@@ -111,7 +111,7 @@ def test_a_bad_file_shows_its_one_line_error_and_changes_nothing(
     sign_in_at(page, f"{app.url}/import_export")
     page.locator("input[type=file]").set_input_files([str(release / "solve.json"), str(bad)])
     page.get_by_text(
-        "unsol.json: record 2: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'", exact=True
+        "unsol.json: record 3: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'", exact=True
     ).wait_for()
     assert page.get_by_role("button", name="Import 2 file(s)").count() == 0
     assert page.get_by_text("Traceback").count() == 0
