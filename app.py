@@ -6,7 +6,6 @@ then shows the pages the signed-in user's role allows. A sign-in lasts across re
 """
 
 from pathlib import Path
-from urllib.parse import urlparse
 
 import streamlit as st
 from sqlalchemy.exc import OperationalError
@@ -14,7 +13,7 @@ from sqlalchemy.exc import OperationalError
 from annotator import auth, throttle
 from annotator.db import DatabaseBusy, database_url, get_engine, read_session, write_session
 from annotator.vocabulary import Role
-from ui import sign_in
+from ui import guard, sign_in
 from ui.markdown import escape_markdown
 
 # Absolute, so that the app also runs from a wrapper script elsewhere (the AppTest tests do that).
@@ -77,14 +76,10 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
         st.rerun()
 
 
-def _asked_for() -> str:
-    """The page the browser's address names (its last path segment; '' for the app's root)."""
-    return urlparse(st.context.url or "").path.rstrip("/").rsplit("/", 1)[-1]
-
-
 def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
     """The pages `user`'s role may see, plus the page the address asks for: declared, so that an address of a
-    page kept from this role opens that page's own refusal (its `guard.require`) instead of "Page not found".
+    page kept from this role opens that page's own refusal (its `guard.require`) instead of "Page not found",
+    and an address no page has opens `guard.no_such_page`.
     Signed out (None), every page is declared, hidden, so that the address survives signing in."""
     everyone, staff, admins = tuple(Role), (Role.reviewer, Role.admin), (Role.admin,)
     pages = [
@@ -99,10 +94,14 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
         (st.Page(PAGES / "evaluate.py", title="Evaluate", icon=":material/model_training:"), admins),
         (st.Page(PAGES / "import_export.py", title="Import and export", icon=":material/swap_vert:"), admins),
     ]
-    asked = _asked_for()
-    return [
+    asked = guard.asked_for()
+    declared = [
         page for page, roles in pages if user is None or auth.allows(user, *roles) or page.url_path == asked
     ]
+    if asked and asked not in {page.url_path for page, _roles in pages}:
+        # An address no page has: a hidden page of that address says so (Streamlit would show Annotate).
+        declared.append(st.Page(guard.no_such_page, title="No such page", url_path=asked, visibility="hidden"))
+    return declared
 
 
 st.set_page_config(page_title="Unsolvable-math annotator", layout="wide")

@@ -1,7 +1,8 @@
 """Listing candidates page by page for the browse page, and a candidate's label history.
 
-Reviewers and admins see everyone's labels and the resolved label; annotators see only their own labels
-(not the resolved label, which would show them what others decided).
+Reviewers and admins see everyone's labels, the resolved label, the label state (`LabelState`, from
+`store.label_state`, the words `stats` and the Overview use) and the number of labels; annotators see only
+their own labels (not the resolved label, the state or the count, which would show them what others decided).
 """
 
 from __future__ import annotations
@@ -15,15 +16,20 @@ from sqlmodel import Session
 
 from annotator.auth import User
 from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate
-from annotator.queue import complete, incomplete, labels_per_candidate, vetted
-from annotator.vocabulary import Role
+from annotator.queue import incomplete, labels_per_candidate, vetted
+from annotator.store import label_state as state_of
+from annotator.vocabulary import LabelState, Role
 
 PAGE_SIZE = 50
 SNIPPET_CHARS = 160
 # Label states everyone may filter on, and the ones that reveal other people's labels.
 OWN_STATES = ("any", "labelled by me", "not labelled by me")
-# "kept" is vetted (`queue.vetted`), as in `stats`; "incomplete" resolves to human_check 1 over fewer labels.
-ALL_STATES = OWN_STATES + ("unlabelled", "in progress", "complete", "kept", "incomplete", "rejected", "disputed")
+# The label states (`LabelState`), then the resolved label as `stats` counts it: "kept" is vetted (`queue.vetted`),
+# "incomplete" resolves to human_check 1 over fewer labels, "rejected" to 0.
+ALL_STATES = OWN_STATES + tuple(state.value for state in LabelState) + ("kept", "incomplete", "rejected")
+# What an event in the label history did, in the users' words.
+ACTIONS = {"create": "labelled", "update": "changed", "adjudicate": "adjudicated"}
+LABEL_FIELDS = ("human_check", "difficulty_eval")
 
 
 def sees_everyone(user: User) -> bool:
@@ -86,17 +92,7 @@ def list_candidates(
     if rewrite_type:
         conditions.append(Candidate.rewrite_type == rewrite_type)
     target = labels_per_candidate(session)
-    state_condition = {
-        "labelled by me": labelled_by(viewer.id),
-        "not labelled by me": ~labelled_by(viewer.id),
-        "unlabelled": Candidate.label_count == 0,
-        "in progress": and_(Candidate.label_count > 0, ~complete(target)),
-        "complete": complete(target),
-        "kept": vetted(target),
-        "incomplete": incomplete(target),
-        "rejected": Candidate.human_check == 0,
-        "disputed": and_(Candidate.label_count > 0, Candidate.human_check.is_(None)),
-    }.get(label_state)
+    state_condition = _state_condition(label_state, labelled_by(viewer.id), target)
     if state_condition is not None:
         conditions.append(state_condition)
     if annotator_id is not None:
@@ -112,20 +108,8 @@ def list_candidates(
         )
     total = session.execute(select(func.count()).select_from(Candidate).where(*conditions)).scalar_one()
     page = max(1, page)
-    columns: list[Any] = [
-        Candidate.id,
-        Candidate.data_id,
-        Candidate.data_source,
-        Candidate.rewrite_type,
-        Candidate.status,
-        func.substr(Candidate.rewritten_question, 1, SNIPPET_CHARS).label("rewritten_question"),
-        Annotation.human_check.label("my_human_check"),
-        Annotation.difficulty_eval.label("my_difficulty_eval"),
-    ]
-    if sees_everyone(viewer):
-        columns += [Candidate.label_count, Candidate.human_check, Candidate.difficulty_eval]
     query = (
-        select(*columns)
+        select(*_columns(viewer, target))
         .outerjoin(Annotation, mine)
         .where(*conditions)
         .order_by(Candidate.id)
@@ -134,6 +118,35 @@ def list_candidates(
     )
     rows = [row._asdict() for row in session.execute(query)]
     return Page(rows=rows, total=total, page=page, page_size=page_size)
+
+
+def _columns(viewer: User, target: int) -> list[Any]:
+    """A page's columns: data id, state, my label and the number of labels first; the generation status last."""
+    everyone = sees_everyone(viewer)
+    columns: list[Any] = [Candidate.id, Candidate.data_id]
+    columns += [state_of(target).label("state")] if everyone else []
+    columns += [Annotation.human_check.label("my_human_check"), Annotation.difficulty_eval.label("my_difficulty_eval")]
+    columns += [Candidate.label_count] if everyone else []
+    columns += [
+        Candidate.data_source,
+        Candidate.rewrite_type,
+        func.substr(Candidate.rewritten_question, 1, SNIPPET_CHARS).label("rewritten_question"),
+    ]
+    columns += [Candidate.human_check, Candidate.difficulty_eval] if everyone else []
+    return [*columns, Candidate.status]
+
+
+def _state_condition(label_state_name: str, mine: Any, target: int) -> Any:
+    """The filter for one of `ALL_STATES` (None for "any"); `mine` holds for candidates the viewer labelled."""
+    if label_state_name in LabelState.__members__.values():
+        return state_of(target) == label_state_name
+    return {
+        "labelled by me": mine,
+        "not labelled by me": ~mine,
+        "kept": vetted(target),
+        "incomplete": incomplete(target),
+        "rejected": Candidate.human_check == 0,
+    }.get(label_state_name)
 
 
 def label_history(session: Session, *, candidate_id: int, viewer: User) -> dict[str, list[dict[str, Any]]]:
@@ -164,6 +177,37 @@ def label_history(session: Session, *, candidate_id: int, viewer: User) -> dict[
         "labels": [row._asdict() for row in session.execute(labels)],
         "events": [row._asdict() for row in session.execute(events)],
     }
+
+
+def _shown(value: Any) -> str:
+    return "—" if value is None else str(value)
+
+
+def describe_change(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
+    """What an event changed, in words: "human_check 1 → 0, comment changed"; a new label gives its values."""
+    old, new = old or {}, new or {}
+    if not old:
+        parts = [f"{name} {_shown(new.get(name))}" for name in LABEL_FIELDS if new.get(name) is not None]
+    else:
+        parts = [f"{name} {_shown(old.get(name))} → {_shown(new.get(name))}" for name in LABEL_FIELDS
+                 if old.get(name) != new.get(name)]
+    before, after = old.get("comment"), new.get("comment")
+    if before != after:
+        parts.append("comment added" if not before else "comment removed" if not after else "comment changed")
+    return ", ".join(parts) or "nothing"
+
+
+def history_rows(events: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """`label_history`'s events as a table people read: who, when (UTC), what they did and what changed."""
+    return [
+        {
+            "who": event["annotator"],
+            "when": event["at"].strftime("%Y-%m-%d %H:%M:%S"),
+            "what": ACTIONS.get(event["action"], event["action"]),
+            "changed": describe_change(event["old"], event["new"]),
+        }
+        for event in events
+    ]
 
 
 def annotators(session: Session) -> list[dict[str, Any]]:

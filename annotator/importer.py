@@ -98,6 +98,9 @@ class _Importer:
         self.batch_ids: dict[str, Location | None] = {}
         self.part_path = ""
         self.part_first_candidate_id = 0
+        # Candidates in the database before this import (ids below `first_id`) that it met: counted unchanged once.
+        self.met: set[int] = set()
+        self.first_id = self._max_candidate_id() + 1
         self.annotator_ids: dict[str, int] = {}
         self.transcripts: Any = None  # a transcripts.storing.PendingTranscripts, made by the first transcript
 
@@ -143,7 +146,7 @@ class _Importer:
             self.session.execute(update(Problem).where(Problem.id == known.id).values(**values))
             known.values = values
             self.summary.problems_updated += 1
-        else:
+        elif known.location is None:  # not met before in this import (solve.json repeats solve/*.json)
             self.summary.unchanged += 1
         known.location = known.location or record.location
 
@@ -254,8 +257,9 @@ class _Importer:
             values = {name: getattr(record, name) for name in differing}
             self.session.execute(update(Candidate).where(Candidate.id == row.id).values(**values, updated_at=utcnow()))
             self.summary.candidates_updated += 1
-        else:
+        elif row.id < self.first_id and row.id not in self.met:  # a release's unsol.json repeats unsol/*.json
             self.summary.unchanged += 1
+        self.met.add(row.id)
         if record.label is not None:
             self.pending_labels.append((record, row.id, loc))
 
@@ -398,12 +402,8 @@ class _Importer:
                 )
             )
         elif current.sha256 != info.sha256:
-            current.kind, current.options, current.record_count, current.sha256 = (
-                info.kind,
-                info.options,
-                count,
-                info.sha256,
-            )
+            current.kind, current.options, current.sha256 = info.kind, info.options, info.sha256
+            current.record_count = count
             current.imported_at = utcnow()
         self.session.flush()
 

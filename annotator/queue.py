@@ -34,6 +34,7 @@ from annotator.store import (
     CANDIDATE_COLUMNS,
     bounded_setting,
     candidates_query,
+    complete,
     of_source_and_type,
     original_question_and_answer,
     set_setting,
@@ -55,11 +56,6 @@ def labels_per_candidate(session: Session) -> int:
 def set_labels_per_candidate(session: Session, *, value: int) -> None:
     limits.LABELS_PER_CANDIDATE.check(value)
     set_setting(session, key=LABELS_PER_CANDIDATE, value=value)
-
-
-def complete(target: int) -> ColumnElement[bool]:
-    """Whether a candidate has all the labels the project asks for (`labels_per_candidate` = `target`)."""
-    return Candidate.label_count >= target
 
 
 def vetted(target: int, *, rule: VettedRule = VettedRule.complete_or_adjudicated) -> ColumnElement[bool]:

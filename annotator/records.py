@@ -33,12 +33,32 @@ class InputError(ValueError):
         super().__init__(f"{': '.join(where)}: {message}")
 
 
+class InputErrors(InputError):
+    """Several files' errors at once (each file's first), one line each; `errors` holds them."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        first = errors[0]
+        super().__init__(first.path, first.message, record=first.record, field=first.field)
+        self.errors = errors
+        self.args = ("\n".join(str(error) for error in errors),)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    @staticmethod
+    def of(errors: list[InputError]) -> InputError:
+        """One error as itself, several as one `InputErrors`."""
+        return errors[0] if len(errors) == 1 else InputErrors(errors)
+
+
 @dataclass(frozen=True)
 class Location:
-    """Where a record came from: a file and a record index (JSON) or line number (JSONL, CSV)."""
+    """Where a record came from: a file and the record's place in it, counted from 1 everywhere: "record N" in a
+    JSON array, "line N" in JSONL, "row N" in a sheet (CSV and Excel as a spreadsheet shows them, the header
+    being row 1; Parquet from its first row)."""
 
     path: str
-    record: str  # e.g. "record 12" or "line 13"
+    record: str  # e.g. "record 12", "line 13" or "row 14"
 
     def error(self, message: str, field: str | None = None) -> InputError:
         return InputError(self.path, message, record=self.record, field=field)
@@ -269,6 +289,9 @@ class ImportPart:
     records: Iterable[ProblemRecord | CandidateRecord | TranscriptRecord]
     source_file: SourceFileInfo | None = None
     oddities: Counter[Oddity] = field(default_factory=Counter)
+    # The other files of the same import whose records this one repeats (a release's solve.json holds those of
+    # solve/{source}.json): a preview counts them once.
+    repeats: list[str] = field(default_factory=list)
 
 
 def _check_ranges(record: ProblemRecord | CandidateRecord | TranscriptRecord) -> None:

@@ -14,14 +14,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import func, literal_column, select
+from sqlalchemy import func, select
 from sqlmodel import Session
 
 from annotator.labels import activity
 from annotator.models import Candidate, Problem
 from annotator.queue import labels_per_candidate, vetted
-from annotator.store import data_sources
-from annotator.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus
+from annotator.store import data_sources, label_state
+from annotator.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus, LabelState
 
 COUNT_KEYS = ("candidates", "checked", "kept", "incomplete", "rejected", "disputed", "simple", "hard", "filtered",
               "unverified")
@@ -44,26 +44,14 @@ def compute(session: Session) -> dict[str, Any]:
     sources: dict[str, dict[str, Any]] = {}
     total, solvable = _empty(), _empty()
     target = labels_per_candidate(session)
-    for source, rewrite_type, status, checked, human_check, is_vetted, difficulty, count in _groups(session, target):
+    for source, rewrite_type, status, state, human_check, is_vetted, difficulty, count in _groups(session, target):
         entry = sources.setdefault(source, _source_entry())
         by_type = entry["by_rewrite_type"].setdefault(rewrite_type, _empty())
         apart = rewrite_type in SOLVABLE_BY_DESIGN
         totals = (entry["solvable_by_design"], solvable) if apart else (entry["total"], total)
         for counts in (by_type, *totals):
-            counts["candidates"] += count
-            if status in _STATUS_KEYS:
-                counts[_STATUS_KEYS[status]] += count
-            if checked:
-                counts["checked"] += count
-                if human_check == 1 and is_vetted:
-                    counts["kept"] += count
-                    counts["hard" if difficulty == 1 else "simple"] += count
-                elif human_check == 1:
-                    counts["incomplete"] += count
-                elif human_check == 0:
-                    counts["rejected"] += count
-                else:
-                    counts["disputed"] += count
+            _count(counts, count, status=status, state=state, human_check=human_check, is_vetted=is_vetted,
+                   difficulty=difficulty)
     ordered = data_sources(session) + sorted(set(sources) - set(problems))
     result_sources = {}
     for source in ordered:
@@ -80,12 +68,32 @@ def compute(session: Session) -> dict[str, Any]:
     }
 
 
+def _count(counts: dict[str, int], count: int, *, status: str, state: str, human_check: int | None,
+           is_vetted: bool, difficulty: int | None) -> None:
+    """Add `count` candidates of one group to `counts` (a `COUNT_KEYS` dict)."""
+    counts["candidates"] += count
+    if status in _STATUS_KEYS:
+        counts[_STATUS_KEYS[status]] += count
+    if state == LabelState.unlabelled:
+        return
+    counts["checked"] += count
+    if human_check == 1 and is_vetted:
+        counts["kept"] += count
+        counts["hard" if difficulty == 1 else "simple"] += count
+    elif human_check == 1:
+        counts["incomplete"] += count
+    elif human_check == 0:
+        counts["rejected"] += count
+    else:
+        counts["disputed"] += count
+
+
 def _groups(session: Session, target: int) -> Any:
-    """Candidates counted per data source, rewrite type, status, labelled or not, resolved human_check, vetted
-    or not and difficulty_eval."""
-    labelled = (Candidate.label_count > literal_column("0")).label("labelled")
+    """Candidates counted per data source, rewrite type, status, label state (`store.label_state`), resolved
+    human_check, vetted or not and difficulty_eval."""
+    state = label_state(target).label("state")
     is_vetted = vetted(target).label("vetted")
-    group = (Candidate.data_source, Candidate.rewrite_type, Candidate.status, labelled, Candidate.human_check,
+    group = (Candidate.data_source, Candidate.rewrite_type, Candidate.status, state, Candidate.human_check,
              is_vetted, Candidate.difficulty_eval)
     return session.execute(select(*group, func.count()).group_by(*group))
 
@@ -132,20 +140,16 @@ def _solvable_row(source: str, counts: dict[str, int], problems: int | str | Non
     return [{"data_source": source, "rewrite_type": "solvable by design", "problems": problems, **counts}]
 
 
-# The states a candidate is in, for the Overview's chart: each candidate in exactly one.
-# kept = vetted; incomplete = resolved to human_check 1 over fewer than labels_per_candidate labels.
-STATES = ("kept-simple", "kept-hard", "incomplete", "rejected", "disputed", "unlabelled", "filtered", "unverified")
+# The states a candidate is in, for the Overview's chart: each candidate in exactly one, in `LabelState`'s words;
+# an unlabelled candidate that failed the LLM verification or waits for it is `filtered` / `unverified`.
+STATES = (*(state.value for state in LabelState), "filtered", "unverified")
 
 
-def _state(status: str, labelled: bool, human_check: int | None, is_vetted: bool, difficulty: int | None) -> str:
-    if not labelled:
-        # A filtered candidate never reaches the queue; once someone labelled it anyway, its label counts.
-        return _STATUS_KEYS.get(status, "unlabelled")
-    if human_check == 1:
-        if not is_vetted:
-            return "incomplete"
-        return "kept-hard" if difficulty == 1 else "kept-simple"
-    return "rejected" if human_check == 0 else "disputed"
+def _state(status: str, state: str) -> str:
+    if state == LabelState.unlabelled:
+        # A filtered candidate never reaches the queue; once someone labelled it anyway, its labels count.
+        return _STATUS_KEYS.get(status, state)
+    return state
 
 
 def progress(session: Session) -> dict[str, list[dict[str, Any]]]:
@@ -153,8 +157,8 @@ def progress(session: Session) -> dict[str, list[dict[str, Any]]]:
     and state (`STATES`; rows with a count only), `per_day` the labels people gave per day (imports left out)."""
     counts: dict[tuple[str, str, str], int] = {}
     rows = _groups(session, labels_per_candidate(session))
-    for source, rewrite_type, status, is_labelled, human_check, is_vetted, difficulty, count in rows:
-        key = (source, rewrite_type, _state(status, bool(is_labelled), human_check, bool(is_vetted), difficulty))
+    for source, rewrite_type, status, state, _human_check, _is_vetted, _difficulty, count in rows:
+        key = (source, rewrite_type, _state(status, state))
         counts[key] = counts.get(key, 0) + count
     states = [
         {"data_source": source, "rewrite_type": rewrite_type, "state": state, "candidates": count}

@@ -24,7 +24,7 @@ from annotator.models import (
     Setting,
     SourceFile,
 )
-from annotator.vocabulary import RELEASE_REWRITE_ORDER
+from annotator.vocabulary import RELEASE_REWRITE_ORDER, LabelSource, LabelState
 
 STREAM_BATCH = 5000
 
@@ -77,6 +77,24 @@ def of_source_and_type(query: Any, *, data_source: str | None, rewrite_type: str
     if rewrite_type:
         query = query.where(Candidate.rewrite_type == rewrite_type)
     return query
+
+
+def complete(target: int) -> ColumnElement[bool]:
+    """Whether a candidate has all the labels the project asks for (`labels_per_candidate` = `target`)."""
+    return Candidate.label_count >= target
+
+
+def label_state(target: int) -> ColumnElement[str]:
+    """The candidate's `LabelState` as one SQL expression (`target` = `labels_per_candidate`): Browse shows and
+    filters on it, `stats` and the Overview count by it. A reviewer's decision wins; then no labels; then a tie
+    on human_check (no resolved label); then all the labels asked for; else some."""
+    return case(
+        (Candidate.label_source == LabelSource.adjudicated.value, LabelState.adjudicated.value),
+        (Candidate.label_count == 0, LabelState.unlabelled.value),
+        (Candidate.human_check.is_(None), LabelState.disputed.value),
+        (complete(target), LabelState.complete.value),
+        else_=LabelState.in_progress.value,
+    )
 
 
 def original_question_and_answer(candidate: dict[str, Any]) -> tuple[str, Any]:

@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from annotator import limits
-from annotator.formats import InputError, ReadOptions, read, registry
+from annotator.formats import InputError, InputErrors, ReadOptions, read, read_all, registry
 from annotator.records import CandidateRecord, ImportPart, ProblemRecord
 
 if TYPE_CHECKING:
@@ -139,6 +139,21 @@ class FilePreview:
     labels: int = 0
     first: list[dict[str, Any]] = field(default_factory=list)  # the first records, as stored fields
     oddities: list[str] = field(default_factory=list)
+    repeats: list[str] = field(default_factory=list)  # files of its folder whose records this one holds again
+    kept_whole: bool = False  # a file of no records the import keeps as it is (a release's math_instruction.json)
+
+    @property
+    def note(self) -> str:
+        """What the preview says of the file besides its counts."""
+        if self.repeats:
+            return f"repeats {', '.join(self.repeats)} (counted once)"
+        return "no records: kept as it is, and exported again" if self.kept_whole else ""
+
+
+def totals(previews: list[FilePreview]) -> dict[str, int]:
+    """Problems, candidates and labels of a batch, each counted once (a file that `repeats` others counts not)."""
+    counted = [shown for shown in previews if not shown.repeats]
+    return {key: sum(getattr(shown, key) for shown in counted) for key in ("problems", "candidates", "labels")}
 
 
 def _safe_member(member: zipfile.ZipInfo) -> PurePosixPath | None:
@@ -218,6 +233,18 @@ def _extract(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path) ->
             sink.write(chunk)
 
 
+def _lift_namesake(folder: Path) -> None:
+    """A zip `X.zip` of one folder `X` (a folder zipped as it is) unpacked into `X/` holds `X/X/...`: its content
+    moves up a level, so that its files are named `X/solve.json`, not `X/X/solve.json`."""
+    entries = list(folder.iterdir())
+    if len(entries) != 1 or not entries[0].is_dir() or entries[0].name.lower() != folder.name.lower():
+        return
+    inner = entries[0].rename(folder / f"{entries[0].name}.unpacking")  # its own children may be named X too
+    for child in list(inner.iterdir()):
+        child.rename(folder / child.name)
+    inner.rmdir()
+
+
 def _importable(folder: Path) -> list[Path]:
     """What to import from an unpacked zip: the folder itself when a format reads it whole (a ReliableMath
     release, TreeCut files), else every file in it, by path."""
@@ -263,6 +290,7 @@ def unpack(
             target.mkdir()
             budget.take(base, entries=1)
             _unzip(base, data, target, budget)
+            _lift_namesake(target)
             paths.extend(_importable(target))
         else:
             budget.take(base, entries=1, size=len(data))
@@ -286,13 +314,11 @@ def _named_as_uploaded(batch: Batch) -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        raise InputError(
-            batch.name(exc.path), exc.message.replace(f"{batch.root}/", ""), record=exc.record, field=exc.field
-        ) from None
-
-
-def _parts(batch: Batch, *, format: str | None, options: ReadOptions) -> list[ImportPart]:
-    return [part for path in batch.paths for part in read(path, format=format, options=options)]
+        errors = exc.errors if isinstance(exc, InputErrors) else [exc]
+        raise InputErrors.of([
+            InputError(batch.name(e.path), e.message.replace(f"{batch.root}/", ""), record=e.record, field=e.field)
+            for e in errors
+        ]) from None
 
 
 def _stored_fields(record: ProblemRecord | CandidateRecord) -> dict[str, Any]:
@@ -306,22 +332,38 @@ def preview(batch: Batch, *, format: str | None = None, options: ReadOptions | N
     """Read and check every record of the batch, as an import would, and count what each file holds. Nothing
     is stored; an import can still fail on what only the database knows (a conflict, a missing problem)."""
     options = options or ReadOptions()
-    previews = []
+    previews: list[FilePreview] = []
+    errors: list[InputError] = []  # every bad file is told, not only the first
     for path in batch.paths:
-        name = format or registry_name(path, options)
-        for part in read(path, format=format, options=options):
-            shown = FilePreview(batch.name(part.path), name)
-            for record in part.records:
-                if isinstance(record, ProblemRecord):
-                    shown.problems += 1
-                else:
-                    shown.candidates += 1
-                    shown.labels += record.label is not None
-                if len(shown.first) < PREVIEW_RECORDS:
-                    shown.first.append(_stored_fields(record))
-            shown.oddities = [oddity.describe(count) for oddity, count in part.oddities.items()]
-            previews.append(shown)
+        try:
+            name, parts = format or registry_name(path, options), read(path, format=format, options=options)
+        except InputError as exc:
+            errors.append(exc)
+            continue
+        for part in parts:
+            try:
+                previews.append(_preview(batch, part, name))
+            except InputError as exc:
+                errors.append(exc)
+    if errors:
+        raise InputErrors.of(errors)
     return previews
+
+
+def _preview(batch: Batch, part: ImportPart, name: str) -> FilePreview:
+    shown = FilePreview(batch.name(part.path), name)
+    for record in part.records:
+        if isinstance(record, ProblemRecord):
+            shown.problems += 1
+        else:
+            shown.candidates += 1
+            shown.labels += record.label is not None
+        if len(shown.first) < PREVIEW_RECORDS:
+            shown.first.append(_stored_fields(record))
+    shown.oddities = [oddity.describe(count) for oddity, count in part.oddities.items()]
+    shown.repeats = list(part.repeats)
+    shown.kept_whole = part.source_file is not None and not (shown.problems or shown.candidates)
+    return shown
 
 
 def registry_name(path: Path, options: ReadOptions) -> str:
@@ -344,7 +386,7 @@ def import_batch(
     `authorize` runs first in that transaction (the page's check that its admin may still write)."""
     from annotator.importer import import_parts
 
-    parts = _parts(batch, format=format, options=options or ReadOptions())
+    parts = read_all(batch.paths, format=format, options=options or ReadOptions())
     summary = import_parts(parts, engine=engine, update=update, authorize=authorize)
     summary.files = [batch.name(path) for path in summary.files]
     return summary
@@ -364,5 +406,5 @@ def export_zip(format: str, *, engine: Engine, options: dict[str, Any] | None = 
     return buffer.getvalue()
 
 
-__all__ = ["Batch", "FilePreview", "clean_stale", "export_zip", "import_batch", "preview", "temporary_root", "unpack",
-           "unpacked"]
+__all__ = ["Batch", "FilePreview", "clean_stale", "export_zip", "import_batch", "preview", "temporary_root", "totals",
+           "unpack", "unpacked"]

@@ -87,6 +87,21 @@ class LabelSource(StrEnum):
     adjudicated = "adjudicated"  # a reviewer decided (see `Adjudication`)
 
 
+class LabelState(StrEnum):
+    """Where a candidate's labelling stands: each candidate is in exactly one state (`store.label_state`), the
+    words Browse, the Overview and `stats` use.
+
+    `disputed` candidates have labels that tie on human_check (no resolved label) and no reviewer's decision yet;
+    `complete` ones have `labels_per_candidate` labels; `adjudicated` ones were decided by a reviewer.
+    """
+
+    unlabelled = "unlabelled"
+    in_progress = "in progress"
+    complete = "complete"
+    disputed = "disputed"
+    adjudicated = "adjudicated"
+
+
 class VettedRule(StrEnum):
     """Which candidates a release counts as vetted (`queue.vetted`); its manifest names the rule it used."""
 

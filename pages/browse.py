@@ -83,18 +83,24 @@ if not page.rows:
     st.info("No candidate matches these filters.")
     st.stop()
 
-table = pd.DataFrame(page.rows)
-table["mine"] = [
+# The data id, the label state, my label and the number of labels first; the generation status last.
+table = pd.DataFrame({"data_id": [row["data_id"] for row in page.rows]})
+if everyone:
+    table["state"] = [row["state"] for row in page.rows]
+table["my label"] = [
     label_name(row["my_human_check"], row["my_difficulty_eval"], row["rewrite_type"])
     if row["my_human_check"] is not None else "" for row in page.rows
 ]
 if everyone:
-    table["label"] = [
+    table["labels"] = [row["label_count"] for row in page.rows]
+for column in ("data_source", "rewrite_type", "rewritten_question"):
+    table[column] = [row[column] for row in page.rows]
+if everyone:
+    table["resolved label"] = [
         label_name(row["human_check"], row["difficulty_eval"], row["rewrite_type"]) if row["label_count"] else ""
         for row in page.rows
     ]
-    table = table.drop(columns=["human_check", "difficulty_eval"])
-table = table.drop(columns=["my_human_check", "my_difficulty_eval"])
+table["status"] = [row["status"] for row in page.rows]
 # st.dataframe shows cell text as text, never as HTML.
 selection = st.dataframe(
     table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row", key="browse_table"
@@ -127,11 +133,7 @@ else:
     st.caption("No labels yet.")
 if history["events"]:
     st.markdown("**History**")
-    events = pd.DataFrame(history["events"])
-    events["old"] = events["old"].map(lambda value: "" if value is None else str(value))
-    events["new"] = events["new"].map(lambda value: "" if value is None else str(value))
-    st.dataframe(events, hide_index=True, width="stretch")
-
+    st.dataframe(pd.DataFrame(browse.history_rows(history["events"])), hide_index=True, width="stretch")
 
 
 @saves(writes, "gold label")

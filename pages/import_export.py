@@ -13,7 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from annotator import auth, exports, stats, transfer
 from annotator.db import read_session
-from annotator.formats import InputError, ReadOptions, aliases, registry
+from annotator.formats import InputError, InputErrors, ReadOptions, aliases, registry
 from annotator.formats.table import parse_mapping
 from annotator.vocabulary import Role
 from ui import guard
@@ -43,6 +43,11 @@ def _choices() -> tuple[str | None, ReadOptions]:
     return (None if chosen == DETECT else chosen), options
 
 
+def _errors(exc: Exception) -> list[str]:
+    """Every bad file's error, one each (`InputErrors`), or the one error."""
+    return [str(error) for error in exc.errors] if isinstance(exc, InputErrors) else [str(exc)]
+
+
 def _import() -> None:
     # Importing changes the project: checked when the button acts, not only when the page is drawn.
     if not guard.permitted(Role.admin):
@@ -59,17 +64,17 @@ def _import() -> None:
         signed_out(exc)
         return
     except (InputError, ValueError) as exc:
-        st.session_state["import_outcome"] = ("error", str(exc))
+        st.session_state["import_outcome"] = ("error", _errors(exc))
         return
     except OSError as exc:  # e.g. the disk is full while unpacking
-        st.session_state["import_outcome"] = ("error", f"the upload could not be unpacked, nothing was stored: {exc}")
+        st.session_state["import_outcome"] = ("error", [f"the upload could not be unpacked, nothing was stored: {exc}"])
         return
     except SQLAlchemyError as exc:
         # E.g. the database is busy: one line, nothing stored (the import is one transaction).
-        st.session_state["import_outcome"] = ("error", f"the database refused the import, nothing was stored: "
-                                                       f"{str(exc).splitlines()[0]}")
+        st.session_state["import_outcome"] = ("error", [f"the database refused the import, nothing was stored: "
+                                                        f"{str(exc).splitlines()[0]}"])
         return
-    st.session_state["import_outcome"] = ("success", summary.text())
+    st.session_state["import_outcome"] = ("success", [summary.text()])
     st.session_state["import_round"] += 1  # a fresh, empty file input
 
 
@@ -82,8 +87,9 @@ st.caption(
     "`server.maxUploadSize` setting (`.streamlit/config.toml`)."
 )
 if outcome := st.session_state.pop("import_outcome", None):
-    kind, message = outcome
-    (st.success if kind == "success" else st.error)(escape_markdown(message))  # it quotes files and records
+    kind, messages = outcome
+    for message in messages:
+        (st.success if kind == "success" else st.error)(escape_markdown(message))  # it quotes files and records
 
 st.file_uploader("Files or .zip archives", accept_multiple_files=True,
                  key=f"import_files_{st.session_state['import_round']}")
@@ -103,7 +109,8 @@ if uploads:
         with transfer.unpacked(uploads) as batch:
             previews = transfer.preview(batch, format=format, options=options)
     except (InputError, ValueError) as exc:
-        st.error(escape_markdown(str(exc)))  # it names the file, the record and the field: data
+        for message in _errors(exc):  # every bad file's: each names the file, the record and the field
+            st.error(escape_markdown(message))
     except OSError as exc:
         st.error(escape_markdown(f"the upload could not be unpacked: {exc}"))
     else:
@@ -111,11 +118,16 @@ if uploads:
         st.dataframe(
             pd.DataFrame([
                 {"file": p.file, "format": p.format, "problems": p.problems, "candidates": p.candidates,
-                 "labels": p.labels, "kept as given": "; ".join(p.oddities)}
+                 "labels": p.labels, "note": p.note, "kept as given": "; ".join(p.oddities)}
                 for p in previews
             ]),
             hide_index=True, width="stretch",
         )
+        counted = transfer.totals(previews)
+        st.caption(f"In all: {int(counted['problems'])} problems, {int(counted['candidates'])} candidates and "
+                   f"{int(counted['labels'])} labels, each counted once"
+                   + (" (a file that repeats others is not counted again)." if any(p.repeats for p in previews)
+                      else "."))
         for shown in previews:
             with st.expander(f"First records of {escape_markdown(shown.file)}"):
                 st.json(shown.first, expanded=True)
@@ -132,12 +144,12 @@ include_incomplete = st.checkbox(
 )
 with read_session(engine) as session:
     counted = stats.compute(session)
-kept, waiting = counted["total"]["kept"], counted["total"]["incomplete"]
+    empty = {name: exports.nothing_to_write(session, name) for name in exports.FORMATS}
 st.caption(
-    f"The reliablemath release holds {int(kept)} vetted candidate(s) ({int(counted['labels_per_candidate'])} label(s) "
-    f"resolving to human_check = 1, or adjudicated so) "
-    + ("and " if include_incomplete else "and leaves out ")
-    + f"{int(waiting)} incomplete one(s)."
+    f"The reliablemath release holds {int(counted['total']['kept'])} vetted candidate(s) "
+    f"({int(counted['labels_per_candidate'])} label(s) resolving to human_check = 1, or adjudicated so) "
+    + ("and" if include_incomplete else "and leaves out")
+    + f" {int(counted['total']['incomplete'])} incomplete one(s)."
 )
 columns = st.columns(4)
 for index, name in enumerate(exports.FORMATS):
@@ -145,4 +157,8 @@ for index, name in enumerate(exports.FORMATS):
     columns[index % 4].download_button(
         name, data=partial(transfer.export_zip, name, engine=engine, options=options), file_name=f"{name}.zip",
         mime="application/zip", on_click="ignore", key=f"export_{name}", icon=":material/download:",
+        disabled=empty[name] is not None,
+        help=None if empty[name] is None else escape_markdown(f"Nothing to export: {empty[name]}."),
     )
+if nothing := [name for name in exports.FORMATS if empty[name] is not None]:
+    st.caption(escape_markdown("Nothing to export yet: " + "; ".join(f"{name}: {empty[name]}" for name in nothing)))

@@ -145,7 +145,7 @@ def _buttons(view: dict[str, Any] | None) -> None:
     none = view is None
     with st.container(horizontal=True):
         for verdict, name in VERDICT_NAMES.items():
-            st.button(f"{name} (R)" if verdict == Verdict.R else name, key=f"verdict_{verdict}",
+            st.button(f"{name} · {verdict.value}", key=f"verdict_{verdict}",
                       shortcut=SHORTCUTS[verdict], on_click=_decide, args=(verdict.value,), disabled=none,
                       type="primary", width="stretch")
         st.button("Agree with the judge", key="agree", shortcut="Enter", on_click=_decide, args=(None,),

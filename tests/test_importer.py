@@ -119,45 +119,45 @@ BAD_INPUTS = {
     "missing field": (
         "unsol.json",
         lambda p: write_json(p, [UNSOL[0], {k: v for k, v in UNSOL[1].items() if k != "rewritten_question"}]),
-        ["record 1", "field 'rewritten_question'", "missing"],
+        ["record 2", "field 'rewritten_question'", "missing"],
     ),
     "difficulty_eval hard": (
         "unsol.json",
         lambda p: write_json(p, unsol_with(difficulty_eval="hard")),
-        ["record 2", "field 'difficulty_eval'", "'hard'"],
+        ["record 3", "field 'difficulty_eval'", "'hard'"],
     ),
     "human_check 2": (
         "sheet.json",
         lambda p: write_json(p, [sheet_row(human_check=2)]),
-        ["record 0", "field 'human_check'", "2"],
+        ["record 1", "field 'human_check'", "2"],
     ),
     "data_id does not parse": (
         "unsol.json",
         lambda p: write_json(p, unsol_with(data_id="aime-zero-remove")),
-        ["record 2", "field 'data_id'", "aime-zero-remove"],
+        ["record 3", "field 'data_id'", "aime-zero-remove"],
     ),
     "data_id names a missing problem": (
         "unsol.json",
         lambda p: write_json(p, unsol_with(data_id="aime_9_remove_1")),
-        ["record 2", "field 'data_id'", "aime_9_remove_1", "problem 9"],
+        ["record 3", "field 'data_id'", "aime_9_remove_1", "problem 9"],
     ),
     "duplicate ids in one file": (
         "unsol.json",
         lambda p: write_json(
             p, [*UNSOL, {**UNSOL[0], "data_id": "aime_0_remove_2"}, {**UNSOL[0], "data_id": "aime_0_remove_2"}]
         ),
-        ["record 3", "field 'data_id'", "duplicate", "aime_0_remove_2"],
+        ["record 4", "field 'data_id'", "duplicate", "aime_0_remove_2", "record 3"],
     ),
     "empty file": ("unsol.json", lambda p: p.write_text(""), ["empty"]),
     "50 MB string field": (
         "unsol.json",
         _big_field_file,
-        ["record 2", "field 'rewritten_question'", "50,000,000 characters"],
+        ["record 3", "field 'rewritten_question'", "50,000,000 characters"],
     ),
     "question is not text": (
         "unsol.json",
         lambda p: write_json(p, unsol_with(question=5)),
-        ["record 2", "field 'question'", "expected text"],
+        ["record 3", "field 'question'", "expected text"],
     ),
 }
 
@@ -200,7 +200,7 @@ def test_conflicting_record_names_both_and_update_replaces_it(loaded: tuple[str,
     before = dump(db)
     result = run_cli(url, "import", str(path))
     assert result.returncode != 0
-    assert "aime_1_contradict_1" in result.stderr and "record 1" in result.stderr and "--update" in result.stderr
+    assert "aime_1_contradict_1" in result.stderr and "record 2" in result.stderr and "--update" in result.stderr
     assert "candidate id" in result.stderr
     assert dump(db) == before
     result = run_cli(url, "import", "--update", str(path))

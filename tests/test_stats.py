@@ -21,7 +21,7 @@ def test_every_candidate_is_in_exactly_one_state(engine: Engine) -> None:
     assert sum(found.values()) == result["total"]["candidates"] == 9
     # Within a bar, states come in STATES' order (the chart stacks them so).
     math_remove = [r["state"] for r in progress["states"] if r["data_source"] + r["rewrite_type"] == "mathremove"]
-    assert math_remove == ["kept-simple", "rejected", "unlabelled"]
+    assert math_remove == ["unlabelled", "complete"]
     assert progress["per_day"] == [{"day": datetime.now(UTC).date().isoformat(), "labels": given}]
 
 

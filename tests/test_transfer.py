@@ -46,20 +46,24 @@ def test_a_release_zip_previews_and_imports_as_the_cli_imports_it(
 ) -> None:
     release = shared_data / "reliablemath"
     with transfer.unpacked([("ReliableMath.zip", release_zip(release))]) as batch:
-        assert [batch.name(path) for path in batch.paths] == ["ReliableMath/ReliableMath"]
+        # A zip of one folder of its own name: the folder is named once.
+        assert [batch.name(path) for path in batch.paths] == ["ReliableMath"]
         previews = transfer.preview(batch)
         assert {p.file: (p.format, p.problems, p.candidates, p.labels) for p in previews}[
-            "ReliableMath/ReliableMath/unsol.json"
+            "ReliableMath/unsol.json"
         ] == ("reliablemath", 0, 1102, 1102)
-        assert [p.file.split("ReliableMath/", 2)[-1] for p in previews] == [
+        assert [p.file.removeprefix("ReliableMath/") for p in previews] == [
             "solve.json", *(f"solve/{s}.json" for s in ("aime", "amc", "math", "minerva")),
-            "unsol.json", *(f"unsol/{s}.json" for s in ("aime", "amc", "math", "minerva")),
+            "unsol.json", *(f"unsol/{s}.json" for s in ("aime", "amc", "math", "minerva")), "math_instruction.json",
         ]
+        # solve.json and unsol.json repeat the per-source files: the totals count each record once.
+        assert [p.file for p in previews if p.repeats] == ["ReliableMath/solve.json", "ReliableMath/unsol.json"]
+        assert transfer.totals(previews) == {"problems": 313, "candidates": 1102, "labels": 1102}
         assert previews[0].first[0]["question"] and len(previews[0].first) == transfer.PREVIEW_RECORDS
         with read_session(engine) as session:  # a preview stores nothing
             assert session.execute(select(func.count()).select_from(Problem)).scalar_one() == 0
         summary = transfer.import_batch(batch, engine=engine)
-    assert summary.files[0] == "ReliableMath/ReliableMath/solve.json"
+    assert summary.files[0] == "ReliableMath/solve.json"
     cli = get_engine(f"sqlite:///{tmp_path / 'cli.sqlite'}")
     cli_summary = import_parts(read(release), engine=cli)
     assert summary.text() == cli_summary.text()
@@ -96,7 +100,7 @@ def test_a_bad_file_names_itself_as_uploaded_and_stores_nothing(sqlite_engine: E
     with pytest.raises(InputError) as error, transfer.unpacked(uploads) as batch:
         transfer.import_batch(batch, engine=sqlite_engine)
     assert str(error.value) == (
-        "unsol.json: record 2: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'"
+        "unsol.json: record 3: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'"
     )
     with read_session(sqlite_engine) as session:
         assert session.execute(select(func.count()).select_from(Problem)).scalar_one() == 0
@@ -276,3 +280,15 @@ def test_members_zipfile_cannot_read_are_one_line(tmp_path: Path, patch: dict[st
         transfer.unpack([("odd.zip", data)], into=tmp_path)
     assert str(refused.value).startswith("odd.zip: member 'a.json' cannot be unpacked: ")
     assert str(refused.value).endswith(message) and "\n" not in str(refused.value)
+
+
+def test_a_zip_of_a_folder_of_another_name_keeps_both_names(sqlite_engine: Engine, shared_data: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.write(shared_data / "reliablemath" / "solve" / "aime.json", "release/solve/aime.json")
+        archive.writestr("release/release/notes.txt", "a folder named as its parent stays where it is")
+    with transfer.unpacked([("release.zip", buffer.getvalue())]) as batch:
+        assert sorted(batch.name(p) for p in batch.paths) == ["release"]
+        assert (batch.root / "release" / "release" / "notes.txt").is_file()
+    with transfer.unpacked([("upload.zip", buffer.getvalue())]) as batch:
+        assert [batch.name(p) for p in batch.paths] == ["upload/release"]

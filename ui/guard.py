@@ -1,15 +1,18 @@
 """The one guard every page and every data-changing callback uses.
 
 A page starts with `engine, user = guard.require(Role.admin)` (no roles: anyone signed in): it shows a clear
-message and stops the page for anyone else. A callback (which runs before any page code, so before the
-page's own guard) that changes data starts with `if not guard.permitted(Role.admin): return`: the sign-in is
-re-checked against the database when the periodic check is due, so a disabled account or a changed role
-writes nothing.
+message and stops the page for anyone else. Every page that cannot be shown (kept from a role, or an address
+no page has: `no_such_page`) looks the same (`refuse`): a heading, why, and the way on. A callback (which runs
+before any page code, so before the page's own guard) that changes data starts with
+`if not guard.permitted(Role.admin): return`: the sign-in is re-checked against the database when the periodic
+check is due, so a disabled account or a changed role writes nothing.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
+from urllib.parse import unquote, urlparse
 
 import streamlit as st
 from sqlalchemy import Engine
@@ -28,6 +31,25 @@ def _refusal(user: auth.User | None, roles: tuple[str, ...]) -> str:
     if set(roles) == set(EVERYONE):
         return f"Only signed-in people may open this page; {who}."
     return f"Only {' and '.join(f'{role}s' for role in roles)} may open this page; {who}."
+
+
+def refuse(heading: str, message: str) -> NoReturn:
+    """The one look of a page that cannot be shown: its heading, why (an error), the way on; stops the page.
+    `message` is Markdown: anything from data in it must be escaped."""
+    st.title(heading)
+    st.error(message)
+    st.caption("Choose a page in the sidebar.")
+    st.stop()
+
+
+def asked_for() -> str:
+    """The page the browser's address names (its last path segment; '' for the app's root)."""
+    return urlparse(st.context.url or "").path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def no_such_page() -> None:
+    """The page for an address no page has (`/nosuchpage`): says so, instead of showing another page."""
+    refuse("No such page", f"There is no page at /{escape_markdown(unquote(asked_for()))}.")
 
 
 def _through_the_app() -> None:
@@ -54,8 +76,7 @@ def require(*roles: str) -> tuple[Engine, auth.User]:
     roles = roles or EVERYONE
     user = st.session_state.get("user")
     if user is None or not auth.allows(user, *roles):
-        st.error(_refusal(user, roles))
-        st.stop()
+        refuse("Not open to you", _refusal(user, roles))
     return st.session_state["engine"], user
 
 

@@ -1,8 +1,9 @@
 """The typer app every command registers on, and `main`: the one place errors become one-line messages.
 
 Expected errors (bad input, a value out of range, a file that is not there, a database that cannot be
-opened, a usage error) print `error: ...` on one line. Anything else is a bug: its traceback goes to a log
-file and the user sees one line saying so and where the details are. No traceback reaches the terminal.
+opened, a usage error) print `error: ...` on one line (several bad files: one such line each). Anything else
+is a bug: its traceback goes to a log file and the user sees one line saying so and where the details are.
+No traceback reaches the terminal.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, NoReturn
 import typer
 
 from annotator.limits import Range, RangeError
-from annotator.records import InputError
+from annotator.records import InputError, InputErrors
 
 app = typer.Typer(
     name="annotator",
@@ -131,6 +132,8 @@ def main() -> None:
         if message is None:
             where = _log_internal_error(exc)
             message = f"internal error ({type(exc).__name__}: {one_line(str(exc))[:200]}); details in {where}"
-        typer.echo(f"error: {one_line(message)}", err=True)
+        # Several bad files: one line each.
+        for line in [str(error) for error in exc.errors] if isinstance(exc, InputErrors) else [message]:
+            typer.echo(f"error: {one_line(line)}", err=True)
         code = 1
     sys.exit(code)

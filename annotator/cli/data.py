@@ -59,9 +59,10 @@ def import_command(
         bool, typer.Option("--update", help="Replace records whose id exists with different content.")
     ] = False,
 ) -> None:
-    """Import problems, candidates, labels and transcripts in one transaction: on any error nothing is imported."""
+    """Import problems, candidates, labels and transcripts in one transaction: on any error nothing is imported;
+    every bad file is named, one line each."""
     from annotator.db import get_engine
-    from annotator.formats import ReadOptions, read
+    from annotator.formats import ReadOptions, read_all
     from annotator.formats.table import parse_mapping
     from annotator.importer import import_parts
 
@@ -69,9 +70,16 @@ def import_command(
         options = ReadOptions(mapping=parse_mapping(mapping), annotator=annotator, data_source=data_source)
     except ValueError as exc:
         fail(str(exc), 2)
-    parts = [part for path in paths for part in read(path, format=format, options=options)]
-    summary = import_parts(parts, engine=get_engine(), update=update)
+    # Every bad file is told (one line each), not only the first.
+    summary = import_parts(read_all(paths, format=format, options=options), engine=get_engine(), update=update)
     typer.echo(summary.text())
+
+
+def _nothing_to_write(format: str) -> str | None:
+    from annotator.db import get_engine, read_session
+
+    with read_session(get_engine()) as session:
+        return exports.nothing_to_write(session, format)
 
 
 @app.command("export")
@@ -108,6 +116,9 @@ def export_command(
         options["include_incomplete"] = True
     if file_format not in (None, "jsonl", "csv", "parquet"):
         fail(f"--as takes jsonl, csv or parquet, got {file_format!r}", 2)
+    if format in exports.FORMATS and (reason := _nothing_to_write(format)):
+        typer.echo(f"nothing to export: {reason}; nothing written")
+        return
     try:
         # The database is opened only once the format is known to have a writer.
         manifest = exports.export(format, target, options=options)

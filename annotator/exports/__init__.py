@@ -108,4 +108,39 @@ def export(
     return manifest
 
 
-__all__ = ["FORMATS", "OPTIONS", "Exporter", "UnknownExportFormat", "export", "exporters"]
+def nothing_to_write(session: Session, format: str) -> str | None:
+    """Why the `format` export would write no record (e.g. "no TreeCut files were imported"), or None: asked
+    before writing, so that the Import and export page and the command line say "nothing to export" and why.
+    A few indexed counts, one rule per format (tests check each against what its writer writes)."""
+    from sqlalchemy import select
+
+    from annotator.models import Annotation, Candidate, Problem, SourceFile, Transcript
+    from annotator.queue import labels_per_candidate, vetted
+    from annotator.vocabulary import SOLVABLE_BY_DESIGN
+
+    def _any(query: Any) -> bool:
+        return session.execute(query.limit(1)).first() is not None
+
+    def _imported(format: str) -> bool:
+        return _any(select(SourceFile.id).where(SourceFile.format == format))
+
+    if format == "reliablemath":
+        return None if _any(select(Problem.id)) else "the database holds no problems"
+    if format in ("annotation", "jsonl", "csv", "parquet"):
+        return None if _any(select(Candidate.id)) else "the database holds no candidates"
+    if format == "labels":
+        return None if _any(select(Annotation.id)) else "nobody has labelled a candidate yet"
+    if format == "transcripts":
+        return None if _any(select(Transcript.id)) else "the database holds no transcripts"
+    if format == "gsm-ic":
+        distractors = select(Candidate.id).where(
+            vetted(labels_per_candidate(session)), Candidate.rewrite_type.in_([str(t) for t in SOLVABLE_BY_DESIGN])
+        )
+        if _imported(format) or _any(distractors):
+            return None
+        return "no GSM-IC files were imported and no distractor is vetted yet"
+    names = {"treecut": "TreeCut", "umwp": "UMWP"}
+    return None if _imported(format) else f"no {names.get(format, format)} files were imported"
+
+
+__all__ = ["FORMATS", "OPTIONS", "Exporter", "UnknownExportFormat", "export", "exporters", "nothing_to_write"]

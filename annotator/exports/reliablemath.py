@@ -5,7 +5,8 @@ labels, or adjudicated so; `include_incomplete` also takes those with fewer labe
 manifest says which rule was used and how many were left out), and only those meant to be unsolvable:
 for a solvable-by-design candidate (a GSM-IC `distractor`) human_check = 1 means "answer unchanged", so it
 never goes into the `unsol` files (the `gsm-ic` export writes those). Files imported from a release are
-written back in their own style (`annotator.formats.reliablemath.dumps`), byte for byte.
+written back in their own style (`annotator.formats.reliablemath.dumps`), byte for byte, and so is the release's
+`math_instruction.json` when the imported one had it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sqlmodel import Session
 
 from annotator.adjudication import label_provenance
 from annotator.files import write_file
-from annotator.formats.reliablemath import FLOAT_DIFFICULTY, NAME, dumps
+from annotator.formats.reliablemath import FLOAT_DIFFICULTY, INSTRUCTION_KIND, NAME, dumps
 from annotator.models import Candidate
 from annotator.queue import incomplete, labels_per_candidate, vetted
 from annotator.store import (
@@ -27,6 +28,7 @@ from annotator.store import (
     iter_problems,
     original_question_and_answer,
     source_file_options,
+    source_files,
 )
 from annotator.vocabulary import SOLVABLE_BY_DESIGN, VettedRule
 
@@ -83,6 +85,10 @@ def write_release(session: Session, out: Path, *, include_incomplete: bool = Fal
     for kind, records in combined.items():
         write_json(out / f"{kind}.json", records, styles.get(f"{kind}.json", {}))
         counts[f"{kind}.json"] = len(records)
+    for source_file in source_files(session, format=NAME):
+        if source_file["kind"] == INSTRUCTION_KIND:  # the prompts, as imported (no records)
+            write_file(out / source_file["name"], (source_file["options"] or {})["text"])
+            counts[source_file["name"]] = 0
     return counts
 
 

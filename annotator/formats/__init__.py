@@ -20,7 +20,8 @@ what they yield. Importing this package loads no reader; `registry()`, `detect` 
 
 from __future__ import annotations
 
-from annotator.formats.registry import Format, ReadOptions, aliases, detect, read, registry
-from annotator.records import ImportPart, InputError
+from annotator.formats.registry import Format, ReadOptions, aliases, detect, read, read_all, registry
+from annotator.records import ImportPart, InputError, InputErrors
 
-__all__ = ["Format", "ImportPart", "InputError", "ReadOptions", "aliases", "detect", "read", "registry"]
+__all__ = ["Format", "ImportPart", "InputError", "InputErrors", "ReadOptions", "aliases", "detect", "read", "read_all",
+           "registry"]

@@ -106,7 +106,7 @@ def load_json(path: Path) -> Any:
     except DuplicateKey as exc:
         index = _record_with_duplicate(text)
         raise InputError(str(path), f"the key {exc.key!r} appears twice", field=exc.key,
-                         record=None if index is None else f"record {index}") from None
+                         record=None if index is None else f"record {index + 1}") from None
     except (json.JSONDecodeError, ValueError) as exc:
         raise InputError(str(path), f"invalid JSON: {exc}") from None
 
@@ -135,8 +135,8 @@ def json_array_rows(path: Path, data: Any | None = None) -> Iterator[Row]:
         raise InputError(str(path), f"expected a JSON array of records, got {type(data).__name__}")
     if not data:
         raise InputError(str(path), "the file holds no records")
-    for index, obj in enumerate(data):
-        loc = Location(str(path), f"record {index}")
+    for number, obj in enumerate(data, start=1):
+        loc = Location(str(path), f"record {number}")
         if not isinstance(obj, dict):
             raise loc.error(f"expected an object, got {type(obj).__name__}")
         # Level 1 is the array.
@@ -179,19 +179,25 @@ def _jsonl_object(raw: bytes, loc: Location) -> dict[str, Any] | None:
 
 
 def csv_rows(path: Path) -> Iterator[Row]:
+    """The rows of a CSV file as {header: value}, located by the row number a spreadsheet shows (the header is
+    row 1; a cell over several lines is one row); empty rows are left out."""
     seen_any = False
     # utf-8-sig: a byte order mark (Excel writes one) is not part of the first column's name.
     with path.open(newline="", encoding="utf-8-sig") as handle:
         try:
-            reader = csv.DictReader(handle)
-            for row in reader:
-                # Line numbers count the header, as a spreadsheet shows them.
-                loc = Location(str(path), f"line {reader.line_num}")
-                if None in row:
+            reader = csv.reader(handle)
+            header = next(reader, [])
+            for number, cells in enumerate(reader, start=2):
+                if not cells:
+                    continue
+                loc = Location(str(path), f"row {number}")
+                if len(cells) > len(header):
                     raise loc.error("has more cells than the header has columns")
                 seen_any = True
-                # Undo the `'` our CSV exports put before text a spreadsheet would run as a formula.
-                yield loc, {key: restore(value) for key, value in row.items()}
+                # Undo the `'` our CSV exports put before text a spreadsheet would run as a formula; a short row's
+                # missing cells are None, as csv.DictReader gives them.
+                cells += [None] * (len(header) - len(cells))  # type: ignore[list-item]
+                yield loc, {key: restore(value) for key, value in zip(header, cells, strict=True)}
         except UnicodeDecodeError as exc:
             raise InputError(str(path), f"is not valid UTF-8 ({exc.reason} at byte {exc.start} of a block)") from None
         except csv.Error as exc:
@@ -207,12 +213,12 @@ def parquet_rows(path: Path) -> Iterator[Row]:
         parquet = pq.ParquetFile(path)
     except Exception as exc:  # pyarrow raises several types for a broken file
         raise InputError(str(path), f"invalid Parquet file: {exc}") from None
-    index = 0
+    number = 0
     for batch in parquet.iter_batches(batch_size=2048):
         for obj in batch.to_pylist():
-            yield Location(str(path), f"row {index}"), obj
-            index += 1
-    if index == 0:
+            number += 1  # from 1, as every reader counts
+            yield Location(str(path), f"row {number}"), obj
+    if number == 0:
         raise InputError(str(path), "the file is empty")
 
 

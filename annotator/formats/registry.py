@@ -7,13 +7,21 @@ name, description and any aliases to `names.py` (a test checks that both list th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from annotator.formats import _io, names
-from annotator.records import ImportPart, InputError, in_range
+from annotator.records import (
+    CandidateRecord,
+    ImportPart,
+    InputError,
+    InputErrors,
+    ProblemRecord,
+    TranscriptRecord,
+    in_range,
+)
 
 
 @dataclass
@@ -134,3 +142,42 @@ def read(path: Path, *, format: str | None = None, options: ReadOptions | None =
         # Every reader's integers are checked against their ranges here, once, as the records stream.
         part.records = in_range(part.records)
     return parts
+
+
+def read_all(
+    paths: Iterable[Path], *, format: str | None = None, options: ReadOptions | None = None
+) -> list[ImportPart]:
+    """The import parts of several paths, every file's error told: a path that cannot be read, or whose records
+    turn out bad as they stream, is noted and the others are still read (after the first error only checked:
+    their records no longer reach the importer); the last part raises them all (`InputErrors`, in the order of
+    `paths`) once it is read, inside the import's transaction. An import that fails on the database (a conflict)
+    stops there."""
+    errors: list[tuple[int, InputError]] = []
+    parts: list[tuple[int, ImportPart]] = []
+    for index, path in enumerate(paths):
+        try:
+            parts += [(index, part) for part in read(path, format=format, options=options)]
+        except InputError as exc:
+            errors.append((index, exc))
+    if not parts and errors:
+        raise InputErrors.of([error for _index, error in errors])
+    for number, (index, part) in enumerate(parts):
+        part.records = _told(part.records, errors, index=index, last=number == len(parts) - 1)
+    return [part for _index, part in parts]
+
+
+Record = ProblemRecord | CandidateRecord | TranscriptRecord
+
+
+def _told(records: Iterable[Record], errors: list[tuple[int, InputError]], *, index: int,
+          last: bool) -> Iterator[Record]:
+    try:
+        if errors:
+            for _record in records:  # an earlier file failed: checked, not imported
+                pass
+        else:
+            yield from records
+    except InputError as exc:
+        errors.append((index, exc))
+    if last and errors:
+        raise InputErrors.of([error for _index, error in sorted(errors, key=lambda pair: pair[0])])

@@ -3,7 +3,9 @@
 Release layout (JSON arrays, `indent=4`):
   solve.json, solve/{source}.json  {"data_source", "id", "question", "ground_truth"[, "solution"]}
   unsol.json, unsol/{source}.json  {"data_id", "question", "rewritten_question", "ground_truth", "difficulty_eval"}
+  math_instruction.json            {"role", "std", "real"}: the prompts, kept as they are (kind "instruction")
 `data_id` is `{source}_{idx}_{remove|contradict}_{k}` with idx the problem's position in solve/{source}.json.
+`solve.json` and `unsol.json` repeat the per-source files when both are there (`ImportPart.repeats` says so).
 Released candidates were all human-checked (human_check = 1), so importing them records that label.
 `annotator.exports.reliablemath` writes the release back, in the style `dumps` and `FLOAT_DIFFICULTY` keep.
 """
@@ -45,6 +47,9 @@ UNSOL_KEYS = ("data_id", "question", "rewritten_question", "ground_truth", "diff
 CHECK_KEY_RE = re.compile(r"^(?P<type>[a-z]+)_question_(?P<k>\d+)$")
 # Marks a release candidate whose difficulty_eval was written as a float (1.0), so exports write it back so.
 FLOAT_DIFFICULTY = "difficulty_eval_is_float"
+# The release's prompts: no records, its text remembered whole (source file options) and written back as it was.
+INSTRUCTION = "math_instruction.json"
+INSTRUCTION_KIND = "instruction"
 
 
 def dumps(records: list[dict[str, Any]], *, ensure_ascii: bool = False) -> str:
@@ -111,10 +116,29 @@ def read(path: Path, options: ReadOptions) -> list[ImportPart]:
 
 
 def read_release(path: Path) -> list[ImportPart]:
-    """A release directory, or one release file (solve or unsol records)."""
-    if path.is_dir():
-        return [_read_release_file(file, name) for file, name in release_files(path)]
-    return [_read_release_file(path, path.name)]
+    """A release directory (with its `math_instruction.json`, if any), or one release file (solve or unsol
+    records)."""
+    if not path.is_dir():
+        return [_read_release_file(path, path.name)]
+    files = release_files(path)
+    parts = [_read_release_file(file, name) for file, name in files]
+    names = {name for _file, name in files}
+    for part, (_file, name) in zip(parts, files, strict=True):
+        kind = name.split(".", 1)[0]
+        per_source = sorted(other for other in names if other.startswith(f"{kind}/"))
+        if "/" not in name and per_source:
+            part.repeats = per_source  # solve.json holds solve/{source}.json's records, one after the other
+    if (path / INSTRUCTION).is_file():
+        parts.append(_instruction_part(path / INSTRUCTION))
+    return parts
+
+
+def _instruction_part(path: Path) -> ImportPart:
+    """`math_instruction.json`: checked to be JSON, remembered byte for byte (its text in the file's options)."""
+    _io.load_json(path)
+    data = path.read_bytes()
+    info = SourceFileInfo(NAME, INSTRUCTION, INSTRUCTION_KIND, sha256_bytes(data), {"text": data.decode("utf-8")})
+    return ImportPart(str(path), [], info)
 
 
 def _read_release_file(path: Path, name: str) -> ImportPart:

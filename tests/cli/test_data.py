@@ -109,3 +109,33 @@ def test_the_data_commands_import_nothing_heavy_at_start_up() -> None:
     heavy = ("sqlalchemy", "sqlmodel", "alembic", "pandas", "pyarrow", "openai", "annotator.db", "annotator.stats")
     statement = "import annotator.exports, annotator.formats.names"
     assert modules_loaded_by(statement, *heavy, "annotator.importer", "annotator.formats.table") == []
+
+
+def test_an_export_with_nothing_to_write_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = run_cli(f"sqlite:///{tmp_path / 'a.sqlite'}", "export", "--format", "treecut", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "nothing to export: no TreeCut files were imported; nothing written\n"
+    assert not out.exists()
+
+
+def test_several_bad_files_are_each_told_and_nothing_is_stored(tmp_path: Path, shared_data: Path) -> None:
+    """Each bad file's error on its own line, whichever step finds it: detection, or a record as it streams."""
+    url = f"sqlite:///{tmp_path / 'a.sqlite'}"
+    release = shared_data / "reliablemath"
+    unsol = json.loads((release / "unsol" / "aime.json").read_text(encoding="utf-8"))
+    unsol[1]["difficulty_eval"] = "hard"
+    bad_unsol = tmp_path / "unsol.json"
+    bad_unsol.write_text(json.dumps(unsol), encoding="utf-8")
+    unknown = tmp_path / "notes.json"
+    unknown.write_text('[{"colour": "blue"}]', encoding="utf-8")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"data_id": "aime_0"}\n{"data_id": \n', encoding="utf-8")
+    result = run_cli(url, "import", str(release / "solve" / "aime.json"), str(bad_unsol), str(unknown), str(broken))
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert len(lines) == 3 and all(line.startswith("error: ") for line in lines), result.stderr
+    assert lines[0].startswith(f"error: {bad_unsol}: record 2: field 'difficulty_eval'")
+    assert lines[1].startswith(f"error: {unknown}: cannot tell the format")
+    assert lines[2].startswith(f"error: {broken}: ")
+    assert json.loads(run_cli(url, "stats", "--json").stdout)["problems"] == 0

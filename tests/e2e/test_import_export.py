@@ -72,12 +72,14 @@ def test_upload_preview_import_and_download_the_release(
     page.get_by_role("heading", name="Import and export").wait_for()
     page.get_by_text("Up to 200 MB per file").wait_for()
     page.locator("input[type=file]").set_input_files(str(release_zip(release, tmp_path / "release.zip")))
-    # The preview: one row per file (ten), the first records of each, and the button; nothing stored yet.
-    page.get_by_role("button", name="Import 10 file(s)").wait_for()
+    # The preview: one row per file (the ten of records and math_instruction.json), the records counted once,
+    # the first records of each, and the button; nothing stored yet.
+    page.get_by_role("button", name="Import 11 file(s)").wait_for()
+    page.get_by_text("In all: 313 problems, 1102 candidates and 1102 labels, each counted once").wait_for()
     page.get_by_text("First records of release/unsol.json").wait_for()
     assert stats_json(app.database_url)["total"]["candidates"] == 0
-    page.get_by_role("button", name="Import 10 file(s)").click()
-    page.get_by_text("imported 10 file(s): 313 problems and 1102 candidates added").wait_for()
+    page.get_by_role("button", name="Import 11 file(s)").click()
+    page.get_by_text("imported 11 file(s): 313 problems and 1102 candidates added").wait_for()
     cli_url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     assert run_cli(cli_url, "import", str(release)).returncode == 0
     assert stats_json(app.database_url) == stats_json(cli_url)
@@ -111,7 +113,7 @@ def test_a_bad_file_shows_its_one_line_error_and_changes_nothing(
     sign_in_at(page, f"{app.url}/import_export")
     page.locator("input[type=file]").set_input_files([str(release / "solve.json"), str(bad)])
     page.get_by_text(
-        "unsol.json: record 2: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'", exact=True
+        "unsol.json: record 3: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'", exact=True
     ).wait_for()
     assert page.get_by_role("button", name="Import 2 file(s)").count() == 0
     assert page.get_by_text("Traceback").count() == 0

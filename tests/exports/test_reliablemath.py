@@ -14,6 +14,7 @@ RELEASE_FILES = (
     "solve.json",
     "unsol.json",
     *(f"{kind}/{source}.json" for kind in ("solve", "unsol") for source in ("aime", "amc", "math", "minerva")),
+    "math_instruction.json",
 )
 
 
@@ -28,3 +29,21 @@ def test_release_round_trip_is_byte_for_byte(engine: Engine, shared_data: Path, 
     on_disk = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert set(on_disk["files"]) == set(RELEASE_FILES)
     assert on_disk["version"] and on_disk["exported_at"]
+
+
+def test_math_instruction_is_written_only_when_the_release_had_it(engine: Engine, shared_data: Path,
+                                                                  tmp_path: Path) -> None:
+    """A release imported without its prompts exports none; with them, byte for byte (even a byte order mark,
+    CRLF line ends and escapes json.dumps would not write), and once more after a re-import."""
+    release = tmp_path / "release"
+    (release / "solve").mkdir(parents=True)
+    (release / "solve" / "aime.json").write_bytes((shared_data / "reliablemath" / "solve" / "aime.json").read_bytes())
+    import_release(engine, release)
+    export("reliablemath", tmp_path / "without", engine=engine)
+    assert not (tmp_path / "without" / "math_instruction.json").exists()
+    odd = b'\xef\xbb\xbf{\r\n  "std": "Let\\u2018s think",\r\n  "real": "it\xe2\x80\x99s"\r\n}'
+    (release / "math_instruction.json").write_bytes(odd)
+    import_release(engine, release)
+    manifest = export("reliablemath", tmp_path / "with", engine=engine)
+    assert (tmp_path / "with" / "math_instruction.json").read_bytes() == odd
+    assert manifest["files"]["math_instruction.json"]["records"] == 0

@@ -102,7 +102,7 @@ def test_stats_count_as_kept_exactly_what_the_release_holds(
     assert counted == (4, 1, 1, 1, 1)
     assert (total["simple"], total["hard"]) == (0, 1)  # of the kept (vetted) ones only
     states = {row["state"]: row["candidates"] for row in progress["states"]}
-    assert states == {"kept-hard": 1, "incomplete": 1, "rejected": 1, "disputed": 1, "unlabelled": 1}
+    assert states == {"in progress": 2, "complete": 1, "disputed": 1, "unlabelled": 1}
     manifest = export("reliablemath", tmp_path / "out", engine=engine)
     assert total["kept"] == manifest["files"]["unsol.json"]["records"]
     assert total["incomplete"] == manifest["vetted"]["left_out"]

@@ -73,7 +73,7 @@ def test_bad_records_name_the_record_and_field(
     source.write_text(json.dumps(rows), encoding="utf-8")
     with pytest.raises(InputError, match=message) as error:
         import_parts(read(source, format="gsm-ic"), engine=sqlite_engine)
-    assert (error.value.record, error.value.field) == ("record 1", field)
+    assert (error.value.record, error.value.field) == ("record 2", field)
     with read_session(sqlite_engine) as session:
         assert session.execute(select(func.count()).select_from(Candidate)).scalar_one() == 0
 

@@ -51,7 +51,7 @@ def test_a_key_twice_names_file_record_and_key(tmp_path: Path) -> None:
     assert _error(lines) == f"{lines}: line 2: field 'model': the key 'model' appears twice"
     array = tmp_path / "t.json"
     array.write_text(f'[{json.dumps(RECORD)}, {json.dumps(RECORD)},\n {{"x": {{"k": 1, "k": 2}}}}]', encoding="utf-8")
-    assert _error(array) == f"{array}: record 2: field 'k': the key 'k' appears twice"
+    assert _error(array) == f"{array}: record 3: field 'k': the key 'k' appears twice"
 
 
 @pytest.mark.parametrize("depth", [limits.JSON_DEPTH + 1, 200_000])
@@ -104,7 +104,7 @@ def test_positions_inside_data_ids_out_of_range_store_nothing(
                                   "ground_truth": "1", "difficulty_eval": 0}]), encoding="utf-8")
     with pytest.raises(InputError) as refused:
         import_parts([*read(solve), *read(unsol)], engine=engine)
-    assert str(refused.value).startswith(f"{unsol}: record 0: field 'data_id': {expected}, got ")
+    assert str(refused.value).startswith(f"{unsol}: record 1: field 'data_id': {expected}, got ")
     with read_session(engine) as session:
         assert session.execute(select(func.count()).select_from(Problem)).scalar() == 0
         assert session.execute(select(func.count()).select_from(Transcript)).scalar() == 0
@@ -126,3 +126,32 @@ def test_a_jsonl_line_too_long_is_refused_without_reading_it_whole(tmp_path: Pat
         handle.write((json.dumps(RECORD) + "\n").encode())
         handle.truncate(handle.tell() + limits.MAX_LINE_BYTES + 10)
     assert _error(path) == f"{path}: line 2: is longer than {limits.MAX_LINE_BYTES:,} bytes"
+
+
+def test_every_reader_counts_records_from_one_lines_for_jsonl_rows_for_sheets(tmp_path: Path) -> None:
+    """A JSON array's first record is record 1, a JSONL file's lines and a sheet's rows are numbered as an editor
+    or a spreadsheet shows them (a CSV header is row 1; a cell over two lines is one row)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from annotator.formats import _io
+
+    array = tmp_path / "a.json"
+    array.write_text(json.dumps([{"x": 1}, {"x": 2}]), encoding="utf-8")
+    assert [loc.record for loc, _ in _io.rows(array)] == ["record 1", "record 2"]
+    lines = tmp_path / "a.jsonl"
+    lines.write_text('{"x": 1}\n\n{"x": 2}\n', encoding="utf-8")
+    assert [loc.record for loc, _ in _io.rows(lines)] == ["line 1", "line 3"]
+    sheet = tmp_path / "a.csv"
+    sheet.write_text('x,y\n"two\nlines",1\n\n3,4\n', encoding="utf-8")
+    assert [(loc.record, row) for loc, row in _io.rows(sheet)] == [
+        ("row 2", {"x": "two\nlines", "y": "1"}), ("row 4", {"x": "3", "y": "4"})
+    ]
+    short = tmp_path / "short.csv"
+    short.write_text("x,y\n1\n1,2,3\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"short\.csv: row 3: has more cells than the header has columns"):
+        list(_io.rows(short))
+    assert next(_io.rows(short))[1] == {"x": "1", "y": None}
+    table = tmp_path / "a.parquet"
+    pq.write_table(pa.table({"x": [1, 2]}), table)
+    assert [loc.record for loc, _ in _io.rows(table)] == ["row 1", "row 2"]

@@ -87,7 +87,10 @@ def test_nothing_outside_the_package_imports_its_private_helpers() -> None:
     ]:
         if path.parent == FORMATS_DIR:
             continue
-        assert not {m for m in _imported_modules(path) if m.startswith("annotator.formats._")}, path
+        # A private helper's own tests (tests/formats/test_io.py for _io) are the one place that may import it.
+        own = f"annotator.formats._{path.stem.removeprefix('test_')}" if path.parent.name == "formats" else ""
+        imported = {m for m in _imported_modules(path) if m.startswith("annotator.formats._")}
+        assert imported <= {own}, path
 
 
 def test_read_takes_names_and_aliases_and_reports_unknown_ones(tmp_path: Path) -> None:

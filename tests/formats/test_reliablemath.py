@@ -51,3 +51,13 @@ def test_reimport_is_a_no_op(engine: Engine, shared_data: Path) -> None:
     assert summary.problems_updated == summary.candidates_updated == summary.labels_updated == 0
     with read_session(engine) as session:
         assert compute(session) == before
+
+
+def test_the_release_summary_counts_each_record_once(engine: Engine, shared_data: Path) -> None:
+    """solve.json and unsol.json repeat the per-source files: neither the first import nor a second one counts
+    their records again (as added, nor as unchanged)."""
+    first = import_parts(read(shared_data / "reliablemath"), engine=engine)
+    assert (first.problems_added, first.candidates_added, first.labels_added, first.unchanged) == (313, 1102, 1102, 0)
+    again = import_parts(read(shared_data / "reliablemath"), engine=engine)
+    assert (again.problems_added, again.candidates_added, again.labels_added, again.unchanged) == (0, 0, 0, 313 + 1102)
+    assert again.files[-1].endswith("math_instruction.json") and len(again.files) == 11

@@ -304,8 +304,8 @@ def test_browse_shows_annotators_only_their_own_labels(engine: Engine) -> None:
     assert app.selectbox(key="browse_state").options == ["any", "labelled by me", "not labelled by me"]
     assert "60 candidates · page 1 of 2" in [c.value for c in app.caption]
     table = app.dataframe[0].value
-    assert len(table) == 50 and "label_count" not in table.columns and "label" not in table.columns
-    assert list(table["mine"][:2]) == ["unsolvable · simple", ""]
+    assert len(table) == 50 and "labels" not in table.columns and "resolved label" not in table.columns
+    assert list(table["my label"][:2]) == ["unsolvable · simple", ""]
     app.button(key="browse_next").click()
     app.run()
     assert len(app.dataframe[0].value) == 10
@@ -320,7 +320,7 @@ def test_browse_shows_annotators_only_their_own_labels(engine: Engine) -> None:
     reviewer.selectbox(key="browse_state").select("rejected")
     reviewer.run()
     table = reviewer.dataframe[0].value
-    assert list(table["data_id"]) == ["math_1_contradict_1"] and list(table["label"]) == ["not acceptable"]
+    assert list(table["data_id"]) == ["math_1_contradict_1"] and list(table["resolved label"]) == ["not acceptable"]
     reviewer.text_input(key="browse_search").input("MATH_5_")
     reviewer.selectbox(key="browse_state").select("any")
     reviewer.run()
@@ -376,3 +376,16 @@ def test_the_candidate_shows_once_the_buttons_work_and_earlier_keys_do_nothing(e
     app.button(key="decide_1").click().run()
     with read_session(engine) as session:
         assert session.execute(select(Annotation.human_check)).scalars().all() == [1]
+
+
+def test_a_refusal_has_the_look_of_every_page_that_cannot_be_shown(engine: Engine) -> None:
+    """A page kept from a role: the heading, why and the way on that `/nosuchpage` shows too
+    (tests/e2e/test_pages.py)."""
+    from tests.support.candidates import open_page
+
+    app = open_page("team", engine, name="ann", role="annotator")
+    assert not app.exception, app.exception
+    assert [t.value for t in app.title] == ["Not open to you"]
+    assert [e.value for e in app.error] == ["Only reviewers and admins may open this page; you are signed in as ann "
+                                            "(annotator)."]
+    assert [c.value for c in app.caption] == ["Choose a page in the sidebar."]

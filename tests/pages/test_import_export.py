@@ -4,6 +4,7 @@ Uploading, previewing, importing and downloading in a real browser: tests/e2e/te
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
 
@@ -104,3 +105,61 @@ def test_the_server_shows_no_traceback_on_any_page() -> None:
 
     config = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
     assert config["client"]["showErrorDetails"] in ("type", "none")
+
+
+def test_several_bad_files_show_every_error(engine: Engine, shared_data: Path) -> None:
+    unsol = json.loads((shared_data / "reliablemath" / "unsol" / "aime.json").read_text(encoding="utf-8"))
+    unsol[1]["difficulty_eval"] = "hard"
+    uploads = [
+        ("unsol.json", json.dumps(unsol).encode(), "application/json"),
+        ("notes.json", b'[{"colour": "blue"}]', "application/json"),
+        ("broken.jsonl", b'{"x": 1}\n{"x": \n', "application/octet-stream"),
+    ]
+    app = open_page("import_export", engine, name="ada", role="admin")
+    app.get("file_uploader")[0].set_value(uploads)
+    app.run()
+    assert not app.exception, app.exception
+    errors = [element.value for element in app.error]
+    assert len(errors) == 3, errors  # in import order: problems' files before candidates'
+    assert errors[0].startswith(escape_markdown("notes.json: cannot tell the format"))
+    assert errors[1].startswith(escape_markdown("broken.jsonl: "))
+    assert errors[2] == escape_markdown(
+        "unsol.json: record 2: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'"
+    )
+    assert not [button for button in app.button if button.key == "import_run"]
+
+
+def test_a_release_zip_is_previewed_once_with_its_folder_named_once(engine: Engine, shared_data: Path) -> None:
+    release = shared_data / "reliablemath"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(release.rglob("*")):
+            if path.is_file():
+                archive.write(path, f"reliablemath/{path.relative_to(release).as_posix()}")
+    app = open_page("import_export", engine, name="ada", role="admin")
+    app.get("file_uploader")[0].set_value([("reliablemath.zip", buffer.getvalue(), "application/zip")])
+    app.run()
+    assert not app.exception, app.exception
+    table = app.dataframe[0].value.set_index("file")
+    assert "reliablemath/solve.json" in table.index and not any("reliablemath/reliablemath" in f for f in table.index)
+    assert table.loc["reliablemath/solve.json", "note"] == (
+        "repeats solve/aime.json, solve/amc.json, solve/math.json, solve/minerva.json (counted once)"
+    )
+    assert table.loc["reliablemath/math_instruction.json", "note"] == "no records: kept as it is, and exported again"
+    assert table.loc["reliablemath/unsol/aime.json", "note"] == ""
+    said = [caption.value for caption in app.caption if caption.value.startswith("In all")]
+    assert said == ["In all: 313 problems, 1102 candidates and 1102 labels, each counted once (a file that "
+                    "repeats others is not counted again)."]
+
+
+def test_an_export_with_nothing_to_write_says_so(engine: Engine) -> None:
+    add_candidates(engine, 2)
+    app = open_page("import_export", engine, name="ada", role="admin")
+    assert not app.exception, app.exception
+    buttons = {element.proto.label: element.proto for element in app.get("download_button")}
+    assert not buttons["reliablemath"].disabled and not buttons["jsonl"].disabled
+    assert buttons["labels"].disabled
+    assert buttons["labels"].help == escape_markdown("Nothing to export: nobody has labelled a candidate yet.")
+    assert buttons["treecut"].disabled
+    said = [caption.value for caption in app.caption if caption.value.startswith("Nothing to export yet")]
+    assert len(said) == 1 and escape_markdown("treecut: no TreeCut files were imported") in said[0]

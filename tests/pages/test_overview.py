@@ -27,7 +27,7 @@ def test_progress_is_drawn_and_the_table_has_dashes_not_none(engine: Engine) -> 
     spec = json.loads(states.proto.spec)
     assert spec["title"].startswith("Candidates by state") and spec["mark"]["type"] == "bar"
     assert spec["encoding"]["color"]["scale"]["domain"] == [
-        "kept-simple", "kept-hard", "incomplete", "rejected", "disputed", "unlabelled", "filtered", "unverified"
+        "unlabelled", "in progress", "complete", "disputed", "adjudicated", "filtered", "unverified"
     ]
     assert json.loads(per_day.proto.spec)["title"] == "Labels per day"
     table = app.dataframe[0].value

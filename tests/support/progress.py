@@ -12,12 +12,11 @@ from tests.support.candidates import add_candidates, add_user
 EXPECTED_STATES = {
     ("aime", "contradict", "filtered"): 1,
     ("aime", "remove", "filtered"): 1,
-    ("math", "contradict", "kept-hard"): 1,
-    ("math", "contradict", "disputed"): 1,
     ("math", "contradict", "unlabelled"): 1,
-    ("math", "remove", "kept-simple"): 1,
-    ("math", "remove", "rejected"): 1,
+    ("math", "contradict", "complete"): 1,
+    ("math", "contradict", "disputed"): 1,
     ("math", "remove", "unlabelled"): 2,
+    ("math", "remove", "complete"): 2,
 }
 
 
@@ -28,9 +27,9 @@ def add_progress(engine: Engine) -> int:
     add_candidates(engine, 2, data_source="aime", status="filtered")
     ann, bea = add_user(engine, "ann"), add_user(engine, "bea")
     given = [
-        (ids[0], ann.id, 1, 0),  # remove: kept-simple
-        (ids[1], ann.id, 1, 1),  # contradict: kept-hard
-        (ids[2], ann.id, 0, None),  # remove: rejected
+        (ids[0], ann.id, 1, 0),  # remove: complete (kept, simple)
+        (ids[1], ann.id, 1, 1),  # contradict: complete (kept, hard)
+        (ids[2], ann.id, 0, None),  # remove: complete (rejected)
         (ids[3], ann.id, 1, 0),  # contradict: a tie, disputed
         (ids[3], bea.id, 0, None),
     ]

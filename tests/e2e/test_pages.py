@@ -1,0 +1,88 @@
+"""Addresses and tables in real headless Chromium against `streamlit run`: an address no page has says "No such
+page" (not Annotate), in the look of every page that cannot be shown; Browse's first columns are the data id,
+the label state, my label and the number of labels, the generation status last."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from annotator import labels
+from annotator.db import get_engine, write_session
+from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
+from tests.e2e.test_annotate import PASSWORD, sign_in
+from tests.support.candidates import add_candidates, add_user
+
+pytestmark = pytest.mark.e2e
+
+TIMEOUT_MS = 60_000
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[RunningApp]:
+    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+    engine = get_engine(url)
+    ids = add_candidates(engine, 3)
+    ann = add_user(engine, "ann", password=PASSWORD)
+    add_user(engine, "rev", role="reviewer", password=PASSWORD)
+    with write_session(engine) as session:
+        labels.record_label(session, candidate_id=ids[1], annotator_id=ann.id, human_check=1, difficulty_eval=1)
+    running = start_app(url, tmp_path / "streamlit.log")
+    yield running
+    stop_app(running)
+
+
+def _settled(page) -> None:  # type: ignore[no-untyped-def]
+    page.locator("[data-test-script-state=notRunning]").wait_for(state="attached", timeout=TIMEOUT_MS)
+
+
+def test_an_unknown_address_says_no_such_page(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_context().new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    # (A fresh server's very first visit by an unknown address is Streamlit's own, in its legacy mode for apps
+    # with a pages/ folder: its "Page not found" box, then app.py. Here the server has had a visitor.)
+    page.goto(app.url)
+    page.get_by_role("heading", name="Sign in").wait_for()
+    # Signed out, by the unknown address: signing in keeps the address.
+    sign_in(page, f"{app.url}/nosuchpage")
+    page.get_by_role("heading", name="No such page").wait_for()
+    _settled(page)
+    assert page.get_by_text("There is no page at /nosuchpage.", exact=True).count() == 1
+    assert page.get_by_text("Choose a page in the sidebar.", exact=True).count() == 1
+    assert page.locator(".st-key-skip").count() == 0  # not Annotate
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.url.endswith("/nosuchpage")
+    # The way on: the navigation is there; the unknown page is not listed in it.
+    page.get_by_role("link", name="Browse").click()
+    page.get_by_role("heading", name="Browse").wait_for()
+    assert page.get_by_role("link", name="No such page").count() == 0
+
+    # A page kept from this role: the same look (a heading, why, the way on).
+    again = browser.new_context().new_page()
+    again.set_default_timeout(TIMEOUT_MS)
+    sign_in(again, f"{app.url}/team")
+    again.get_by_role("heading", name="Not open to you").wait_for()
+    _settled(again)
+    assert again.get_by_text("Only reviewers and admins may open this page; you are signed in as ann "
+                             "(annotator).", exact=True).count() == 1
+    assert again.get_by_text("Choose a page in the sidebar.", exact=True).count() == 1
+
+
+def test_browse_shows_data_id_state_my_label_and_labels_first(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    # Wide enough for every column: the grid draws only the columns in view.
+    page = browser.new_context(viewport={"width": 2400, "height": 900}).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    open_page(page, app.url, name="rev", password=PASSWORD, link="Browse")
+    page.get_by_role("heading", name="Browse").wait_for()
+    _settled(page)
+    grid = page.locator("[data-testid=stDataFrame]")
+    grid.wait_for()
+    headers = grid.locator("[role=columnheader]")
+    headers.first.wait_for(state="attached")
+    names = [text.strip() for text in headers.all_inner_texts() if text.strip()]
+    assert names[:4] == ["data_id", "state", "my label", "labels"], names
+    assert names[-1] == "status", names
+    cells = grid.locator("[role=gridcell]").all_inner_texts()
+    assert "complete" in cells and "unlabelled" in cells, cells
