@@ -151,7 +151,7 @@ def test_a_hostile_dataset_shows_as_text_on_every_page(app: RunningApp, tracker:
     grid = page.locator("[data-testid=stDataFrame]").bounding_box()
     assert grid is not None
     page.mouse.click(grid["x"] + 12, grid["y"] + 35 + 17)  # the first row's selection box
-    page.get_by_text("Labels").first.wait_for()
+    page.get_by_text("Labels", exact=True).wait_for()  # not the grid's "labels" column
     settled(page)
     assert_inert(page, tracker, ["question", "rewritten", "condition", "reason"])
 
