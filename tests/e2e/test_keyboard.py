@@ -2,8 +2,8 @@
 
 On Annotate, Review and Adjudicate: Tab into the comment, type it (decision keys in it are text), `Esc`, one
 key: the decision and the comment are saved exactly as typed. A sidebar filter chosen by keyboard (Tab, type,
-Enter), then one key: it decides the filtered item instead of typing into the select box. Every check is on
-the database.
+Enter), or a switch turned (Tab, Space), then one key: it decides the filtered item instead of typing into the
+box. Every check is on the database.
 """
 
 from __future__ import annotations
@@ -186,6 +186,10 @@ def test_review_filter_chosen_by_keyboard_then_a_key_decides(app: RunningApp, br
     choose(page, "review_model", "model-b")
     page.get_by_text("1 of 1").wait_for()
     shown = heading(page, r"^math_\d_\w+_1 · math · ").split(" · ")[0]
+    tab_to(page, "review_blind")  # a switch turned by keyboard lets go of the focus too
+    page.keyboard.press("Space")
+    page.get_by_text("in the queue because").wait_for(state="detached")  # blind: the reason is hidden
+    page.wait_for_function("document.activeElement === document.body")
     page.keyboard.press("s")
     page.get_by_text(f"Saved {shown}: Successful.").wait_for()
     page.context.close()
