@@ -193,14 +193,8 @@ def _response(view: dict[str, Any]) -> None:
             judged += " · :orange-badge[the two rule sets disagree]"
     st.markdown(judged)
     if view["reasoning"]:
-        # Drawn only when asked for (the choice stays from one transcript to the next): a model's reasoning is
-        # thousands of characters of math, and drawing it on every key, even in a closed expander, doubled the
-        # time to the next transcript (BENCHMARKS.md). A fixed label, so that the toggle keeps its state.
-        if st.toggle("Show the reasoning", key="review_show_reasoning"):
-            with st.container(border=True):
-                st.markdown(f"**Reasoning** ({len(view['reasoning']):,} characters)\n\n{_view.text(view['reasoning'])}")
-        else:
-            st.caption(f"Reasoning: {len(view['reasoning']):,} characters, hidden")
+        with st.expander(f"Reasoning ({len(view['reasoning']):,} characters)"):
+            st.markdown(_view.text(view["reasoning"]))
 
 
 @st.fragment

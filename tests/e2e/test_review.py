@@ -152,7 +152,7 @@ def test_script_and_img_in_a_response_do_not_execute(app: RunningApp, browser) -
     dialogs = watch_dialogs(page)
     open_review(page, app.url)
     shown(page)
-    page.get_by_text("Show the reasoning").click()  # the reasoning, drawn when asked for
+    page.get_by_text(re.compile(r"^Reasoning \(")).click()  # the collapsed reasoning, opened
     # The payload is on the page as text: model name, response, extracted answer and reasoning.
     page.get_by_text("<script>window.__xss = 1</script>").first.wait_for()
     page.wait_for_function(

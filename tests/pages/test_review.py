@@ -65,10 +65,7 @@ def test_a_reviewer_overrides_agrees_and_tags_in_queue_order(engine: Engine) -> 
     text = _text(app)
     assert "**Judge:** unsolvable → Successful (reliablemath)" in text and "model\\-a · standard prompt" in text
     assert "**Rewritten question** · :green-background[added or changed]" in text
-    # The reasoning is drawn only when asked for, and stays shown for the next transcripts.
-    assert "Reasoning: 560 characters, hidden" in [c.value for c in app.caption] and "Let me think" not in text
-    app.toggle(key="review_show_reasoning").set_value(True).run()
-    assert "**Reasoning** (560 characters)\n\nLet me think\\. Let me think" in _text(app)
+    assert [e.label for e in app.expander][0].startswith("Reasoning (560 characters)")
     # Tags 1 and 5 on, 1 off again, 2 on; a comment; F overrides the judge's S.
     for key in ("tag_1", "tag_5", "tag_1", "tag_2"):
         _click(app, key)
@@ -119,7 +116,6 @@ def test_model_text_is_rendered_as_text(engine: Engine) -> None:
     add_transcripts(engine, [{"response": f"So $x = 2$. {payload}", "reasoning": payload,
                               "extracted_answer": payload, "model": payload}])
     app = _open(engine)
-    app.toggle(key="review_show_reasoning").set_value(True).run()  # the reasoning too
     text = _text(app)
     assert "$x = 2$" in text  # the LaTeX stays math
     # Every "<" of the payload is escaped; no emphasis or link syntax survives; it is shown in all four places.
