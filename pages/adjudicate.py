@@ -16,6 +16,7 @@ from annotator.db import read_session
 from annotator.vocabulary import SKIP_KEY, Role, label_name
 from ui import guard
 from ui import view as _view
+from ui.keys import keyboard
 from ui.markdown import escape_markdown
 from ui.ready import is_ready, wait_for_buttons
 from ui.writes import page_write, saves
@@ -115,12 +116,13 @@ def workspace() -> None:
         return
     # st.dataframe shows text as text: comments are never rendered as Markdown or HTML.
     st.dataframe(_labels_table(state["labels"], rewrite_type), hide_index=True, width="stretch")
-    st.text_input("Comment (optional, saved with the decision)", key="adjudicate_comment",
-                  label_visibility="collapsed", placeholder="Comment, optional, saved with the decision")
+    st.text_input("Comment (optional, saved with the decision)", key="adjudicate_comment", label_visibility="collapsed",
+                  placeholder="Comment, optional, saved with the decision (Esc, then a key)")
     _view.candidate(view, shown=())
 
 
 if state["view"] is None:
     with read_session(engine) as session:
         _next(session)
+keyboard()  # Esc leaves the comment: the next key decides
 workspace()

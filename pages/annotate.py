@@ -17,6 +17,7 @@ from annotator.db import read_session
 from annotator.vocabulary import BACK_KEY, SKIP_KEY, label_name
 from ui import guard
 from ui import view as _view
+from ui.keys import keyboard
 from ui.markdown import escape_markdown
 from ui.ready import is_ready, wait_for_buttons
 from ui.writes import page_write, saves
@@ -246,6 +247,7 @@ if not state["loaded"] or state["view"] is None:
     # With nothing on screen, look again on every run: candidates may have been imported (or released).
     _load()
 
+keyboard()  # Esc leaves the comment, a filter chosen leaves its box: the next key decides
 # The candidate first, so that the browser can draw it before the sidebar's filters arrive.
 workspace()
 

@@ -16,7 +16,7 @@ from annotator.db import read_session
 from annotator.vocabulary import Role, Verdict
 from ui import guard
 from ui import view as _view
-from ui.keys import reserved_key_buttons
+from ui.keys import keyboard
 from ui.markdown import escape_markdown
 from ui.ready import is_ready, wait_for_buttons
 from ui.writes import page_write, saves
@@ -227,7 +227,7 @@ def workspace() -> None:
 
 if state["queue"] is None:
     _load()
-reserved_key_buttons({"r": f"verdict_{Verdict.R}"})
+keyboard({"r": f"verdict_{Verdict.R}"})
 workspace()
 
 with read_session(engine) as _session:
