@@ -25,8 +25,10 @@ REVIEWERS = (Role.reviewer, Role.admin)
 WORKSPACE = "review"
 ALL = "(all)"
 VERDICT_NAMES = {Verdict.S: "Successful", Verdict.R: "Refused", Verdict.F: "Failed"}
-# Streamlit reserves R for "rerun": `ui.keys` gives it to the Refused button.
-SHORTCUTS = {Verdict.S: "S", Verdict.R: None, Verdict.F: "F"}
+# The three verdict keys go through `ui.keys` (Streamlit reserves R for "rerun", so Refused cannot have a
+# `shortcut=`): one way for all three, so that their buttons read alike ("Refused · R"), without Streamlit's
+# own key badge on two of them.
+VERDICT_KEYS = {verdict.value.lower(): f"verdict_{verdict}" for verdict in VERDICT_NAMES}
 
 engine, user = guard.require(*REVIEWERS)
 state: dict[str, Any] = st.session_state.setdefault(
@@ -145,9 +147,8 @@ def _buttons(view: dict[str, Any] | None) -> None:
     none = view is None
     with st.container(horizontal=True):
         for verdict, name in VERDICT_NAMES.items():
-            st.button(f"{name} · {verdict.value}", key=f"verdict_{verdict}",
-                      shortcut=SHORTCUTS[verdict], on_click=_decide, args=(verdict.value,), disabled=none,
-                      type="primary", width="stretch")
+            st.button(f"{name} · {verdict.value}", key=f"verdict_{verdict}", on_click=_decide,
+                      args=(verdict.value,), disabled=none, type="primary", width="stretch")
         st.button("Agree with the judge", key="agree", shortcut="Enter", on_click=_decide, args=(None,),
                   disabled=none or _blind() or view["judge"] is None, width="stretch")
         st.button("Back", key="back", shortcut="B", on_click=_move, args=(-1,), disabled=state["position"] == 0,
@@ -227,7 +228,7 @@ def workspace() -> None:
 
 if state["queue"] is None:
     _load()
-keyboard({"r": f"verdict_{Verdict.R}"})
+keyboard(VERDICT_KEYS)
 workspace()
 
 with read_session(engine) as _session:

@@ -73,8 +73,8 @@ _BUTTON_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def keyboard(reserved: dict[str, str] | None = None) -> None:
-    """Make this page keyboard-driven (see the module's docstring); `reserved` maps a letter Streamlit reserves
-    (e.g. "r") to the widget key of the button it clicks.
+    """Make this page keyboard-driven (see the module's docstring); `reserved` maps a letter to the widget key of
+    the button it clicks: a letter Streamlit reserves (e.g. "r"), and its siblings a page wants shown alike.
 
     Call once per page run, outside fragments; the listener is installed once per browser tab.
     """

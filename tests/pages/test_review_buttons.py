@@ -1,5 +1,6 @@
 """The Review page's verdict buttons name their keys alike (AppTest, real SQLite file): "Refused · R" as
-"Successful · S", whether Streamlit binds the key (S, F) or `ui.keys` does (R, which Streamlit reserves)."""
+"Successful · S": `ui.keys` binds all three (R is reserved by Streamlit, so it cannot be a `shortcut=`), so none
+carries Streamlit's own key badge beside its label."""
 
 from __future__ import annotations
 
@@ -24,3 +25,4 @@ def test_the_verdict_buttons_label_their_keys_alike(tmp_path: Path) -> None:
     assert not app.exception, app.exception
     labels = {key: app.button(key=f"verdict_{key}").label for key in ("S", "R", "F")}
     assert labels == {"S": "Successful · S", "R": "Refused · R", "F": "Failed · F"}
+    assert [app.button(key=f"verdict_{key}").proto.shortcut for key in ("S", "R", "F")] == ["", "", ""]
