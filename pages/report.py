@@ -53,7 +53,7 @@ def _report() -> dict[str, Any]:
         groups = reporting.verdict_groups(session)
         return {
             "by_source": reporting.report(session, by=["data_source"], groups=groups),
-            "by_difficulty": reporting.report(session, by=["difficulty_eval"], groups=groups),
+            "by_difficulty": reporting.report(session, by=["difficulty_eval"], groups=groups, resamples=0),
             "rules_disagree": reporting.rules_disagree(session),
             "tags": transcripts.tag_counts(session),
         }

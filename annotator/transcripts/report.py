@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sqlalchemy import func, select
@@ -44,8 +44,10 @@ class _Tally:
     items: Items = field(default_factory=dict)  # per (unsolvable, item): [S, R, F] (`uncertainty`)
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(NamedTuple):
+    """Responses of one model and prompt on one item with one (judge, human) pair of verdicts: `count` of them.
+    A named tuple: tens of thousands are made per report (a dataclass costs several times as much)."""
+
     model: str
     prompt: str
     item: tuple[int, int]  # (problem_id, candidate_id), -1 for the problem itself
