@@ -143,24 +143,28 @@ def _row(model: str, prompt: str, values: dict[str, Any], tally: _Tally, by: tup
     }
 
 
-def _add(tally: _Tally, group: Group) -> None:
+_COLUMN = {"S": 0, "R": 1, "F": 2}  # a verdict's place in an item's [S, R, F]
+
+
+def _add(tally: _Tally, group: Group, items: bool = True) -> None:
     verdict = group.human or group.judge
     if verdict is None:  # never judged (a collection still running): counts nowhere
         return
     tally.counts[("U" if group.unsolvable else "A") + verdict] += group.count
-    item = tally.items.setdefault((group.unsolvable, *group.item), [0, 0, 0])
-    item[0 if verdict == "S" else 1 if verdict == "R" else 2] += group.count
+    if items:  # only the bootstrap needs them
+        tally.items.setdefault((group.unsolvable, group.item), [0, 0, 0])[_COLUMN[verdict]] += group.count
     if group.human is not None:
         tally.reviewed += group.count
         if group.judge is not None:
             tally.pairs[(group.judge, group.human)] += group.count
 
 
-def tallies(groups: Iterable[Group]) -> dict[tuple[str, str], _Tally]:
-    """The pooled counts of each (model, prompt), down to the items (for `uncertainty.compare`)."""
+def tallies(groups: Iterable[Group], *, items: bool = True) -> dict[tuple[str, str], _Tally]:
+    """The pooled counts of each (model, prompt), with `items` down to the items (the bootstrap's, and
+    `uncertainty.compare`'s)."""
     pooled: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
     for group in groups:
-        _add(pooled[(group.model, group.prompt)], group)
+        _add(pooled[(group.model, group.prompt)], group, items)
     return pooled
 
 
@@ -176,11 +180,11 @@ def report(
     (`annotator.transcripts.uncertainty`)."""
     by = check_by(by)
     groups = verdict_groups(session, model=model) if groups is None else list(groups)
-    pooled = tallies(groups)
+    pooled = tallies(groups, items=resamples > 0)
     broken: dict[tuple[Any, ...], _Tally] = defaultdict(_Tally)
     if by:
         for group in groups:
-            _add(broken[(group.model, group.prompt, *_key(group, by))], group)
+            _add(broken[(group.model, group.prompt, *_key(group, by))], group, resamples > 0)
     rows = [(_row(m, prompt, {}, tally, by), tally.items) for (m, prompt), tally in pooled.items()]
     for key, tally in broken.items():
         values = dict(zip(by, key[2:]))

@@ -30,14 +30,14 @@ from annotator.metrics.intervals import as_pair, bootstrap_weights, mcnemar_exac
 RESAMPLES = 2_000
 CI_KEYS = ("prec_a_ci", "prud_a_ci", "prec_u_ci", "prud_u_ci", "prec_ci", "prud_ci")
 PROPORTIONS = ("prec_a", "prud_a", "prec_u", "prud_u")
-# (unsolvable, problem_id, candidate_id or -1) -> [S, R, F] responses
-Items = dict[tuple[bool, int, int], list[int]]
+# (unsolvable, (problem_id, candidate_id or -1)) -> [S, R, F] responses
+Items = dict[tuple[bool, tuple[int, int]], list[int]]
 
 
 def _part(items: Items, unsolvable: bool) -> tuple[tuple[tuple[int, int], ...], np.ndarray]:
     """The A (or U) items in a fixed order and their (items x 3) matrix of S, R and response counts."""
-    keys = sorted(key[1:] for key in items if key[0] == unsolvable)
-    counts = np.array([items[(unsolvable, *key)] for key in keys], dtype=np.float64).reshape(len(keys), 3)
+    keys = sorted(item for part, item in items if part == unsolvable)
+    counts = np.array([items[(unsolvable, key)] for key in keys], dtype=np.float64).reshape(len(keys), 3)
     counts[:, 2] = counts.sum(axis=1)
     return tuple(keys), counts
 
@@ -54,35 +54,52 @@ def _wilson(row: dict[str, Any]) -> list[str]:
     return reasons
 
 
+class _Resampled:
+    """The distinct count matrices of each item set (rows with the same counts, e.g. a breakdown row equal to
+    its pooled row, are resampled once), then every resample's Prec and Prud of each."""
+
+    def __init__(self) -> None:
+        self.columns: dict[tuple[Any, ...], dict[bytes, int]] = defaultdict(dict)
+        self.matrices: dict[tuple[Any, ...], list[np.ndarray]] = defaultdict(list)
+        self.ratios: dict[tuple[Any, ...], list[np.ndarray]] = {}
+
+    def add(self, items: Items, unsolvable: bool) -> tuple[tuple[Any, ...], int]:
+        keys, counts = _part(items, unsolvable)
+        column = self.columns[keys].setdefault(counts.tobytes(), len(self.matrices[keys]))
+        if column == len(self.matrices[keys]):
+            self.matrices[keys].append(counts)
+        return keys, column
+
+    def run(self, resamples: int, seed: int) -> None:
+        for keys, matrices in self.matrices.items():
+            weights = bootstrap_weights(len(keys), resamples, seed_for(seed, keys))
+            sums = weights @ np.concatenate(matrices, axis=1)  # resamples x (S, R, responses) per matrix
+            self.ratios[keys] = [_proportions(sums[:, 3 * j : 3 * j + 3]) for j in range(len(matrices))]
+
+
 def add_intervals(rows: Sequence[tuple[dict[str, Any], Items]], *, resamples: int = RESAMPLES, seed: int = 0) -> None:
     """Fill `CI_KEYS` and `ci_note` of each report row, given with its items' counts."""
-    shared: dict[tuple[Any, ...], list[tuple[int, np.ndarray]]] = defaultdict(list)
-    parts: list[dict[bool, tuple[Any, ...]]] = []
-    for index, (row, items) in enumerate(rows):
+    resampled = _Resampled()
+    parts: list[tuple[Any, ...] | None] = []
+    for row, items in rows:
         reasons = _wilson(row)
         row["prec_ci"] = row["prud_ci"] = None
         if not resamples and not reasons:
             reasons.append("bootstrap off (--bootstrap 0)")
         row["ci_note"] = "; ".join(reasons) or None
-        parts.append({})
-        if reasons:
-            continue  # Prec and Prud undefined, or no bootstrap asked for
-        for unsolvable in (False, True):
-            keys, counts = _part(items, unsolvable)
-            shared[keys].append((index, counts))
-            parts[index][unsolvable] = keys
-    ratios: dict[tuple[int, tuple[Any, ...]], np.ndarray] = {}
-    for keys, members in shared.items():
-        weights = bootstrap_weights(len(keys), resamples, seed_for(seed, keys))
-        sums = weights @ np.concatenate([counts for _, counts in members], axis=1)  # resamples x 3 per row
-        for j, (index, _) in enumerate(members):
-            s, r, n = sums[:, 3 * j], sums[:, 3 * j + 1], sums[:, 3 * j + 2]
-            ratios[(index, keys)] = np.stack([s / n, r / n], axis=1)  # resampled Prec, Prud of the part
-    for index, (row, _) in enumerate(rows):
-        if parts[index]:
-            both = (ratios[(index, parts[index][False])] + ratios[(index, parts[index][True])]) / 2
+        # Nothing to resample where Prec and Prud are undefined, or no bootstrap was asked for.
+        parts.append(None if reasons else (*resampled.add(items, False), *resampled.add(items, True)))
+    resampled.run(resamples, seed)
+    done: dict[tuple[Any, ...], tuple[list[float], list[float]]] = {}
+    for (row, _), part in zip(rows, parts):
+        if part is None:
+            continue
+        if part not in done:
+            a_keys, a_column, u_keys, u_column = part
+            both = (resampled.ratios[a_keys][a_column] + resampled.ratios[u_keys][u_column]) / 2
             low, high = percentile(both)
-            row["prec_ci"], row["prud_ci"] = [float(low[0]), float(high[0])], [float(low[1]), float(high[1])]
+            done[part] = [float(low[0]), float(high[0])], [float(low[1]), float(high[1])]
+        row["prec_ci"], row["prud_ci"] = done[part]
 
 
 def _proportions(counts: np.ndarray) -> np.ndarray:
@@ -107,12 +124,12 @@ def compare(first: Items, second: Items, *, resamples: int = RESAMPLES, seed: in
                            "prec_diff_ci": None, "prud_diff_ci": None, "mcnemar": {}, "note": None}
     halves: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
     for unsolvable, part in ((False, "a"), (True, "u")):
-        keys = sorted({key[1:] for key in first if key[0] == unsolvable} & {key[1:] for key in second
-                                                                           if key[0] == unsolvable})
+        keys = sorted({item for part, item in first if part == unsolvable}
+                      & {item for part, item in second if part == unsolvable})
         out[f"items_{part}"] = len(keys)
         if not keys:
             continue
-        one, two = (_part({(unsolvable, *k): items[(unsolvable, *k)] for k in keys}, unsolvable)[1]
+        one, two = (_part({(unsolvable, k): items[(unsolvable, k)] for k in keys}, unsolvable)[1]
                     for items in (first, second))
         weights = bootstrap_weights(len(keys), resamples, seed_for(seed, keys)) if resamples else None
         halves[unsolvable] = (one, two, weights)

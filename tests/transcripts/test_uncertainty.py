@@ -57,7 +57,7 @@ def _items(a: list[list[int]], u: list[list[int]]) -> Items:
     items: Items = {}
     for unsolvable, part in ((False, a), (True, u)):
         for index, counts in enumerate(part):
-            items[(unsolvable, index + 1, -1 if not unsolvable else index + 1)] = list(counts)
+            items[(unsolvable, (index + 1, -1 if not unsolvable else index + 1))] = list(counts)
     return items
 
 
@@ -144,7 +144,7 @@ def test_compare_table_6_models(table_6: Engine) -> None:
 
 def test_compare_on_the_items_both_answered_only() -> None:
     first = _items([[1, 0, 0]] * 10, [[0, 1, 0]] * 10)
-    second = {key: counts for key, counts in _items([[0, 0, 1]] * 10, [[0, 1, 0]] * 10).items() if key[1] <= 6}
+    second = {key: counts for key, counts in _items([[0, 0, 1]] * 10, [[0, 1, 0]] * 10).items() if key[1][0] <= 6}
     result = compare(first, second)
     assert (result["items_a"], result["items_u"]) == (6, 6)
     assert result["first"]["prec_a"] == 1.0 and result["second"]["prec_a"] == 0.0
