@@ -12,6 +12,7 @@ import streamlit as st
 
 from annotator import freshness, transcripts
 from annotator.db import read_session
+from annotator.metrics.intervals import wilson
 from annotator.transcripts import report as reporting
 from annotator.vocabulary import Role
 from ui import charts, guard
@@ -23,12 +24,36 @@ FIGURE_COLUMNS = [title for _, title in reporting.PAPER_FIGURES] + ["kappa"]
 engine, user = guard.require(Role.reviewer, Role.admin)
 
 
+POINT_COLUMNS = ["model", "prompt", "Prec", "Prud", "Prec low", "Prec high", "Prud low", "Prud high"]
+
+
+def _point(row: dict[str, Any]) -> dict[str, Any]:
+    """A row on the reliability plot: Prec and Prud with their bootstrap intervals (None without one)."""
+    point = {"model": row["model"], "prompt": row["prompt"], "Prec": row["prec"], "Prud": row["prud"]}
+    for name in ("prec", "prud"):
+        low, high = row[f"{name}_ci"] or (None, None)
+        point[f"{name.title()} low"], point[f"{name.title()} high"] = low, high
+    return point
+
+
+def _width_caption(smallest: int) -> str:
+    """How wide the intervals are, next to the ranking: the widest Wilson interval of the smallest set of
+    responses in the table (`smallest`, 0 for none)."""
+    caption = ("Each figure has its 95% interval: Wilson (1927) for Prec(A) .. Prud(U), a bootstrap over the items "
+               "for Prec and Prud. With 30 items a Wilson interval is about ±0.16 wide, so models whose intervals "
+               "overlap are not ranked apart.")
+    if smallest:
+        low, high = wilson(smallest // 2, smallest) or (0.0, 0.0)
+        caption += f" Here the smallest set has {smallest} responses: up to ±{(high - low) / 2:.2f}."
+    return caption
+
+
 def _report() -> dict[str, Any]:
     with read_session(engine) as session:
         groups = reporting.verdict_groups(session)
         return {
             "by_source": reporting.report(session, by=["data_source"], groups=groups),
-            "by_difficulty": reporting.report(session, by=["difficulty_eval"], groups=groups),
+            "by_difficulty": reporting.report(session, by=["difficulty_eval"], groups=groups, resamples=0),
             "rules_disagree": reporting.rules_disagree(session),
             "tags": transcripts.tag_counts(session),
         }
@@ -85,7 +110,7 @@ if not data["by_source"]:
 sources = sorted({row["data_source"] for row in data["by_source"]} - {reporting.ALL})
 source = st.selectbox("Data source", [reporting.ALL, *sources], help="'all' pools every data source.")
 rows = [row for row in data["by_source"] if row["data_source"] == source]
-table = pd.DataFrame(reporting.paper_layout(rows)).drop(columns=["data_source"])
+table = pd.DataFrame(reporting.paper_layout(rows, intervals=True)).drop(columns=["data_source"])
 show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="report")
 st.caption("S/R/F: successful / refused / failed responses; A: solvable items, U: unsolvable items. Verdicts are "
            "the reviewers' where given, else the judge's. The table scrolls sideways on narrow screens; the model "
@@ -95,9 +120,10 @@ st.dataframe(table, hide_index=True, width="stretch",
              column_config={"model": st.column_config.TextColumn(pinned=True),
                             "prompt": st.column_config.TextColumn(pinned=True),
                             **{name: st.column_config.NumberColumn(format="%.3f") for name in FIGURE_COLUMNS}})
+smallest = min((row[part] for row in rows for part in ("A", "U") if row[part]), default=0)
+st.caption(_width_caption(int(smallest)))  # a count: the caption shows no data
 
-points = pd.DataFrame([{"model": r["model"], "prompt": r["prompt"], "Prec": r["prec"], "Prud": r["prud"]}
-                       for r in rows if r["prec"] is not None], columns=["model", "prompt", "Prec", "Prud"])
+points = pd.DataFrame([_point(r) for r in rows if r["prec"] is not None], columns=POINT_COLUMNS)
 if points.empty:
     st.caption("The reliability plot needs responses on solvable items (Prec).")
 else:

@@ -139,21 +139,36 @@ def fitted(values: pd.Series) -> list[float]:
 
 def reliability_chart(points: pd.DataFrame) -> alt.LayerChart:
     """Prud against Prec, one mark per model and prompt: the model by colour and shape (one legend), the prompt
-    written beside the point, everything in the tooltip. Axes fitted to the points, a fixed height."""
+    written beside the point, everything in the tooltip. Axes fitted to the points, a fixed height. With the
+    columns `Prec low`, `Prec high`, `Prud low`, `Prud high` (95% intervals), error bars in both directions."""
     models = sorted(points["model"].unique()) if not points.empty else []
     scale = alt.Scale(domain=models, range=[SHAPES[i % len(SHAPES)] for i in range(len(models))])
+    bars = [name for name in ("Prec", "Prud") if f"{name} low" in points and points[f"{name} low"].notna().any()]
+    # The axes hold the error bars too, so that no bar is cut at the edge.
+    extent = {name: pd.concat([points[name], *(points[f"{name} {end}"] for end in ("low", "high") if name in bars)])
+              for name in ("Prec", "Prud")}
+    tooltip = ["model:N", "prompt:N", alt.Tooltip("Prec:Q", format=".3f"), alt.Tooltip("Prud:Q", format=".3f")]
+    tooltip += [alt.Tooltip(f"{name} {end}:Q", format=".3f") for name in bars for end in ("low", "high")]
+    domains = {name: alt.Scale(domain=fitted(extent[name])) for name in ("Prec", "Prud")}
     base = alt.Chart(points).encode(
-        x=alt.X("Prec:Q", scale=alt.Scale(domain=fitted(points["Prec"]))),
-        y=alt.Y("Prud:Q", scale=alt.Scale(domain=fitted(points["Prud"]))),
-        tooltip=["model:N", "prompt:N", alt.Tooltip("Prec:Q", format=".3f"), alt.Tooltip("Prud:Q", format=".3f")],
+        x=alt.X("Prec:Q", scale=domains["Prec"], title="Prec"),
+        y=alt.Y("Prud:Q", scale=domains["Prud"], title="Prud"),
+        tooltip=tooltip,
     )
+    colour = alt.Color("model:N", sort=models, scale=alt.Scale(domain=models, scheme="tableau10"),
+                       legend=_legend("model"))
     dots = base.mark_point(filled=True, size=120, opacity=0.9).encode(
-        color=alt.Color("model:N", sort=models, scale=alt.Scale(domain=models, scheme="tableau10"),
-                        legend=_legend("model")),
-        shape=alt.Shape("model:N", sort=models, scale=scale, legend=_legend("model")),
+        color=colour, shape=alt.Shape("model:N", sort=models, scale=scale, legend=_legend("model")),
     )
     labels = base.mark_text(align="left", dx=8, dy=-6, fontSize=11, color="#555").encode(text="prompt:N")
-    return alt.layer(dots, labels, title="Reliability: Prudence against Precision").properties(height=HEIGHT)
+    errors = []
+    for name, axis in (("Prec", "x"), ("Prud", "y")):
+        if name in bars:
+            low = (alt.X if axis == "x" else alt.Y)(f"{name} low:Q", scale=domains[name], title=name)
+            ends = {axis: low, f"{axis}2": (alt.X2 if axis == "x" else alt.Y2)(f"{name} high:Q")}
+            errors.append(base.mark_rule(opacity=0.6, strokeWidth=1.5).encode(color=colour, **ends))
+    return alt.layer(*errors, dots, labels, title="Reliability: Prudence against Precision, 95% intervals"
+                     if bars else "Reliability: Prudence against Precision").properties(height=HEIGHT)
 
 
 def prec_u_chart(frame: pd.DataFrame) -> alt.Chart:

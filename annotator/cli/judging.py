@@ -43,17 +43,68 @@ def _figure(value: float | None) -> str:
 
 
 def to_text(rows: list[dict[str, Any]], disagree: int) -> str:
-    """The paper's layout (Tables 3, 6-9): per model and prompt, S/R/F, Prec. and Prud. of A, of U, and both."""
+    """The paper's layout (Tables 3, 6-9): per model and prompt, S/R/F, Prec. and Prud. of A, of U, and both,
+    each with its 95% interval."""
     from annotator.transcripts.report import paper_layout
 
-    laid_out = paper_layout(rows)
+    laid_out = paper_layout(rows, intervals=True)
     header = list(laid_out[0])
     table = [header] + [[_figure(v) if isinstance(v, float) or v is None else str(v) for v in row.values()]
                         for row in laid_out]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table]
+    notes = sorted({f"{row['model']} · {row['prompt']}: {row['ci_note']}" for row in rows if row["ci_note"]})
+    lines += [f"no interval for {note}" for note in notes]
+    lines.append(WIDTH_NOTE)
     lines.append(f"{disagree} verdicts differ between the rule sets reliablemath and reliablemath-exact")
     return "\n".join(lines)
+
+
+WIDTH_NOTE = ("95% intervals: Wilson for Prec(A)..Prud(U), a bootstrap over items for Prec and Prud; with 30 items "
+              "a Wilson interval is about ±0.16 wide, so close figures do not rank models")
+
+
+def compare_text(result: dict[str, Any], names: tuple[str, str], prompt: str) -> str:
+    """`report --compare`: both models' figures on the shared items, the difference with its interval, McNemar."""
+    from annotator.transcripts.report import PAPER_FIGURES, interval_text
+
+    first, second = names
+    lines = [f"{first} against {second}, prompt {prompt}: {result['items_a']} solvable and {result['items_u']} "
+             "unsolvable items answered by both"]
+    for name, title in PAPER_FIGURES:
+        figures = (result["first"][name], result["second"][name], result["difference"][name])
+        line = f"  {title:<8} {_figure(figures[0])}  {_figure(figures[1])}  difference {_figure(figures[2])}"
+        if name in ("prec", "prud"):
+            line += f" {interval_text(result[name + '_diff_ci'])} (paired bootstrap, 95%)"
+        else:
+            test = result["mcnemar"].get(name)
+            p = "—" if not test or test["p"] is None else f"{test['p']:.4g}"
+            line += f"  McNemar exact: b={test['b'] if test else 0} c={test['c'] if test else 0} p={p}"
+        lines.append(line)
+    if result["note"]:
+        lines.append(f"  note: {result['note']}")
+    return "\n".join(lines)
+
+
+def _compare(session: Any, names: tuple[str, str], prompt: str | None, resamples: int, seed: int) -> list[Any]:
+    """[(prompt, result)] for each prompt both models answered (or the one asked for); fails naming what's missing."""
+    from annotator.transcripts import report as reporting
+    from annotator.transcripts.uncertainty import compare
+
+    pooled = reporting.tallies(reporting.verdict_groups(session))
+    prompts = {name: {p for m, p in pooled if m == name} for name in names}
+    for name in names:
+        if not prompts[name]:
+            fail(f"no judged transcripts of model {name!r}", 1)
+    shared = sorted(prompts[names[0]] & prompts[names[1]])
+    if prompt is not None:
+        if prompt not in shared:
+            fail(f"models {names[0]!r} and {names[1]!r} do not both have judged transcripts with prompt {prompt!r}", 1)
+        shared = [prompt]
+    if not shared:
+        fail(f"models {names[0]!r} and {names[1]!r} share no prompt", 1)
+    return [(p, compare(pooled[(names[0], p)].items, pooled[(names[1], p)].items, resamples=resamples, seed=seed))
+            for p in shared]
 
 
 @app.command()
@@ -65,8 +116,20 @@ def report(
     by: Annotated[
         str | None, typer.Option(help="Break down by data_source, rewrite_type, difficulty_eval (comma-separated).")
     ] = None,
+    bootstrap: Annotated[
+        int, typer.Option(help="Bootstrap resamples for Prec and Prud's intervals (0: none).",
+                          **bounded(limits.BOOTSTRAP))
+    ] = 2_000,
+    seed: Annotated[int, typer.Option(help="The bootstrap's random seed.", **bounded(limits.SEED))] = 0,
+    compare: Annotated[
+        tuple[str, str] | None,
+        typer.Option(help="Compare two models on the items both answered (paired bootstrap, McNemar's exact test).",
+                     metavar="MODEL_A MODEL_B"),
+    ] = None,
+    prompt: Annotated[str | None, typer.Option(help="With --compare: only this prompt.")] = None,
 ) -> None:
-    """Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), from the effective verdicts."""
+    """Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), from the effective verdicts, with
+    95% intervals (Wilson 1927 for each proportion; a percentile bootstrap over items for Prec and Prud)."""
     from annotator.db import get_engine, read_session
     from annotator.transcripts import report as reporting
 
@@ -75,8 +138,21 @@ def report(
         breakdowns = reporting.check_by(names)
     except ValueError as exc:
         fail(str(exc), 2)
+    if compare is not None:
+        if model or breakdowns:
+            fail("--compare takes no --model or --by", 2)
+        with read_session(get_engine()) as session:
+            results = _compare(session, compare, prompt, bootstrap, seed)
+        if as_json:
+            payload = [{"model_a": compare[0], "model_b": compare[1], "prompt": p, **r} for p, r in results]
+            typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        else:
+            typer.echo("\n".join(compare_text(r, compare, p) for p, r in results))
+        return
+    if prompt is not None:
+        fail("--prompt goes with --compare", 2)
     with read_session(get_engine()) as session:
-        rows = reporting.report(session, model=model, by=breakdowns)
+        rows = reporting.report(session, model=model, by=breakdowns, resamples=bootstrap, seed=seed)
         disagree = reporting.rules_disagree(session, model=model)
     if as_json:
         # A list of rows with exactly the issue's keys, for tools; the count of verdicts the two rule sets give

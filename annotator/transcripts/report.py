@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sqlalchemy import func, select
@@ -24,6 +24,7 @@ from sqlmodel import Session
 from annotator.metrics.agreement import cohen
 from annotator.models import Candidate, Problem, Transcript
 from annotator.store import iter_raw_tuples
+from annotator.transcripts.uncertainty import CI_KEYS, RESAMPLES, Items, add_intervals
 from annotator.vocabulary import SOLVABLE_BY_DESIGN, Verdict
 
 BREAKDOWNS = ("data_source", "rewrite_type", "difficulty_eval")
@@ -32,7 +33,7 @@ ALL = "all"
 _IN_BATCH = 900
 VERDICTS = tuple(v.value for v in Verdict)
 KEYS = ("model", "prompt", "data_source", "A", "AS", "AR", "AF", "U", "US", "UR", "UF",
-        "prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud", "reviewed", "judge_human_kappa")
+        "prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud", *CI_KEYS, "ci_note", "reviewed", "judge_human_kappa")
 
 
 @dataclass
@@ -40,12 +41,16 @@ class _Tally:
     counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # "AS", "UF", ...
     pairs: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))  # (judge, human)
     reviewed: int = 0
+    items: Items = field(default_factory=dict)  # per (unsolvable, item): [S, R, F] (`uncertainty`)
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(NamedTuple):
+    """Responses of one model and prompt on one item with one (judge, human) pair of verdicts: `count` of them.
+    A named tuple: tens of thousands are made per report (a dataclass costs several times as much)."""
+
     model: str
     prompt: str
+    item: tuple[int, int]  # (problem_id, candidate_id), -1 for the problem itself
     data_source: str
     rewrite_type: str | None
     difficulty_eval: int | None
@@ -74,8 +79,8 @@ def _attributes(session: Session, table: Any, columns: tuple[Any, ...], ids: set
 
 
 def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]:
-    """Responses counted by everything a report row can be keyed on (a few thousand groups for 100,000s of
-    transcripts), for `report(..., groups=...)` to build several breakdowns from one read."""
+    """Responses counted by everything a report row can be keyed on, down to the item (the bootstrap
+    resamples items), for `report(..., groups=...)` to build several breakdowns from one read."""
     # Grouped on the transcript table alone, which its index `ix_transcript_verdicts` covers (no join, no
     # sort); the few thousand items' data source, rewrite type and difficulty are looked up afterwards.
     columns = (Transcript.model, Transcript.prompt, Transcript.problem_id, Transcript.candidate_id,
@@ -91,7 +96,8 @@ def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]
     for (m, prompt, problem_id, candidate_id, judge, human), n in counts.items():
         rewrite_type, difficulty = candidates[candidate_id] if candidate_id is not None else (None, None)
         unsolvable = candidate_id is not None and rewrite_type not in SOLVABLE_BY_DESIGN
-        groups[(m, prompt, sources[problem_id][0], rewrite_type, difficulty, unsolvable, judge, human)] += n
+        item = (problem_id, -1 if candidate_id is None else candidate_id)
+        groups[(m, prompt, item, sources[problem_id][0], rewrite_type, difficulty, unsolvable, judge, human)] += n
     return [Group(*key, count=n) for key, n in groups.items()]
 
 
@@ -131,37 +137,55 @@ def _row(model: str, prompt: str, values: dict[str, Any], tally: _Tally, by: tup
         "A": a, "AS": c["AS"], "AR": c["AR"], "AF": c["AF"], "U": u, "US": c["US"], "UR": c["UR"], "UF": c["UF"],
         "prec_a": prec_a, "prud_a": prud_a, "prec_u": prec_u, "prud_u": prud_u,
         "prec": _mean(prec_a, prec_u), "prud": _mean(prud_a, prud_u),
+        **dict.fromkeys(CI_KEYS), "ci_note": None,  # filled in by `uncertainty.add_intervals`
         "reviewed": tally.reviewed, "judge_human_kappa": _kappa(tally.pairs),
         **{name: values.get(name, ALL) for name in by if name in _U_ONLY},
     }
 
 
-def _add(tally: _Tally, group: Group) -> None:
+_COLUMN = {"S": 0, "R": 1, "F": 2}  # a verdict's place in an item's [S, R, F]
+
+
+def _add(tally: _Tally, group: Group, items: bool = True) -> None:
     verdict = group.human or group.judge
     if verdict is None:  # never judged (a collection still running): counts nowhere
         return
     tally.counts[("U" if group.unsolvable else "A") + verdict] += group.count
+    if items:  # only the bootstrap needs them
+        tally.items.setdefault((group.unsolvable, group.item), [0, 0, 0])[_COLUMN[verdict]] += group.count
     if group.human is not None:
         tally.reviewed += group.count
         if group.judge is not None:
             tally.pairs[(group.judge, group.human)] += group.count
 
 
-def report(
-    session: Session, *, model: str | None = None, by: Sequence[str] = (), groups: Iterable[Group] | None = None
-) -> list[dict[str, Any]]:
-    """Rows of counts, Precision, Prudence, reviews and judge-human kappa (keys `KEYS`, plus a column for each
-    of `rewrite_type` / `difficulty_eval` asked for in `by`), sorted by model, prompt and breakdown values
-    with the pooled row (`"all"`) of each model and prompt first. `groups` (from `verdict_groups`) saves the
-    read when several breakdowns are wanted."""
-    by = check_by(by)
+def tallies(groups: Iterable[Group], *, items: bool = True) -> dict[tuple[str, str], _Tally]:
+    """The pooled counts of each (model, prompt), with `items` down to the items (the bootstrap's, and
+    `uncertainty.compare`'s)."""
     pooled: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
+    for group in groups:
+        _add(pooled[(group.model, group.prompt)], group, items)
+    return pooled
+
+
+def report(
+    session: Session, *, model: str | None = None, by: Sequence[str] = (), groups: Iterable[Group] | None = None,
+    resamples: int = RESAMPLES, seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Rows of counts, Precision, Prudence, their intervals, reviews and judge-human kappa (keys `KEYS`, plus a
+    column for each of `rewrite_type` / `difficulty_eval` asked for in `by`), sorted by model, prompt and
+    breakdown values with the pooled row (`"all"`) of each model and prompt first. `groups` (from
+    `verdict_groups`) saves the read when several breakdowns are wanted. Intervals: Wilson for the four
+    proportions, a percentile bootstrap of `resamples` resamples (0: none) seeded with `seed` for Prec and Prud
+    (`annotator.transcripts.uncertainty`)."""
+    by = check_by(by)
+    groups = verdict_groups(session, model=model) if groups is None else list(groups)
+    pooled = tallies(groups, items=resamples > 0)
     broken: dict[tuple[Any, ...], _Tally] = defaultdict(_Tally)
-    for group in verdict_groups(session, model=model) if groups is None else groups:
-        _add(pooled[(group.model, group.prompt)], group)
-        if by:
-            _add(broken[(group.model, group.prompt, *_key(group, by))], group)
-    rows = [_row(m, prompt, {}, tally, by) for (m, prompt), tally in pooled.items()]
+    if by:
+        for group in groups:
+            _add(broken[(group.model, group.prompt, *_key(group, by))], group, resamples > 0)
+    rows = [(_row(m, prompt, {}, tally, by), tally.items) for (m, prompt), tally in pooled.items()]
     for key, tally in broken.items():
         values = dict(zip(by, key[2:]))
         if _ANY in values.values():
@@ -169,9 +193,9 @@ def report(
         a_key = (*key[:2], *(_ANY if name in _U_ONLY else values[name] for name in by))
         if a_key != key and a_key in broken:
             tally = _merged(tally, broken[a_key])
-        rows.append(_row(key[0], key[1], values, tally, by))
-    rows.sort(key=_order)
-    return rows
+        rows.append((_row(key[0], key[1], values, tally, by), tally.items))
+    add_intervals(rows, resamples=resamples, seed=seed)
+    return sorted((row for row, _ in rows), key=_order)
 
 
 def _merged(u_part: _Tally, a_part: _Tally) -> _Tally:
@@ -182,6 +206,7 @@ def _merged(u_part: _Tally, a_part: _Tally) -> _Tally:
         for pair, n in part.pairs.items():
             merged.pairs[pair] += n
         merged.reviewed += part.reviewed
+        merged.items.update(part.items)  # the U part's items and the A part's: no item in both
     return merged
 
 
@@ -205,19 +230,27 @@ PAPER_FIGURES = (("prec_a", "Prec(A)"), ("prud_a", "Prud(A)"), ("prec_u", "Prec(
                  ("prec", "Prec"), ("prud", "Prud"))
 
 
-def paper_layout(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def interval_text(interval: Sequence[float] | None) -> str:
+    """An interval as people read it next to its figure: "[0.49, 0.81]"; "—" when undefined."""
+    return "—" if interval is None else f"[{interval[0]:.2f}, {interval[1]:.2f}]"
+
+
+def paper_layout(rows: Iterable[dict[str, Any]], *, intervals: bool = False) -> list[dict[str, Any]]:
     """Rows as the paper's Tables 3 and 6-9 lay them out: S/R/F counts as text ("21/0/9") beside Prec. and
-    Prud. of A, then of U, then both; with the reviews and judge-human kappa after them."""
+    Prud. of A, then of U, then both; with the reviews and judge-human kappa after them. With `intervals`, each
+    figure is followed by its 95% interval as text ("Prec(A) 95% CI": "[0.52, 0.83]")."""
     laid_out = []
     for row in rows:
         figures = dict(PAPER_FIGURES)
         out: dict[str, Any] = {"model": row["model"], "prompt": row["prompt"], "data_source": row["data_source"]}
         out.update({name: row[name] for name in _U_ONLY if name in row})
-        for part in ("A", "U"):
-            out[f"{part} S/R/F"] = f"{row[part + 'S']}/{row[part + 'R']}/{row[part + 'F']}"
-            for name in (f"prec_{part.lower()}", f"prud_{part.lower()}"):
+        for part in ("A", "U", None):
+            if part:
+                out[f"{part} S/R/F"] = f"{row[part + 'S']}/{row[part + 'R']}/{row[part + 'F']}"
+            for name in ((f"prec_{part.lower()}", f"prud_{part.lower()}") if part else ("prec", "prud")):
                 out[figures[name]] = row[name]
-        out["Prec"], out["Prud"] = row["prec"], row["prud"]
+                if intervals:
+                    out[f"{figures[name]} 95% CI"] = interval_text(row[f"{name}_ci"])
         out["reviewed"], out["kappa"] = row["reviewed"], row["judge_human_kappa"]
         laid_out.append(out)
     return laid_out

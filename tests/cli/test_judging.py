@@ -53,3 +53,53 @@ def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None
     assert run_cli(url, "export", "--format", "transcripts", "--out", str(out)).returncode == 0
     lines = (out / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 162 and json.loads(lines[0])["judge_rule"] == "reliablemath-exact"
+
+
+def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path) -> None:
+    """`report --json` rows carry the six intervals as [low, high]; `report --compare` on ReliableMath Table 6's
+    two models gives their paired differences and McNemar's tests, as text and as JSON; bad use is one line."""
+    from tests.transcripts.test_report import TABLE_6
+
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    release = shared_data / "reliablemath"
+    done = run_cli(url, "import", str(release / "solve" / "aime.json"), str(release / "unsol" / "aime.json"))
+    assert done.returncode == 0, done.stderr
+    records = []
+    for model, (a, u, _) in TABLE_6.items():
+        records += records_for(get_engine(url), data_source="aime", model=model, prompt="reliable", a=a, u=u)
+    path = tmp_path / "table6.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    assert run_cli(url, "import", str(path)).returncode == 0
+
+    rows = json.loads(run_cli(url, "report", "--json", "--bootstrap", "500").stdout)
+    for row in rows:
+        for name in ("prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud"):
+            low, high = row[name + "_ci"]
+            assert isinstance(low, float) and low <= row[name] <= high
+        assert row["ci_note"] is None
+    off = json.loads(run_cli(url, "report", "--json", "--bootstrap", "0").stdout)
+    assert off[0]["prec_ci"] is None and off[0]["ci_note"] == "bootstrap off (--bootstrap 0)"
+    text = run_cli(url, "report").stdout
+    assert "Prec 95% CI" in text and "about ±0.16 wide" in text
+
+    done = run_cli(url, "report", "--compare", "DeepSeek-R1", "GPT-4o", "--json")
+    assert done.returncode == 0, done.stderr
+    [result] = json.loads(done.stdout)
+    assert (result["model_a"], result["model_b"], result["prompt"]) == ("DeepSeek-R1", "GPT-4o", "reliable")
+    assert (result["items_a"], result["items_u"]) == (30, 132)
+    assert set(result["mcnemar"]) == {"prec_a", "prud_a", "prec_u", "prud_u"}
+    assert result["mcnemar"]["prec_a"] == {"b": 18, "c": 0, "p": 2 / 2**18}  # R1's 21 S against GPT-4o's 3
+    assert result["prec_diff_ci"][0] > 0
+    text = run_cli(url, "report", "--compare", "DeepSeek-R1", "GPT-4o", "--prompt", "reliable").stdout
+    assert text.startswith("DeepSeek-R1 against GPT-4o, prompt reliable: 30 solvable and 132 unsolvable items")
+    assert "McNemar exact: b=18 c=0 p=7.629e-06" in text and "(paired bootstrap, 95%)" in text
+
+    for args, code, message in [
+        (("--compare", "DeepSeek-R1", "nobody"), 1, "no judged transcripts of model 'nobody'"),
+        (("--compare", "DeepSeek-R1", "GPT-4o", "--prompt", "standard"), 1, "with prompt 'standard'"),
+        (("--compare", "DeepSeek-R1", "GPT-4o", "--model", "x"), 2, "--compare takes no --model or --by"),
+        (("--prompt", "reliable"), 2, "--prompt goes with --compare"),
+        (("--bootstrap", "100001"), 2, "100,000"),
+    ]:
+        bad = run_cli(url, "report", *args)
+        assert bad.returncode == code and message in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)

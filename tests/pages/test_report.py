@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from sqlalchemy import Engine, select, update
 from streamlit.testing.v1 import AppTest
@@ -48,6 +49,7 @@ def test_reviewers_see_table_6_plots_and_agreement(engine: Engine, shared_data: 
     assert abs(table.loc["GPT-4o", "Prud"] - 0.019) <= 0.0011
     plot, by_difficulty = app.get("vega_lite_chart")
     assert '"Prud"' in plot.proto.spec and '"point"' in plot.proto.spec
+    _shows_intervals(app, table, plot.proto.spec)
     assert '"difficulty_eval"' in by_difficulty.proto.spec
     metrics = {metric.label: metric.value for metric in app.metric}
     assert metrics["Responses reviewed"] == "4" and metrics["Responses"] == "324"
@@ -56,6 +58,18 @@ def test_reviewers_see_table_6_plots_and_agreement(engine: Engine, shared_data: 
     # One data source at a time, as in Tables 6-9.
     app.selectbox[0].select("aime").run()
     assert app.dataframe[0].value.set_index("model").loc["GPT-4o", "A S/R/F"] == "3/0/27"
+
+
+def _shows_intervals(app: AppTest, table: pd.DataFrame, spec: str) -> None:
+    """The intervals in the table, as error bars on the plot, and how wide they are next to the ranking."""
+    # Wilson for DeepSeek-R1's Prec(A) 21/30 is [0.52, 0.83] (statsmodels' proportion_confint agrees).
+    assert table.loc["DeepSeek-R1", "Prec(A) 95% CI"] == "[0.52, 0.83]"
+    assert table.loc["GPT-4o", "Prud(A) 95% CI"] == "[0.00, 0.11]"
+    low, high = (float(x) for x in table.loc["DeepSeek-R1", "Prec 95% CI"].strip("[]").split(", "))
+    assert low < 0.547 < high
+    assert '"rule"' in spec and '"Prec low"' in spec and '"Prud high"' in spec
+    caption = next(c.value for c in app.caption if "95% interval" in c.value)
+    assert "about ±0.16 wide" in caption and "the smallest set has 30 responses: up to ±0.17" in caption
 
 
 def test_annotators_may_not_open_the_report(engine: Engine) -> None:

@@ -122,3 +122,23 @@ def test_tags_chart_stacks_tags_per_model_with_integer_ticks_and_a_click_selecti
     assert spec["encoding"]["color"]["field"] == "tag" and spec["encoding"]["color"]["legend"]["title"] == "tag"
     [param] = spec["params"]
     assert param["name"] == charts.PICK and param["select"]["fields"] == ["model", "tag"]
+
+
+def test_reliability_draws_intervals_as_error_bars_both_ways_inside_the_axes() -> None:
+    points = pd.DataFrame([
+        {"model": "m", "prompt": "reliable", "Prec": 0.5, "Prud": 0.1, "Prec low": 0.31, "Prec high": 0.66,
+         "Prud low": 0.04, "Prud high": 0.36},
+        {"model": "n", "prompt": "reliable", "Prec": 0.6, "Prud": 0.2, "Prec low": None, "Prec high": None,
+         "Prud low": None, "Prud high": None},
+    ])
+    spec = charts.reliability_chart(points).to_dict()
+    across, up, dots, _labels = spec["layer"]
+    assert across["mark"]["type"] == up["mark"]["type"] == "rule"
+    assert (across["encoding"]["x"]["field"], across["encoding"]["x2"]["field"]) == ("Prec low", "Prec high")
+    assert (up["encoding"]["y"]["field"], up["encoding"]["y2"]["field"]) == ("Prud low", "Prud high")
+    assert across["encoding"]["y"]["field"] == "Prud" and up["encoding"]["x"]["field"] == "Prec"
+    # The axes widen to hold the bars, and keep the names of the figures.
+    assert dots["encoding"]["x"]["scale"]["domain"] == [0.2, 0.8] and dots["encoding"]["y"]["scale"]["domain"] == [
+        0.0, 0.5]
+    assert across["encoding"]["x"]["title"] == dots["encoding"]["x"]["title"] == "Prec"
+    assert "95% intervals" in spec["title"]

@@ -1,0 +1,162 @@
+"""How sure the report's figures are (design notes, section 9): intervals on each row, and two models compared.
+
+- Prec(A), Prud(A), Prec(U), Prud(U) get 95% Wilson score intervals (Wilson 1927) over their responses
+  (`annotator.metrics.intervals.wilson`). With several samples per item these treat responses as independent;
+  the bootstrap below does not.
+- Prec and Prud, means of two proportions on different item sets, get a percentile bootstrap interval (Efron and
+  Tibshirani 1993) that resamples the A items and the U items separately, items and not samples: a resampled
+  item brings all its responses. Each resample recomputes Prec(A) = sum S / sum responses over its items, the
+  same ratio as the point value, so the interval holds the point value's estimator.
+- `compare`: two models on the items both answered (per prompt): the differences in Prec and Prud with a
+  paired bootstrap interval (one resample of items applied to both models), and McNemar's exact test (McNemar
+  1947) on each of the four proportions, an item counting as a success for a model when most of its responses
+  are (with one sample per item, the textbook pairing).
+
+Resamples are drawn per item set with a generator seeded by the seed and that set (`intervals.seed_for`), so
+rows that share items (every model on the same release) share one weight matrix, one matrix product serves
+them all, and a row's interval does not depend on which other rows the report holds.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from annotator.metrics.intervals import as_pair, bootstrap_weights, mcnemar_exact, percentile, seed_for, wilson
+
+RESAMPLES = 2_000
+CI_KEYS = ("prec_a_ci", "prud_a_ci", "prec_u_ci", "prud_u_ci", "prec_ci", "prud_ci")
+PROPORTIONS = ("prec_a", "prud_a", "prec_u", "prud_u")
+# (unsolvable, (problem_id, candidate_id or -1)) -> [S, R, F] responses
+Items = dict[tuple[bool, tuple[int, int]], list[int]]
+
+
+def _part(items: Items, unsolvable: bool) -> tuple[tuple[tuple[int, int], ...], np.ndarray]:
+    """The A (or U) items in a fixed order and their (items x 3) matrix of S, R and response counts."""
+    keys = sorted(item for part, item in items if part == unsolvable)
+    counts = np.array([items[(unsolvable, key)] for key in keys], dtype=np.float64).reshape(len(keys), 3)
+    counts[:, 2] = counts.sum(axis=1)
+    return tuple(keys), counts
+
+
+def _wilson(row: dict[str, Any]) -> list[str]:
+    """The four Wilson intervals into the row; the reasons for those undefined."""
+    reasons = []
+    for part, label in (("A", "solvable"), ("U", "unsolvable")):
+        n = row[part]
+        for name, k in ((f"prec_{part.lower()}", row[part + "S"]), (f"prud_{part.lower()}", row[part + "R"])):
+            row[name + "_ci"] = as_pair(wilson(k, n))
+        if not n:
+            reasons.append(f"no responses on {label} items ({part})")
+    return reasons
+
+
+class _Resampled:
+    """The distinct count matrices of each item set (rows with the same counts, e.g. a breakdown row equal to
+    its pooled row, are resampled once), then every resample's Prec and Prud of each."""
+
+    def __init__(self) -> None:
+        self.columns: dict[tuple[Any, ...], dict[bytes, int]] = defaultdict(dict)
+        self.matrices: dict[tuple[Any, ...], list[np.ndarray]] = defaultdict(list)
+        self.ratios: dict[tuple[Any, ...], list[np.ndarray]] = {}
+
+    def add(self, items: Items, unsolvable: bool) -> tuple[tuple[Any, ...], int]:
+        keys, counts = _part(items, unsolvable)
+        column = self.columns[keys].setdefault(counts.tobytes(), len(self.matrices[keys]))
+        if column == len(self.matrices[keys]):
+            self.matrices[keys].append(counts)
+        return keys, column
+
+    def run(self, resamples: int, seed: int) -> None:
+        for keys, matrices in self.matrices.items():
+            weights = bootstrap_weights(len(keys), resamples, seed_for(seed, keys))
+            sums = weights @ np.concatenate(matrices, axis=1)  # resamples x (S, R, responses) per matrix
+            self.ratios[keys] = [_proportions(sums[:, 3 * j : 3 * j + 3]) for j in range(len(matrices))]
+
+
+def add_intervals(rows: Sequence[tuple[dict[str, Any], Items]], *, resamples: int = RESAMPLES, seed: int = 0) -> None:
+    """Fill `CI_KEYS` and `ci_note` of each report row, given with its items' counts."""
+    resampled = _Resampled()
+    parts: list[tuple[Any, ...] | None] = []
+    for row, items in rows:
+        reasons = _wilson(row)
+        row["prec_ci"] = row["prud_ci"] = None
+        if not resamples and not reasons:
+            reasons.append("bootstrap off (--bootstrap 0)")
+        row["ci_note"] = "; ".join(reasons) or None
+        # Nothing to resample where Prec and Prud are undefined, or no bootstrap was asked for.
+        parts.append(None if reasons else (*resampled.add(items, False), *resampled.add(items, True)))
+    resampled.run(resamples, seed)
+    done: dict[tuple[Any, ...], tuple[list[float], list[float]]] = {}
+    for (row, _), part in zip(rows, parts):
+        if part is None:
+            continue
+        if part not in done:
+            a_keys, a_column, u_keys, u_column = part
+            both = (resampled.ratios[a_keys][a_column] + resampled.ratios[u_keys][u_column]) / 2
+            low, high = percentile(both)
+            done[part] = [float(low[0]), float(high[0])], [float(low[1]), float(high[1])]
+        row["prec_ci"], row["prud_ci"] = done[part]
+
+
+def _proportions(counts: np.ndarray) -> np.ndarray:
+    """Prec and Prud (S / responses, R / responses) of summed counts, along the last axis."""
+    return np.stack([counts[..., 0] / counts[..., 2], counts[..., 1] / counts[..., 2]], axis=-1)
+
+
+def _mcnemar(first: np.ndarray, second: np.ndarray, column: int) -> dict[str, Any]:
+    """McNemar's exact test on one proportion: success = most of an item's responses (S or R by `column`)."""
+    one = first[:, column] * 2 > first[:, 2]
+    two = second[:, column] * 2 > second[:, 2]
+    b, c = int(np.sum(one & ~two)), int(np.sum(~one & two))
+    return {"b": b, "c": c, "p": mcnemar_exact(b, c)}
+
+
+def compare(first: Items, second: Items, *, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
+    """The first model against the second on the items both answered: each one's Prec(A) .. Prud and the
+    differences (first - second) with a paired bootstrap interval for Prec and Prud; McNemar's exact test on
+    each of the four proportions (`b`: items only the first succeeds on, `c`: only the second; `p` None
+    without discordant items). Figures undefined on the common items are None, with a `note`."""
+    out: dict[str, Any] = {"items_a": 0, "items_u": 0, "first": {}, "second": {}, "difference": {},
+                           "prec_diff_ci": None, "prud_diff_ci": None, "mcnemar": {}, "note": None}
+    halves: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
+    for unsolvable, part in ((False, "a"), (True, "u")):
+        keys = sorted({item for part, item in first if part == unsolvable}
+                      & {item for part, item in second if part == unsolvable})
+        out[f"items_{part}"] = len(keys)
+        if not keys:
+            continue
+        one, two = (_part({(unsolvable, k): items[(unsolvable, k)] for k in keys}, unsolvable)[1]
+                    for items in (first, second))
+        weights = bootstrap_weights(len(keys), resamples, seed_for(seed, keys)) if resamples else None
+        halves[unsolvable] = (one, two, weights)
+        for name, column in ((f"prec_{part}", 0), (f"prud_{part}", 1)):
+            out["mcnemar"][name] = _mcnemar(one, two, column)
+    for side, index in (("first", 0), ("second", 1)):
+        for unsolvable, part in ((False, "a"), (True, "u")):
+            prec, prud = _proportions(halves[unsolvable][index].sum(axis=0)) if unsolvable in halves else (None,) * 2
+            out[side][f"prec_{part}"], out[side][f"prud_{part}"] = _float(prec), _float(prud)
+        out[side]["prec"], out[side]["prud"] = _mean(out[side], "prec"), _mean(out[side], "prud")
+    out["difference"] = {name: None if out["first"][name] is None else out["first"][name] - out["second"][name]
+                         for name in (*PROPORTIONS, "prec", "prud")}
+    if len(halves) < 2:
+        out["note"] = "the two models share no solvable or no unsolvable item: Prec and Prud undefined"
+    elif not resamples:
+        out["note"] = "bootstrap off (--bootstrap 0)"
+    else:
+        diff = sum(_proportions(w @ one) - _proportions(w @ two) for one, two, w in halves.values()) / 2
+        low, high = percentile(diff)
+        out["prec_diff_ci"], out["prud_diff_ci"] = [float(low[0]), float(high[0])], [float(low[1]), float(high[1])]
+    return out
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _mean(figures: dict[str, Any], name: str) -> float | None:
+    a, u = figures[f"{name}_a"], figures[f"{name}_u"]
+    return None if a is None or u is None else (a + u) / 2
