@@ -59,6 +59,7 @@ def _claim(engine: Engine, run_id: int) -> _Claimed:
                            cancel_requested=run.cancel_requested)
         if 1 in options.steps:
             claimed.problems = select_problems(session, options)
+            run.problems_total = len(claimed.problems)  # the page shows progress from the claim on
     return claimed
 
 
