@@ -55,10 +55,9 @@ def test_evaluate_shows_progress_within_seconds_of_start(app: RunningApp, browse
             page.get_by_text("Run 1: log (its last lines)").wait_for()
             page.locator("[data-testid=stCode]").get_by_text(re.compile(r"1/\d+ responses done")).wait_for()
             server.release()
-            page.get_by_text(re.compile(r"run 1: succeeded; (\d+)/\1 responses")).wait_for(timeout=60_000)
-            page.get_by_text("Run 1 started.").wait_for(state="detached")
-            table = page.locator("[data-testid=stDataFrame]").first
-            assert table.is_visible()
+            # Once the run has ended the banner goes; the log (folded away now) ends with the run's summary.
+            page.get_by_text("Run 1 started.").wait_for(state="detached", timeout=60_000)
+            page.get_by_text(re.compile(r"run 1: succeeded; (\d+)/\1 responses")).wait_for(state="attached")
         finally:
             server.release()
             page.close()
