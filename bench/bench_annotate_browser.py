@@ -42,7 +42,7 @@ from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, 
 from annotator.queue import set_labels_per_candidate  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402
 
-PASSWORD = "bench-password-long"
+PASSWORD = "quiet harbour lantern"
 OTHER_ANNOTATORS = 20
 KEYS = ("1", "2", "0")
 BATCH = 5000

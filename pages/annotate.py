@@ -3,7 +3,8 @@
 `1` unsolvable and simple, `2` unsolvable and hard, `0` not acceptable, `S` skip, `B` back. Each decision
 runs in a button callback, before the page is drawn again: the label, its event, the next candidate and its
 claim are one transaction, committed before the next candidate shows. Nothing else touches the database on
-a rerun (the overall progress figure is cached for a few seconds).
+a rerun (the progress bars move with each decision and are counted again only now and then:
+`ui.queue_progress`).
 """
 
 import time
@@ -16,13 +17,13 @@ from annotator import queue
 from annotator.db import read_session
 from annotator.vocabulary import BACK_KEY, SKIP_KEY, label_name
 from ui import guard
+from ui import queue_progress as _progress
 from ui import view as _view
 from ui.keys import keyboard
 from ui.markdown import escape_markdown
 from ui.ready import is_ready, wait_for_buttons
 from ui.writes import page_write, saves
 
-PROGRESS_TTL_SECONDS = 15
 WORKSPACE = "annotate"
 ALL = "(all)"
 HERE = Path(__file__).resolve().parent
@@ -40,12 +41,6 @@ def _filter_options(url: str) -> dict[str, list[str]]:
         return queue.filter_options(session)
 
 
-@st.cache_data(ttl=PROGRESS_TTL_SECONDS, show_spinner=False)
-def _overall(url: str, data_source: str | None, rewrite_type: str | None) -> dict[str, int]:
-    with read_session(engine) as session:
-        return queue.overall_progress(session, data_source=data_source, rewrite_type=rewrite_type)
-
-
 def _filters() -> dict[str, str | None]:
     source = st.session_state.get("queue_data_source", ALL)
     rewrite = st.session_state.get("queue_rewrite_type", ALL)
@@ -58,7 +53,6 @@ def _show(session: Any, candidate_id: int | None, mode: str) -> None:
     state["view"] = view
     state["mode"] = mode if view is not None else "queue"
     state["shown_at"] = time.monotonic()
-    state["mine"] = queue.my_label_count(session, annotator_id=user.id)
     mine = (view or {}).get("my_label") or {}
     st.session_state["comment"] = mine.get("comment") or ""
 
@@ -103,6 +97,7 @@ def _decide(human_check: int, difficulty_eval: int | None) -> None:
             comment=(st.session_state.get("comment") or "").strip() or None,
             seconds_spent=round(spent, 3),
         )
+        _progress.decided(session, candidate_id=view["id"], first_label=view.get("my_label") is None)
         following = None
         if state["mode"] == "review":
             following = queue.next_labelled(session, annotator_id=user.id, after_candidate_id=view["id"])
@@ -181,8 +176,8 @@ def workspace() -> None:
 
     A fragment: a keypress reruns only this function, not app.py, the navigation and the sidebar (p50 63
     -> 46 ms per keypress, see BENCHMARKS.md). Kept to few elements, each at the same place on every rerun:
-    one heading, one row of buttons (same keys every time, so they are not remounted), one status line, the
-    comment, the two questions, one block of fields, and the sections the annotator chose to keep open.
+    one heading, one row of buttons (same keys every time, so they are not remounted), two progress bars, one
+    status line, the comment, the two questions, one block of fields, and the sections the annotator chose to keep open.
     """
     if not _signed_in():
         st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
@@ -203,12 +198,8 @@ def workspace() -> None:
         st.button("Skip", key="skip", shortcut=SKIP_KEY, on_click=_skip, disabled=view is None, width="stretch")
         st.button("Back", key="back", shortcut=BACK_KEY, on_click=_back, width="stretch")
 
-    overall = _overall(str(engine.url), **_filters())
-    status = [
-        f"**Mine:** {state['mine']} labels",
-        f"**All:** {overall['done']} of {overall['total']} candidates have {overall['labels_per_candidate']} "
-        "label(s)",
-    ]
+    _progress.show(engine, annotator_id=user.id, filters=_filters())
+    status: list[str] = []
     mine = (view or {}).get("my_label")
     if view is not None and state["mode"] == "review" and mine:
         name = label_name(mine["human_check"], mine["difficulty_eval"], rewrite_type)

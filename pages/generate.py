@@ -15,7 +15,7 @@ from annotator.pipeline import (
 )
 from annotator.store import data_sources
 from annotator.vocabulary import Role, RunKind
-from ui import guard
+from ui import filtered, guard
 from ui import runs as runs_view
 
 st.title("Generate candidates")
@@ -71,4 +71,5 @@ def _create(session: Session) -> int:
 runs_view.start(engine, user=user, submitted=submitted, create=_create)
 
 st.subheader("Runs")
-runs_view.show_runs(engine, user, kind=RunKind.generate, describe=describe_run, unit="problems")
+runs_view.show_runs(engine, user, kind=RunKind.generate, describe=describe_run, unit="problems",
+                    details=filtered.show)

@@ -1,5 +1,8 @@
 """Starting and watching background runs of one kind on a page (Generate, Evaluate): the Start run button,
-progress, cancel, stale runs, the table.
+progress, cancel, stale runs, the table, the latest run's log and (through `details`) what only its kind shows.
+
+The runs panel is a fragment that reads the runs again every 2 s; the "Run N started" banner is drawn there, so
+that it goes once run N has ended (its outcome is in the table).
 
 Every button changes data and re-checks that the user is an admin. The Start run button is drawn disabled in
 the run its press causes, and a second press that still arrives (a double click sent before the disabled button
@@ -22,7 +25,7 @@ from annotator import auth, runs
 from annotator.db import DatabaseBusy, read_session
 from annotator.llm import LLMConfigError
 from annotator.models import Run
-from annotator.vocabulary import Role, RunKind
+from annotator.vocabulary import Role, RunKind, RunStatus
 from ui import guard
 from ui.markdown import escape_markdown
 from ui.writes import busy_message, page_write, reported, signed_out
@@ -32,7 +35,8 @@ _STARTED = "run_started"  # session state: the run this session started last, an
 # A second press this soon after a start that made the run it collides with is the same press (a double click
 # sent before the disabled button reached the browser): it says the run started. Later, it is refused.
 _SAME_PRESS_SECONDS = 3.0
-_OUTCOME = "run_outcome"  # session state: what the last press gave, shown until the next press
+_OUTCOME = "run_outcome"  # session state: what the last press gave (succeeded, message, run id or None)
+LOG_BYTES = 8000  # how much of the end of a run's log the page shows
 
 
 def _pressed() -> None:
@@ -52,8 +56,9 @@ def start_button() -> bool:
 
 def start(engine: Engine, *, user: auth.User, submitted: bool, create: Callable[[Session], int]) -> None:
     """Handle a press of Start run: `create` makes the queued run in a page write (raising RunError,
-    LLMConfigError or ValueError with a message), then its process is started; the outcome shows (until the
-    next press) after a rerun that enables the button again.
+    LLMConfigError or ValueError with a message), then its process is started; the outcome shows after a
+    rerun that enables the button again, in `show_runs`: a refusal until the next press, "Run N started"
+    while run N is queued or running.
     """
     if submitted and guard.permitted(Role.admin):  # starting a run changes data: checked against the database
         try:
@@ -64,27 +69,38 @@ def start(engine: Engine, *, user: auth.User, submitted: bool, create: Callable[
             st.session_state[_STARTING] = False
         st.rerun()
     st.session_state[_STARTING] = False
-    if outcome := st.session_state.get(_OUTCOME):
-        succeeded, message = outcome
-        (st.success if succeeded else st.error)(escape_markdown(message))
 
 
-def _started(engine: Engine, *, user: auth.User, create: Callable[[Session], int]) -> tuple[bool, str]:
-    """Create and start the run; (started, what to say)."""
+def _started(engine: Engine, *, user: auth.User, create: Callable[[Session], int]) -> tuple[bool, str, int | None]:
+    """Create and start the run; (started, what to say, the run)."""
     try:
         with page_write(engine, user=user, roles=(Role.admin,)) as session:
             run_id = create(session)
     except DatabaseBusy:
-        return False, busy_message("run")
+        return False, busy_message("run"), None
     except runs.DuplicateRunError as exc:
         started, when = st.session_state.get(_STARTED, (None, 0.0))
         mine = exc.run_id == started and time.monotonic() - when < _SAME_PRESS_SECONDS
-        return (True, f"Run {exc.run_id} started.") if mine else (False, str(exc))
+        return (True, f"Run {exc.run_id} started.", exc.run_id) if mine else (False, str(exc), None)
     except (runs.RunError, LLMConfigError, ValueError) as exc:
-        return False, str(exc)
+        return False, str(exc), None
     runs.start_background(engine, run_id=run_id)
     st.session_state[_STARTED] = (run_id, time.monotonic())
-    return True, f"Run {run_id} started."
+    return True, f"Run {run_id} started.", run_id
+
+
+def _show_outcome(recent: list[Run]) -> None:
+    """The last press's outcome: a refusal until the next press; "Run N started" until run N has ended."""
+    outcome = st.session_state.get(_OUTCOME)
+    if not outcome:
+        return
+    succeeded, message, run_id = outcome
+    if succeeded:
+        run = next((r for r in recent if r.id == run_id), None)
+        if run is None or not runs.is_active(run):
+            st.session_state.pop(_OUTCOME, None)
+            return
+    (st.success if succeeded else st.error)(escape_markdown(message))
 
 
 def _messages() -> dict[str, Any]:
@@ -103,9 +119,13 @@ def _mark_failed(engine: Engine, user: auth.User, run_id: int) -> None:
 
 def _show_active(engine: Engine, run: Run, unit: str, user: auth.User) -> None:
     total = max(run.problems_total, 1)
-    st.progress(run.problems_done / total, text=f"Run {run.id}: {run.status}, "
-                f"{run.problems_done}/{run.problems_total} {unit}, {run.requests} requests, "
-                f"{run.cache_hits} cache hits, {run.failures} failures")
+    # Our words and the run's numbers only.
+    if run.status == RunStatus.queued:
+        label = f"Run {run.id}: starting (its process is loading)"
+    else:  # the process writes its total as soon as it has claimed the run and counted its work
+        label = (f"Run {run.id}: {run.status}, {run.problems_done} of {run.problems_total} {unit} done, "
+                f"{run.requests} requests sent, {run.cache_hits} answered from cache, {run.failures} failed")
+    st.progress(run.problems_done / total, text=label)
     if run.cancel_requested:
         st.caption(f"Run {run.id}: cancelling...")
     else:
@@ -119,11 +139,20 @@ def _show_stale(engine: Engine, run: Run, reason: str, user: auth.User) -> None:
               args=(engine, user, run.id))
 
 
+def _show_log(engine: Engine, run: Run) -> None:
+    """The end of the run's log (its process's output), as text; open while the run is at work."""
+    tail = runs.log_tail(engine, run_id=run.id or 0, max_bytes=LOG_BYTES)
+    if tail is None:
+        return
+    with st.expander(f"Run {run.id}: log (its last lines)", expanded=runs.is_active(run)):
+        st.code(tail or "(nothing written yet)", language=None, wrap_lines=True)
+
+
 def show_runs(engine: Engine, user: auth.User, *, kind: RunKind, describe: Callable[[Run], dict[str, Any]],
-              unit: str) -> None:
+              unit: str, details: Callable[[Engine, Run], None] | None = None) -> None:
     """The newest runs of `kind`, refreshed every 2 s: each active run's progress (`unit`s done) with a cancel
     button, stale runs with a button to mark them failed, a table (`describe` gives a row), the latest run's
-    failed items and message."""
+    failed items, message, what only its kind shows (`details`) and its log."""
 
     @st.fragment(run_every=2)
     def fragment() -> None:
@@ -131,6 +160,7 @@ def show_runs(engine: Engine, user: auth.User, *, kind: RunKind, describe: Calla
             st.warning(message)
         with read_session(engine) as session:
             recent = runs.recent_runs(session, kind=kind, limit=20)
+        _show_outcome(recent)
         if not recent:
             st.info("No runs yet.")
             return
@@ -147,5 +177,8 @@ def show_runs(engine: Engine, user: auth.User, *, kind: RunKind, describe: Calla
                 st.dataframe(pd.DataFrame(latest.errors), hide_index=True, width="stretch")
         if latest.message:
             st.text(f"Run {latest.id}: {latest.message}")
+        if details is not None:
+            details(engine, latest)
+        _show_log(engine, latest)
 
     fragment()

@@ -50,4 +50,4 @@ RunId = Annotated[
         help="Execute this queued run (created by the app) with its stored options.", **bounded(limits.RUN_ID)
     ),
 ]
-Progress = Annotated[bool, typer.Option(help="Show a progress bar.")]
+Progress = Annotated[bool, typer.Option(help="Show a progress bar (without: a line now and then, for a log).")]

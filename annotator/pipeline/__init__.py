@@ -9,13 +9,13 @@ itself (queued, running, cancelled, stale) is `annotator.runs`.
 
 from annotator.pipeline.generate import create_run, describe_run, execute_run, run_generation
 from annotator.pipeline.options import GenerateOptions
-from annotator.pipeline.persistence import GENERATOR
+from annotator.pipeline.persistence import GENERATOR, filtered_examples
 from annotator.pipeline.progress import RunSummary
 from annotator.pipeline.prompts import DEFAULT_VERSION, PromptError, PromptSet, available_versions, load_prompts
 from annotator.runs import RunError, request_cancel
 
 __all__ = [
     "DEFAULT_VERSION", "GENERATOR", "GenerateOptions", "PromptError", "PromptSet", "RunError", "RunSummary",
-    "available_versions", "create_run", "describe_run", "execute_run", "load_prompts", "request_cancel",
-    "run_generation",
+    "available_versions", "create_run", "describe_run", "execute_run", "filtered_examples", "load_prompts",
+    "request_cancel", "run_generation",
 ]

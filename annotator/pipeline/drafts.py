@@ -8,6 +8,15 @@ from typing import Any
 from annotator.pipeline import parsing
 from annotator.vocabulary import CandidateStatus, DataId
 
+# Why a candidate was filtered, in the users' words (recorded as `llm_outputs["filtered_because"]`; several
+# failed checks are joined with FILTER_REASON_JOIN).
+REWRITE_UNREADABLE = "rewrite unreadable (M_R)"
+NOT_ONE_CONDITION = "not exactly one key condition changed (M_I)"
+VERIFICATION_UNREADABLE = "verification unreadable (M_I)"
+STILL_SOLVABLE = "still solvable (M_R)"
+UNSOLVABLE_UNREADABLE = "unsolvability verdict unreadable (M_R)"
+FILTER_REASON_JOIN = "; "
+
 
 @dataclass(frozen=True)
 class ProblemInput:
@@ -39,6 +48,17 @@ class Draft:
     @property
     def data_id(self) -> str:
         return self.problem.data_id(self.rewrite_type, self.k)
+
+    def filter(self, *reasons: str) -> None:
+        """Keep the candidate out of the queue, recording why (`REWRITE_UNREADABLE`, ...)."""
+        self.status = CandidateStatus.filtered
+        self.outputs["filtered_because"] = FILTER_REASON_JOIN.join(reasons)
+
+    @property
+    def filtered_because(self) -> str | None:
+        if self.status != CandidateStatus.filtered:
+            return None
+        return self.outputs.get("filtered_because") or "reason not recorded"
 
     def unparseable(self, step: str, error: parsing.ParseError) -> None:
         self.outputs.setdefault("parse_errors", []).append({"step": step, "error": str(error)})

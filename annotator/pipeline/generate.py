@@ -59,6 +59,7 @@ def _claim(engine: Engine, run_id: int) -> _Claimed:
                            cancel_requested=run.cancel_requested)
         if 1 in options.steps:
             claimed.problems = select_problems(session, options)
+            run.problems_total = len(claimed.problems)  # the page shows progress from the claim on
     return claimed
 
 
@@ -139,7 +140,8 @@ def describe_run(run: Run) -> dict[str, Any]:
     """One row of the Generate page's runs table: what every run shows, with a generate run's own columns."""
     models = run.models or {}
     row = {
-        **runs.describe(run), "candidates": run.candidates_written, "filtered": run.candidates_filtered,
+        **runs.describe(run, items="problems"), "candidates written": run.candidates_written,
+        "candidates filtered": run.candidates_filtered,
         "M_I": (models.get(EXTRACT) or {}).get("model"), "M_R": (models.get(REWRITE) or {}).get("model"),
         "steps": run.steps,
     }
@@ -147,6 +149,7 @@ def describe_run(run: Run) -> dict[str, Any]:
 
 
 _COLUMNS = (
-    "run", "status", "problems", "candidates", "filtered", "requests", "cache hits", "retries", "failures",
-    "unparseable", "tokens in/out", "M_I", "M_R", "prompts", "steps", "by", "started", "finished",
+    "run", "status", "problems done / total", "candidates written", "candidates filtered", runs.REQUESTS_SENT,
+    runs.FROM_CACHE, runs.RETRIES, runs.FAILED, runs.UNREADABLE, runs.TOKENS, "M_I", "M_R", "prompts", "steps",
+    "by", "started", "finished",
 )

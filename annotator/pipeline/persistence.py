@@ -23,6 +23,7 @@ from annotator.models import Candidate, Problem, utcnow
 from annotator.pipeline.drafts import Draft, ProblemInput
 from annotator.pipeline.options import GenerateOptions
 from annotator.pipeline.prompts import PromptSet
+from annotator.vocabulary import CandidateStatus
 
 GENERATOR = "reliablemath-pipeline"
 
@@ -151,3 +152,23 @@ def store_drafts(
             update(table).where(table.c.data_id == bindparam("b_data_id"), table.c.label_count == 0), updates
         )
     return len(drafts)
+
+
+def filtered_examples(session: Session, *, data_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """The filtered candidates among `data_ids` as the Generate page opens them: the rewrite, why it was
+    filtered, and what the models answered in the steps that decided it (their raw text)."""
+    rows = session.execute(
+        select(Candidate.data_id, Candidate.extracted_condition, Candidate.rewritten_question, Candidate.llm_outputs)
+        .where(Candidate.data_id.in_(list(data_ids)), Candidate.status == CandidateStatus.filtered)
+        .order_by(Candidate.id)
+    )
+    examples = []
+    for row in rows:
+        outputs = row.llm_outputs or {}
+        answers = {step: (outputs.get(step) or {}).get("content") for step in ("rewrite", "verification", "unsolvable")}
+        examples.append({
+            "data_id": row.data_id, "filtered_because": outputs.get("filtered_because") or "reason not recorded",
+            "extracted_condition": row.extracted_condition, "rewritten_question": row.rewritten_question,
+            "answers": {step: text for step, text in answers.items() if text is not None},
+        })
+    return examples

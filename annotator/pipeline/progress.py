@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from annotator.pipeline.drafts import ProblemInput
+from annotator.pipeline.drafts import Draft, ProblemInput
 from annotator.pipeline.steps import ItemFailed, Unparseable
 from annotator.runs import RunProgress, Summary
 from annotator.vocabulary import RunStatus
+
+FILTER_EXAMPLES = 3  # data_ids kept per reason a candidate was filtered
 
 
 @dataclass
@@ -42,6 +44,7 @@ class GenerateProgress(RunProgress):
         self.skipped = 0  # existing candidates the run must not touch (event loop)
         self.unparseable_problems = 0
         self.unparseable_answers = 0
+        self.filtered_reasons: dict[str, dict[str, Any]] = {}  # reason -> {"count", "examples": data_ids}
 
     @property
     def unparseable(self) -> int:
@@ -50,8 +53,20 @@ class GenerateProgress(RunProgress):
     def kind_values(self) -> dict[str, Any]:
         return {
             "candidates_written": self.written, "candidates_filtered": self.filtered,
-            "counters": {"candidates_unchanged": self.unchanged, "candidates_skipped": self.skipped},
+            "counters": {"candidates_unchanged": self.unchanged, "candidates_skipped": self.skipped,
+                         "filtered_reasons": self.filtered_reasons},
         }
+
+    def produced(self, draft: Draft) -> None:
+        """Count a candidate the run produced (written or unchanged): filtered, and why, with a few examples."""
+        reason = draft.filtered_because
+        if reason is None:
+            return
+        self.filtered += 1
+        entry = self.filtered_reasons.setdefault(reason, {"count": 0, "examples": []})
+        entry["count"] += 1
+        if len(entry["examples"]) < FILTER_EXAMPLES:
+            entry["examples"].append(draft.data_id)
 
     def item_failed(self, problem: ProblemInput, failed: ItemFailed) -> None:
         self.failures += 1

@@ -19,7 +19,16 @@ from typing import Any, Protocol
 
 from annotator.llm import Completion, LLMCallFailed, Messages
 from annotator.pipeline import parsing
-from annotator.pipeline.drafts import Draft, ProblemInput, answer_text
+from annotator.pipeline.drafts import (
+    NOT_ONE_CONDITION,
+    REWRITE_UNREADABLE,
+    STILL_SOLVABLE,
+    UNSOLVABLE_UNREADABLE,
+    VERIFICATION_UNREADABLE,
+    Draft,
+    ProblemInput,
+    answer_text,
+)
 from annotator.pipeline.options import EXTRACT, REWRITE, GenerateOptions
 from annotator.pipeline.prompts import PromptSet
 from annotator.vocabulary import CandidateStatus
@@ -104,7 +113,7 @@ class Pipeline:
             draft.rewritten_question = parsing.find(completion.content, parsing.REWRITTEN_QUESTION)
         except parsing.ParseError as exc:
             draft.unparseable("rewrite", exc)
-            draft.status = CandidateStatus.filtered
+            draft.filter(REWRITE_UNREADABLE)
 
     async def verify(self, draft: Draft) -> None:
         """Step 2: one key condition changed, the others kept (M_I, which is not shown the extracted condition)
@@ -121,7 +130,7 @@ class Pipeline:
         changed = _read_verification(draft, verified)
         analysis = _read_unsolvable(draft, unsolvable)
         if not (changed is True and analysis["verdict"] is True):
-            draft.status = CandidateStatus.filtered
+            draft.filter(*_failed_checks(changed, analysis["verdict"]))
             return
         draft.status = CandidateStatus.pending
         condition, reason = await asyncio.gather(
@@ -130,6 +139,16 @@ class Pipeline:
                       analysis=analysis["analysis"] or unsolvable.content.strip()),
         )
         _read_condition_and_reason(draft, condition, reason)
+
+
+def _failed_checks(changed: bool | None, unsolvable: bool | None) -> list[str]:
+    """Why Step 2 filters a candidate: each check that did not say yes."""
+    reasons = []
+    if changed is not True:
+        reasons.append(NOT_ONE_CONDITION if changed is False else VERIFICATION_UNREADABLE)
+    if unsolvable is not True:
+        reasons.append(STILL_SOLVABLE if unsolvable is False else UNSOLVABLE_UNREADABLE)
+    return reasons
 
 
 def _read_verification(draft: Draft, verified: Completion) -> bool | None:

@@ -21,7 +21,6 @@ from annotator.pipeline.drafts import Draft, ProblemInput
 from annotator.pipeline.persistence import Existing, fingerprint, provenance_json, store_drafts
 from annotator.pipeline.progress import GenerateProgress
 from annotator.pipeline.steps import ItemFailed, Pipeline, Unparseable
-from annotator.vocabulary import CandidateStatus
 
 ProgressCallback = Callable[[int, int, CallStats], None]
 
@@ -96,7 +95,7 @@ class ProblemWork:
         """The drafts whose content differs from what is stored, with their fingerprints."""
         changed: list[tuple[Draft, str]] = []
         for draft in drafts:
-            self.progress.filtered += draft.status == CandidateStatus.filtered
+            self.progress.produced(draft)
             self.progress.unparseable_answers += len(draft.outputs.get("parse_errors", []))
             digest = fingerprint(draft, self._provenance_json)
             if self._ours.get(draft.data_id, "") == digest:

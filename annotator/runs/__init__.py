@@ -15,11 +15,17 @@ alive, listing, describe), `background` (the process), `progress` (counters, hea
 (a run's body: client, workers, outcome).
 """
 
-from annotator.runs.background import start_background
+from annotator.runs.background import log_path, log_tail, start_background
 from annotator.runs.execution import interrupted, outcome, run_to_end, short_switch_interval, work_through
 from annotator.runs.health import (
+    FAILED,
+    FROM_CACHE,
+    REQUESTS_SENT,
+    RETRIES,
     STALE_AFTER,
     START_TIMEOUT,
+    TOKENS,
+    UNREADABLE,
     describe,
     is_active,
     is_stale,
@@ -31,8 +37,10 @@ from annotator.runs.lifecycle import DuplicateRunError, RunError, claim_run, cre
 from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress, Summary
 
 __all__ = [
-    "MAX_STORED_ERRORS", "STALE_AFTER", "START_TIMEOUT", "DuplicateRunError", "RunError", "RunProgress", "Summary",
-    "claim_run", "create_run", "describe", "fail_stale", "interrupted", "is_active", "is_stale", "outcome",
+    "FAILED", "FROM_CACHE", "MAX_STORED_ERRORS", "REQUESTS_SENT", "RETRIES", "STALE_AFTER", "START_TIMEOUT", "TOKENS",
+    "UNREADABLE", "DuplicateRunError", "RunError", "RunProgress", "Summary",
+    "claim_run", "create_run", "describe", "fail_stale", "interrupted", "is_active", "is_stale", "log_path",
+    "log_tail", "outcome",
     "process_alive", "recent_runs", "request_cancel", "run_to_end", "short_switch_interval", "stale_reason",
     "start_background", "work_through",
 ]

@@ -34,12 +34,10 @@ def start_background(engine: Engine, *, run_id: int, log_dir: Path | None = None
             raise RunError(f"no queued run {run_id}")
         kind = run.kind
     url = engine.url.render_as_string(hide_password=False)
-    if log_dir is None:  # next to a SQLite file, else in the project's db/ folder
-        database = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
-        log_dir = (Path(database).parent if database and database != ":memory:" else PROJECT_ROOT / "db") / "runs"
+    path = log_path(engine, run_id=run_id, log_dir=log_dir)
     try:
-        log_dir.mkdir(parents=True, exist_ok=True)
-        with (log_dir / f"run-{run_id}.log").open("ab") as log:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("ab") as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", "annotator", kind, "--run-id", str(run_id), "--no-progress"],
                 cwd=PROJECT_ROOT, env={**os.environ, "ANNOTATOR_DATABASE_URL": url},
@@ -52,6 +50,32 @@ def start_background(engine: Engine, *, run_id: int, log_dir: Path | None = None
     # The process writes the same pid when it claims the run; a run it has claimed already is left alone.
     _mark(engine, run_id, pid=process.pid)
     return process.pid
+
+
+def log_path(engine: Engine, *, run_id: int, log_dir: Path | None = None) -> Path:
+    """Where run `run_id`'s process writes its output: `runs/run-N.log` next to a SQLite file, else in the
+    project's db/ folder (or in `log_dir`)."""
+    if log_dir is None:
+        database = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
+        log_dir = (Path(database).parent if database and database != ":memory:" else PROJECT_ROOT / "db") / "runs"
+    return log_dir / f"run-{run_id}.log"
+
+
+def log_tail(engine: Engine, *, run_id: int, max_bytes: int = 8000) -> str | None:
+    """The end of run `run_id`'s log (its last `max_bytes`, from a line start), or None when it has none here
+    (started from the CLI, or on another machine)."""
+    path = log_path(engine, run_id=run_id)
+    try:
+        with path.open("rb") as log:
+            size = log.seek(0, 2)
+            log.seek(max(size - max_bytes, 0))
+            data = log.read()
+    except OSError:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    if size > max_bytes and "\n" in text:
+        text = text.split("\n", 1)[1]  # a cut line is dropped
+    return text
 
 
 def _mark(engine: Engine, run_id: int, **values: object) -> None:

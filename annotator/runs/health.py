@@ -82,19 +82,31 @@ def recent_runs(session: Session, *, kind: RunKind | None = None, limit: int = 2
     return list(session.execute(query).scalars())
 
 
-def describe(run: Run) -> dict[str, Any]:
-    """What every run shows in a runs table, as plain values (a key is never stored, only its variable's name)."""
+# The runs table's column names say what they count (the same names on Generate and Evaluate).
+REQUESTS_SENT = "requests sent"
+FROM_CACHE = "answered from cache"
+RETRIES = "retries (in requests sent)"
+FAILED = "items failed"
+UNREADABLE = "answers unreadable"
+TOKENS = "tokens in / out"
+
+
+def describe(run: Run, *, items: str = "problems") -> dict[str, Any]:
+    """What every run shows in a runs table, as plain values (a key is never stored, only its variable's name).
+
+    `items` names what the run works through: its column is "`items` done / total".
+    """
     reason = stale_reason(run)
     return {
         "run": run.id,
         "status": f"stale ({reason})" if reason else run.status,
-        "problems": f"{run.problems_done}/{run.problems_total}",
-        "requests": run.requests,
-        "cache hits": run.cache_hits,
-        "retries": run.retries,
-        "failures": run.failures,
-        "unparseable": run.unparseable,
-        "tokens in/out": f"{run.prompt_tokens}/{run.completion_tokens}",
+        f"{items} done / total": f"{run.problems_done} / {run.problems_total}",
+        REQUESTS_SENT: run.requests,
+        FROM_CACHE: run.cache_hits,
+        RETRIES: run.retries,
+        FAILED: run.failures,
+        UNREADABLE: run.unparseable,
+        TOKENS: f"{run.prompt_tokens} / {run.completion_tokens}",
         "prompts": run.prompt_version,
         "by": run.created_by,
         "started": run.started_at,

@@ -230,8 +230,8 @@ def describe_run(run: Run) -> dict[str, Any]:
     """One row of the Evaluate page's runs table: what every run shows, with an evaluate run's own columns."""
     settings, counters = run.options or {}, run.counters or {}
     row = {
-        **runs.describe(run), "responses": f"{run.problems_done}/{run.problems_total}",
-        "written": counters.get("transcripts_written", 0), "skipped": counters.get("transcripts_skipped", 0),
+        **runs.describe(run, items="responses"), "transcripts written": counters.get("transcripts_written", 0),
+        "already collected": counters.get("transcripts_skipped", 0),
         "model": ((run.models or {}).get(MODEL) or {}).get("model"), "prompt": run.prompt_version,
         "set": settings.get("item_set"), "source": settings.get("data_source") or "(all)",
         "samples": settings.get("samples"),
@@ -240,6 +240,7 @@ def describe_run(run: Run) -> dict[str, Any]:
 
 
 _COLUMNS = (
-    "run", "status", "responses", "written", "skipped", "requests", "cache hits", "retries", "failures",
-    "tokens in/out", "model", "prompt", "set", "source", "samples", "by", "started", "finished",
+    "run", "status", "responses done / total", "transcripts written", "already collected", runs.REQUESTS_SENT,
+    runs.FROM_CACHE, runs.RETRIES, runs.FAILED, runs.TOKENS, "model", "prompt", "set", "source", "samples", "by",
+    "started", "finished",
 )

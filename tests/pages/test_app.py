@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotator import auth, throttle
+from annotator import auth, queue, throttle
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotation, AnnotationEvent
 from tests.support.candidates import add_candidates, add_user, sign_in_app
@@ -389,3 +389,39 @@ def test_a_refusal_has_the_look_of_every_page_that_cannot_be_shown(engine: Engin
     assert [e.value for e in app.error] == ["Only reviewers and admins may open this page; you are signed in as ann "
                                             "(annotator)."]
     assert [c.value for c in app.caption] == ["Choose a page in the sidebar."]
+
+
+def _progress(app: AppTest) -> list[tuple[int, str]]:
+    """The progress bars: (percent, text)."""
+    return [(bar.proto.value, bar.proto.text) for bar in app.get("progress")]
+
+
+def test_progress_bars_move_with_each_decision_and_follow_the_filters(engine: Engine) -> None:
+    ids = add_candidates(engine, 4)
+    others = add_candidates(engine, 2, data_source="other", start=100)
+    add_user(engine, "ann", password=PASSWORD)
+    bob, carol = add_user(engine, "bob"), add_user(engine, "carol")
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=2)
+        for candidate_id in ids + others:  # one label of two each: ann's completes them
+            queue.decide(session, annotator_id=bob.id, candidate_id=candidate_id, human_check=0, difficulty_eval=None)
+    app = _sign_in(_app(), "ann")
+    assert _progress(app) == [(0, "**My queue:** 0 done · **6 left** for me"),
+                              (0, "**Project:** 0 of 6 candidates have 2 label(s)")]
+    app.button(key="decide_0").click().run()
+    assert _progress(app) == [(16, "**My queue:** 1 done · **5 left** for me"),
+                              (16, "**Project:** 1 of 6 candidates have 2 label(s)")]
+    app.button(key="skip").click().run()  # a skip moves nothing
+    app.button(key="decide_0").click().run()
+    assert _progress(app) == [(33, "**My queue:** 2 done · **4 left** for me"),
+                              (33, "**Project:** 2 of 6 candidates have 2 label(s)")]
+    app.button(key="back").click().run()
+    app.button(key="decide_1").click().run()  # a changed label moves nothing
+    assert _progress(app) == [(33, "**My queue:** 2 done · **4 left** for me"),
+                              (33, "**Project:** 2 of 6 candidates have 2 label(s)")]
+    # Another filter counts afresh, with what others did meanwhile.
+    with write_session(engine) as session:
+        queue.decide(session, annotator_id=carol.id, candidate_id=others[0], human_check=0, difficulty_eval=None)
+    app.selectbox(key="queue_data_source").set_value("other").run()
+    assert _progress(app) == [(0, "**My queue:** 0 done · **1 left** for me"),
+                              (50, "**Project:** 1 of 2 candidates have 2 label(s)")]

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotator.db import get_engine, read_session
 from annotator.models import Run, Transcript
+from annotator.runs import log_tail
 from tests.support.candidates import add_user
 from tests.support.evaluation_items import VETTED, add_evaluation_items, scripted_solver
 from tests.support.openai_server import OpenAIServer
@@ -67,10 +68,17 @@ def test_admin_starts_watches_and_cancels_runs(engine: Engine) -> None:
         assert run is not None and run.created_by == "boss" and run.prompt_version == "reliable" == prompts.pop()
         assert run.models["model"] == {**run.models["model"], "model": "m-x", "base_url": server.url,
                                        "api_key_env": "UNSET_PAGE_TEST_KEY"}
+        # The process writes its summary to its log after the outcome: wait for it.
+        wait_for(lambda: "run 1: succeeded" in (log_tail(engine, run_id=1) or ""), 60, "the run's summary")
         app.run()
+        assert not app.success  # "Run 1 started" goes once run 1 has ended
+        # The run's log (its process's output) is on the page, as text: it ends with the run's summary.
+        log = app.code[0].value
+        assert "1/18 responses done" in log and "18/18 responses done" in log, log
+        assert "run 1: succeeded; 18/18 responses" in log
         row = app.dataframe[0].value.set_index("run").loc[1]
-        assert (row["status"], row["responses"], row["written"], row["model"], row["samples"]) == (
-            "succeeded", "18/18", 18, "m-x", 2)
+        assert (row["status"], row["responses done / total"], row["transcripts written"], row["model"],
+                row["samples"]) == ("succeeded", "18 / 18", 18, "m-x", 2)
 
         # A second run (the standard prompt) that stalls: its progress is shown, and it can be cancelled.
         server.hold_after(server.total_completed() + 2)
@@ -79,7 +87,9 @@ def test_admin_starts_watches_and_cancels_runs(engine: Engine) -> None:
         wait_for(lambda: server.held >= 1, 60, "the second run to stall")
         app.run()
         progress = [p.proto.text for p in app.get("progress")]
-        assert any(re.match(r"Run 2: running, \d+/18 responses, \d+ requests", text) for text in progress), progress
+        assert any(re.match(r"Run 2: running, \d+ of 18 responses done, \d+ requests sent", text)
+                   for text in progress), progress
+        assert app.success and "Run 2 started" in app.success[0].value  # while it is at work
         cancel = [b for b in app.button if b.label == "Cancel run 2"]
         assert cancel, [b.label for b in app.button]
         cancel[0].click()

@@ -19,6 +19,7 @@ from tests.pipeline.conftest import add_problems
 from tests.support.candidates import add_user
 from tests.support.openai_server import OpenAIServer
 from tests.support.pages import open_page
+from ui.markdown import escape_markdown
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "generate.py")
 
@@ -68,6 +69,23 @@ def test_admin_starts_a_background_run_and_cancels_another(engine: Engine, tmp_p
             assert session.execute(select(func.count()).select_from(Candidate)).scalar_one() == 12
         run = _run(engine)
         assert run is not None and run.created_by == "boss" and run.models["extract"]["base_url"] == server.url
+
+        # Why candidates were filtered: grouped, counted, with an example to open (the scripted verifier rejects
+        # every contradict_2); the banner has gone with the run.
+        app.run()
+        assert not app.success
+        assert any(e.label == "Run 1: why 3 candidate(s) were filtered" for e in app.expander)
+        reasons = next(d.value for d in app.dataframe if "reason" in d.value.columns)
+        with read_session(engine) as session:
+            stored = session.execute(
+                select(Candidate.data_id, Candidate.llm_outputs).where(Candidate.status == "filtered")).all()
+        assert {row.llm_outputs["filtered_because"] for row in stored} == set(reasons["reason"])
+        assert reasons["candidates"].sum() == len(stored) == 3 and run.candidates_filtered == 3
+        example = sorted(row.data_id for row in stored)[0]
+        app.selectbox(key="filtered_example_1").set_value(example).run()
+        shown = [m.value for m in app.markdown]
+        assert any(m.startswith(f"**{escape_markdown(example)}**: ") for m in shown), shown
+        assert any(t.value.strip() for t in app.text)  # the model's answers, as text
 
         # A second run that stalls; the page offers to cancel it, and the process stops.
         server.hold_after(server.total_completed() + 1)

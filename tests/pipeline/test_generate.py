@@ -20,7 +20,15 @@ from annotator.db import PROJECT_ROOT, get_engine, read_session, write_session
 from annotator.llm import RoleConfig
 from annotator.models import Candidate, LLMCall
 from annotator.models import Run as GenerationRun
-from annotator.pipeline import GenerateOptions, create_run, execute_run, request_cancel, run_generation
+from annotator.pipeline import (
+    GenerateOptions,
+    create_run,
+    drafts,
+    execute_run,
+    filtered_examples,
+    request_cancel,
+    run_generation,
+)
 from annotator.pipeline.prompts import load_prompts
 from tests.pipeline.conftest import add_problems
 from tests.support.openai_server import OpenAIServer, Reply, scripted_answer
@@ -207,6 +215,26 @@ def test_faults_are_retried_recorded_and_nothing_completed_is_lost(
         run = session.get(GenerationRun, summary.run_id)
         assert run is not None and run.status == "partial" and run.failures == 1
         assert {e["step"] for e in run.errors} == {"rewrite", "extract"}
+    # Why each was filtered is recorded on the candidate, and the run counts the reasons with examples.
+    assert unreadable["llm_outputs"]["filtered_because"] == drafts.REWRITE_UNREADABLE
+    assert wrong["llm_outputs"]["filtered_because"] == drafts.VERIFICATION_UNREADABLE
+    assert empty["llm_outputs"]["filtered_because"] == drafts.UNSOLVABLE_UNREADABLE
+    by_reason: dict[str, list[str]] = {}
+    for data_id, candidate in candidates.items():
+        if candidate["status"] == "filtered":
+            by_reason.setdefault(candidate["llm_outputs"]["filtered_because"], []).append(data_id)
+    assert len(by_reason) >= 4  # the three above and the scripted verifier's rejection of contradict_2
+    reasons = run.counters["filtered_reasons"]
+    assert {reason: entry["count"] for reason, entry in reasons.items()} == {
+        reason: len(ids) for reason, ids in by_reason.items()}
+    assert sum(entry["count"] for entry in reasons.values()) == run.candidates_filtered
+    for reason, entry in reasons.items():
+        assert set(entry["examples"]) <= set(by_reason[reason]) and len(entry["examples"]) == min(3, entry["count"])
+    with read_session(engine) as session:  # an example opened: the rewrite and the answers that decided it
+        [opened] = filtered_examples(session, data_ids=["aime_1_remove_1", "aime_0_remove_1"])  # the 2nd passed
+    assert (opened["data_id"], opened["filtered_because"]) == ("aime_1_remove_1", drafts.VERIFICATION_UNREADABLE)
+    assert opened["answers"]["verification"] == "### Original Answer ###: 11"
+    assert opened["rewritten_question"] == wrong["rewritten_question"] != ""
 
     # The re-run asks only what never completed: the failed rewrite and its verification chain.
     completed_before = dict(server.completed)

@@ -1,0 +1,70 @@
+"""A run's progress in real headless Chromium (issue 18, item 4): Evaluate shows the run's progress within
+seconds of Start, its log while it works, and the "Run N started" banner goes when the run ends."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from annotator.db import get_engine
+from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
+from tests.support.candidates import add_user
+from tests.support.evaluation_items import add_evaluation_items, scripted_solver
+from tests.support.openai_server import OpenAIServer
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "correct horse"
+# From the press of Start to the first progress on the page: the run's process starts (Python and its
+# imports, seconds on a loaded 2-core machine), claims the run, writes its total; the page looks every 2 s.
+SECONDS = 15
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[RunningApp]:
+    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+    engine = get_engine(url)
+    add_user(engine, "boss", role="admin", password=PASSWORD)
+    add_evaluation_items(engine)
+    running = start_app(url, tmp_path / "streamlit.log", env={"E2E_RUN_KEY": "sk-test"})
+    yield running
+    stop_app(running)
+
+
+def test_evaluate_shows_progress_within_seconds_of_start(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    with OpenAIServer(answer=scripted_solver) as server:
+        server.hold_after(2)  # two answers, then the run waits (running) until released
+        page = browser.new_page()
+        try:
+            open_page(page, app.url, name="boss", password=PASSWORD, link="Evaluate")
+            page.get_by_role("textbox", name="Model").fill("m-x")
+            page.get_by_role("textbox", name="Base URL (empty = OpenAI)").fill(server.url)
+            page.get_by_role("textbox", name="API key variable").fill("E2E_RUN_KEY")
+            page.get_by_role("textbox", name="API key variable").press("Tab")
+            started = time.monotonic()
+            page.get_by_role("button", name="Start run").click()
+            # Running, with its total known (the process wrote it when it claimed the run).
+            running = re.compile(r"^Run 1: running, \d of [1-9]\d* responses done, \d+ requests sent")
+            progress = page.get_by_text(running)
+            try:
+                progress.wait_for(timeout=SECONDS * 1000)
+            except Exception as exc:
+                shown = page.locator("[data-testid=stProgress]").all_inner_texts()
+                raise AssertionError(f"no progress {SECONDS} s after Start; shown: {shown}") from exc
+            print(f"progress {time.monotonic() - started:.1f} s after Start")
+            assert time.monotonic() - started < SECONDS
+            page.get_by_text("Run 1 started.").wait_for()
+            # The log is on the page while the run works, as text.
+            page.get_by_text("Run 1: log (its last lines)").wait_for()
+            page.locator("[data-testid=stCode]").get_by_text(re.compile(r"1/\d+ responses done")).wait_for()
+            server.release()
+            # Once the run has ended the banner goes; the log (folded away now) ends with the run's summary.
+            page.get_by_text("Run 1 started.").wait_for(state="detached", timeout=60_000)
+            page.get_by_text(re.compile(r"run 1: succeeded; (\d+)/\1 responses")).wait_for(state="attached")
+        finally:
+            server.release()
+            page.close()
