@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
@@ -84,12 +85,38 @@ def _verified(gold: str, answer: str, seconds: float | None) -> bool | None:
         return None
 
 
-def equivalent(ground_truth: Any, answer: str, *, seconds: float | None = TIME_LIMIT_SECONDS) -> bool | None:
-    """Whether `answer` equals one of the ground truth's values; None if math-verify ran out of time."""
+Pair = tuple[str, str]  # (gold text, answer): what math-verify is asked
+
+
+def open_pairs(ground_truth: Any, answer: str) -> list[Pair]:
+    """The (gold, answer) pairs `equivalent` would ask math-verify about: those the texts do not settle."""
+    return [(gold, answer) for gold in gold_texts(ground_truth) if _plainly_equal(gold, answer) is None]
+
+
+def verify_pairs(pairs: list[Pair], seconds: float | None = TIME_LIMIT_SECONDS) -> list[bool | None]:
+    """math-verify's verdict on each pair (None: out of time); runs in a judge worker or here."""
+    return [_verified(gold, answer, seconds) for gold, answer in pairs]
+
+
+def equivalent(
+    ground_truth: Any,
+    answer: str,
+    *,
+    seconds: float | None = TIME_LIMIT_SECONDS,
+    known: Mapping[Pair, bool | None] | None = None,
+) -> bool | None:
+    """Whether `answer` equals one of the ground truth's values; None if math-verify ran out of time.
+
+    `known` holds verdicts already computed for (gold, answer) pairs (a judging job's, from `verify_pairs`)."""
     timed_out = False
     for gold in gold_texts(ground_truth):
         plain = _plainly_equal(gold, answer)
-        result = plain if plain is not None else _verified(gold, answer, seconds)
+        if plain is not None:
+            result = plain
+        elif known is not None and (gold, answer) in known:
+            result = known[(gold, answer)]
+        else:
+            result = _verified(gold, answer, seconds)
         if result:
             return True
         timed_out = timed_out or result is None
