@@ -87,6 +87,11 @@ def _verified(gold: str, answer: str, seconds: float | None) -> bool | None:
         return None
 
 
+def warm_up() -> None:
+    """Load math-verify and its LaTeX parser (a worker does this while the job reads its transcripts)."""
+    _parsed("1")
+
+
 Pair = tuple[str, str]  # (gold text, answer): what math-verify is asked
 
 

@@ -32,7 +32,7 @@ from sqlmodel import Session
 from annotator.db import read_session, write_session
 from annotator.lifeline import die_with_parent
 from annotator.models import Transcript
-from annotator.transcripts.equivalence import Pair, verify_pairs
+from annotator.transcripts.equivalence import Pair, verify_pairs, warm_up
 from annotator.transcripts.items import Item, items_by_data_id
 from annotator.transcripts.judge import DEFAULT_RULE, Question, judge_both, open_pairs, rule
 
@@ -172,6 +172,10 @@ def _pool(size: int, workers: int | None) -> Iterator[Executor | None]:
     # even on SIGKILL (`lifeline`): a killed `judge` leaves no orphans.
     with ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn"), initializer=die_with_parent,
                              initargs=(os.getpid(),)) as executor:
+        # Start the workers now: they load math-verify (seconds) while the transcripts are read.
+        with _bare_main():
+            for _ in range(count):
+                executor.submit(warm_up)
         yield executor
 
 
