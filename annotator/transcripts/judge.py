@@ -17,13 +17,15 @@ last "answer" says the problem cannot be answered (class `unsolvable`), otherwis
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from annotator.transcripts import answers
-from annotator.transcripts.equivalence import equivalent
+from annotator.transcripts import answers, equivalence
+from annotator.transcripts.equivalence import Pair, equivalent
 from annotator.vocabulary import JudgeClass, Verdict
+
+Known = Mapping[Pair, bool | None] | None
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ def _classify(answer: str, exact: bool, correct: Callable[[], bool | None]) -> t
     return phrase or JudgeClass.incorrect, is_correct is None
 
 
-def _treecut(response: str, question: Question) -> tuple[str | None, JudgeClass]:
+def _treecut(response: str, question: Question, known: Known) -> tuple[str | None, JudgeClass]:
     tail = answers.treecut_answer(response)
     if tail is None:
         return None, JudgeClass.unmatched
@@ -99,16 +101,30 @@ def _treecut(response: str, question: Question) -> tuple[str | None, JudgeClass]
     number = answers.first_number(tail)
     if number is None:
         return tail[:200], JudgeClass.incorrect
-    return number, JudgeClass.correct if equivalent(question.ground_truth, number) else JudgeClass.incorrect
+    correct = equivalent(question.ground_truth, number, known=known)
+    return number, JudgeClass.correct if correct else JudgeClass.incorrect
 
 
-def judge_both(response: str, question: Question, *, rule_name: str = DEFAULT_RULE) -> tuple[Judgement, bool]:
+def open_pairs(response: str, question: Question) -> list[Pair]:
+    """The (gold, answer) pairs judging this response would ask math-verify about (none the texts settle)."""
+    if question.treecut:
+        tail = answers.treecut_answer(response)
+        number = None if tail is None or "unknown" in tail else answers.first_number(tail)
+        return [] if number is None else equivalence.open_pairs(question.ground_truth, number)
+    boxed = answers.last_boxed(response)
+    return [] if boxed is None else equivalence.open_pairs(question.ground_truth, boxed)
+
+
+def judge_both(
+    response: str, question: Question, *, rule_name: str = DEFAULT_RULE, known: Known = None
+) -> tuple[Judgement, bool]:
     """The judgement under `rule_name`, and whether the other rule set gives another verdict.
 
-    Both rule sets share one extraction and at most one math-verify call."""
+    Both rule sets share one extraction and at most one math-verify call; `known` holds math-verify's verdicts
+    already computed for (gold, answer) pairs (`equivalence.verify_pairs`)."""
     chosen = rule(rule_name)
     if question.treecut:
-        extracted, judge_class = _treecut(response, question)
+        extracted, judge_class = _treecut(response, question, known)
         return Judgement(extracted, judge_class, verdict_of(judge_class, unsolvable=question.unsolvable)), False
     boxed = answers.last_boxed(response)
     if boxed is None:
@@ -118,7 +134,7 @@ def judge_both(response: str, question: Question, *, rule_name: str = DEFAULT_RU
 
     def correct() -> bool | None:
         if not memo:
-            memo.append(equivalent(question.ground_truth, boxed))
+            memo.append(equivalent(question.ground_truth, boxed, known=known))
         return memo[0]
 
     results = {exact: _classify(boxed, exact, correct) for exact in (chosen.exact, not chosen.exact)}

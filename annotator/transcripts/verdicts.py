@@ -1,9 +1,14 @@
 """Judging stored transcripts and storing the verdicts: set-based, on both cores for big jobs.
 
-`judge_transcripts` reads transcripts in windows, judges them (`annotator.transcripts.judge`) in a process
-pool when there are many (math-verify is pure Python: threads would share one core), and writes each window
-back with one executemany. Each transcript gets the rule, its version, the extracted answer, the class, the
-verdict and `rules_disagree` (the other rule set gives another verdict).
+`judge_transcripts` reads transcripts in windows and judges them (`annotator.transcripts.judge`); each window is
+written back with one executemany. Each transcript gets the rule, its version, the extracted answer, the class,
+the verdict and `rules_disagree` (the other rule set gives another verdict).
+
+Where the time goes is math-verify (parsing and sympy), and on a leaderboard final answers repeat across models,
+prompts and samples. So a job first collects the distinct (gold, answer) pairs the texts do not settle, asks
+math-verify about each once for the whole job (in a process pool when there are many: math-verify is pure
+Python, threads would share one core; pairs sorted by gold, so a worker parses each ground truth once), and
+then judges every response here with those verdicts known.
 """
 
 from __future__ import annotations
@@ -27,11 +32,13 @@ from sqlmodel import Session
 from annotator.db import read_session, write_session
 from annotator.lifeline import die_with_parent
 from annotator.models import Transcript
+from annotator.transcripts.equivalence import Pair, verify_pairs, warm_up
 from annotator.transcripts.items import Item, items_by_data_id
-from annotator.transcripts.judge import DEFAULT_RULE, Question, judge_both, rule
+from annotator.transcripts.judge import DEFAULT_RULE, Question, judge_both, open_pairs, rule
 
 PARALLEL_MIN = 2000  # fewer transcripts are judged in this process: a pool costs a second or two to start
-CHUNK = 400  # transcripts per task sent to a worker
+PAIRS_PARALLEL_MIN = 40  # fewer new (gold, answer) pairs in a window are verified in this process
+CHUNK = 24  # (gold, answer) pairs per task sent to a worker: a pair takes math-verify about 20 ms
 WINDOW = 20_000  # transcripts read, judged and written back at a time (bounds memory: responses are long)
 _IN_BATCH = 900
 Job = tuple[int, str, Question]
@@ -65,12 +72,14 @@ def question_of(item: Item) -> Question:
     return Question(ground_truth=item.ground_truth, unsolvable=item.unsolvable, treecut=item.treecut)
 
 
-def judge_jobs(rule_name: str, jobs: Sequence[Job]) -> list[dict[str, Any]]:
-    """The stored fields of each job's judgement (runs in a worker process, or here for small jobs)."""
+def judge_jobs(
+    rule_name: str, jobs: Sequence[Job], known: dict[Pair, bool | None] | None = None
+) -> list[dict[str, Any]]:
+    """The stored fields of each job's judgement; `known`: math-verify's verdicts already computed."""
     chosen = rule(rule_name)
     rows = []
     for transcript_id, response, question in jobs:
-        judgement, disagree = judge_both(response, question, rule_name=rule_name)
+        judgement, disagree = judge_both(response, question, rule_name=rule_name, known=known)
         rows.append(
             {
                 "_id": transcript_id,
@@ -137,9 +146,20 @@ def _windows(access: _Access, targets: list[tuple[int, str]], questions: dict[st
                 for transcript_id, response in session.execute(query)
                 if transcript_id in wanted and wanted[transcript_id] in questions
             ]
-        # Answers to one item together: a worker's caches of parsed answers then hit more often.
-        jobs.sort(key=lambda job: (str(job[2].ground_truth), job[0]))
         yield jobs
+
+
+def _verify_new(jobs: list[Job], known: dict[Pair, bool | None], executor: Executor | None) -> None:
+    """Add math-verify's verdict on every (gold, answer) pair of `jobs` not yet in `known`."""
+    new = sorted({pair for _, response, question in jobs for pair in open_pairs(response, question)} - known.keys())
+    if executor is None or len(new) < PAIRS_PARALLEL_MIN:
+        known.update(zip(new, verify_pairs(new)))
+        return
+    chunks = [new[i : i + CHUNK] for i in range(0, len(new), CHUNK)]
+    with _bare_main():  # map submits every chunk at once, and a submit starts any worker it needs
+        pending = executor.map(verify_pairs, chunks)
+    for chunk, results in zip(chunks, pending):
+        known.update(zip(chunk, results))
 
 
 @contextmanager
@@ -152,6 +172,10 @@ def _pool(size: int, workers: int | None) -> Iterator[Executor | None]:
     # even on SIGKILL (`lifeline`): a killed `judge` leaves no orphans.
     with ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn"), initializer=die_with_parent,
                              initargs=(os.getpid(),)) as executor:
+        # Start the workers now: they load math-verify (seconds) while the transcripts are read.
+        with _bare_main():
+            for _ in range(count):
+                executor.submit(warm_up)
         yield executor
 
 
@@ -198,16 +222,11 @@ def _judge_in(
         targets = _targets(session, transcript_ids)
         items = items_by_data_id(session, data_ids={data_id for _, data_id in targets})
     questions = {data_id: question_of(item) for data_id, item in items.items()}
+    known: dict[Pair, bool | None] = {}  # math-verify's verdicts, for the whole job
     with _pool(len(targets), workers) as executor:
         for jobs in _windows(access, targets, questions):
-            chunks = [jobs[i : i + CHUNK] for i in range(0, len(jobs), CHUNK)]
-            if executor is None:
-                results = [judge_jobs(rule_name, chunk) for chunk in chunks]
-            else:
-                with _bare_main():  # map submits every chunk at once, and a submit starts any worker it needs
-                    pending = executor.map(judge_jobs, [rule_name] * len(chunks), chunks)
-                results = list(pending)
-            rows = [row for chunk in results for row in chunk]
+            _verify_new(jobs, known, executor)
+            rows = judge_jobs(rule_name, jobs, known)
             if rows:
                 with access.writing() as session:
                     _write(session, rows)

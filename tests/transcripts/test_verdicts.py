@@ -60,9 +60,10 @@ def test_a_process_pool_gives_the_same_verdicts(
     judged: Engine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     in_process = _stored(judged)
-    # A smaller threshold and chunk than the defaults, so that 162 transcripts go through two workers.
+    # Smaller thresholds and chunk than the defaults, so that the pairs of 162 transcripts go through two workers.
     monkeypatch.setattr(verdicts, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(verdicts, "CHUNK", 20)
+    monkeypatch.setattr(verdicts, "PAIRS_PARALLEL_MIN", 1)
+    monkeypatch.setattr(verdicts, "CHUNK", 3)
     # As in a Streamlit server: the page being run is `__main__`; a worker that ran it again would die.
     page = tmp_path / "page.py"
     page.write_text("raise SystemExit('a judge worker ran the page')\n", encoding="utf-8")
