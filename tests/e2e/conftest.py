@@ -80,6 +80,26 @@ def stop_app(app: RunningApp) -> None:
 
 # Package scope, not session: Playwright's sync API keeps an asyncio loop running in this thread while it
 # is open, and every later test that calls asyncio.run() (the LLM pipeline's) would fail.
+ADMIN_PASSWORD = "correct horse"
+
+
+@pytest.fixture
+def evaluate_app(tmp_path: Path) -> Iterator[RunningApp]:
+    """The app over a fresh SQLite file holding the evaluation items and an admin `boss` (`ADMIN_PASSWORD`); its
+    runs read their API key from `E2E_RUN_KEY`."""
+    from annotator.db import get_engine
+    from tests.support.candidates import add_user
+    from tests.support.evaluation_items import add_evaluation_items
+
+    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+    engine = get_engine(url)
+    add_user(engine, "boss", role="admin", password=ADMIN_PASSWORD)
+    add_evaluation_items(engine)
+    running = start_app(url, tmp_path / "streamlit.log", env={"E2E_RUN_KEY": "sk-test"})
+    yield running
+    stop_app(running)
+
+
 @pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():

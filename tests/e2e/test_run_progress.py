@@ -5,42 +5,27 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from annotator.db import get_engine
-from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
-from tests.support.candidates import add_user
-from tests.support.evaluation_items import add_evaluation_items, scripted_solver
+from tests.e2e.conftest import ADMIN_PASSWORD, RunningApp, open_page
+from tests.support.evaluation_items import scripted_solver
 from tests.support.openai_server import OpenAIServer
 
 pytestmark = pytest.mark.e2e
 
-PASSWORD = "correct horse"
+PASSWORD = ADMIN_PASSWORD
 # From the press of Start to the first progress on the page: the run's process starts (Python and its
 # imports, seconds on a loaded 2-core machine), claims the run, writes its total; the page looks every 2 s.
 SECONDS = 15
 
 
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[RunningApp]:
-    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
-    engine = get_engine(url)
-    add_user(engine, "boss", role="admin", password=PASSWORD)
-    add_evaluation_items(engine)
-    running = start_app(url, tmp_path / "streamlit.log", env={"E2E_RUN_KEY": "sk-test"})
-    yield running
-    stop_app(running)
-
-
-def test_evaluate_shows_progress_within_seconds_of_start(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+def test_evaluate_shows_progress_within_seconds_of_start(evaluate_app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
     with OpenAIServer(answer=scripted_solver) as server:
         server.hold_after(2)  # two answers, then the run waits (running) until released
         page = browser.new_page()
         try:
-            open_page(page, app.url, name="boss", password=PASSWORD, link="Evaluate")
+            open_page(page, evaluate_app.url, name="boss", password=PASSWORD, link="Evaluate")
             page.get_by_role("textbox", name="Model").fill("m-x")
             page.get_by_role("textbox", name="Base URL (empty = OpenAI)").fill(server.url)
             page.get_by_role("textbox", name="API key variable").fill("E2E_RUN_KEY")
