@@ -100,6 +100,13 @@ def evaluate_app(tmp_path: Path) -> Iterator[RunningApp]:
     stop_app(running)
 
 
+def fill_evaluate_form(page, base_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Evaluate's form for model `m-x` at `base_url`, its key in `E2E_RUN_KEY` (`evaluate_app`)."""
+    page.get_by_role("textbox", name="Model").fill("m-x")
+    page.get_by_role("textbox", name="Base URL (empty = OpenAI)").fill(base_url)
+    page.get_by_role("textbox", name="API key variable").fill("E2E_RUN_KEY")
+
+
 @pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():

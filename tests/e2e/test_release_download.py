@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from annotator import labels, queue
-from annotator.db import get_engine, write_session
+from annotator.db import get_engine
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.e2e.test_annotate import PASSWORD, sign_in
-from tests.support.candidates import add_candidates, add_user
+from tests.support.candidates import add_user, add_vetted_and_incomplete
 
 pytestmark = pytest.mark.e2e
 
@@ -28,13 +27,7 @@ def app(tmp_path: Path) -> Iterator[RunningApp]:
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
     engine = get_engine(url)
     add_user(engine, "ada", role="admin", password=PASSWORD)
-    ids = add_candidates(engine, 2, rewrite_types=("remove",))
-    ann, bea = add_user(engine, "ann"), add_user(engine, "bea")
-    with write_session(engine) as session:
-        queue.set_labels_per_candidate(session, value=2)
-        for candidate_id, who in ((ids[0], ann), (ids[0], bea), (ids[1], ann)):
-            labels.record_label(session, candidate_id=candidate_id, annotator_id=who.id, human_check=1,
-                                difficulty_eval=0)
+    add_vetted_and_incomplete(engine)
     running = start_app(url, tmp_path / "streamlit.log")
     yield running
     stop_app(running)

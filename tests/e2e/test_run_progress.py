@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import ADMIN_PASSWORD, RunningApp, open_page
+from tests.e2e.conftest import ADMIN_PASSWORD, RunningApp, fill_evaluate_form, open_page
 from tests.support.evaluation_items import scripted_solver
 from tests.support.openai_server import OpenAIServer
 
@@ -26,9 +26,7 @@ def test_evaluate_shows_progress_within_seconds_of_start(evaluate_app: RunningAp
         page = browser.new_page()
         try:
             open_page(page, evaluate_app.url, name="boss", password=PASSWORD, link="Evaluate")
-            page.get_by_role("textbox", name="Model").fill("m-x")
-            page.get_by_role("textbox", name="Base URL (empty = OpenAI)").fill(server.url)
-            page.get_by_role("textbox", name="API key variable").fill("E2E_RUN_KEY")
+            fill_evaluate_form(page, server.url)
             page.get_by_role("textbox", name="API key variable").press("Tab")
             started = time.monotonic()
             page.get_by_role("button", name="Start run").click()

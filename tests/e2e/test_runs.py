@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from annotator.db import get_engine, read_session
 from annotator.models import Run
-from tests.e2e.conftest import ADMIN_PASSWORD, RunningApp, open_page
+from tests.e2e.conftest import ADMIN_PASSWORD, RunningApp, fill_evaluate_form, open_page
 from tests.support.evaluation_items import scripted_solver
 from tests.support.openai_server import OpenAIServer
 from tests.support.waiting import wait_for
@@ -31,9 +31,7 @@ def test_a_double_click_on_start_run_starts_one_run(evaluate_app: RunningApp, br
         page = browser.new_page()
         try:
             open_page(page, evaluate_app.url, name="boss", password=PASSWORD, link="Evaluate")
-            page.get_by_role("textbox", name="Model").fill("m-x")
-            page.get_by_role("textbox", name="Base URL (empty = OpenAI)").fill(server.url)
-            page.get_by_role("textbox", name="API key variable").fill("E2E_RUN_KEY")
+            fill_evaluate_form(page, server.url)
             page.get_by_role("button", name="Start run").dblclick()
             page.get_by_text("Run 1 started.").wait_for()
             page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")

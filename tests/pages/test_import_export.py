@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotator import exports, labels, queue
-from annotator.db import get_engine, read_session, write_session
+from annotator import exports
+from annotator.db import get_engine, read_session
 from annotator.models import Problem
-from tests.support.candidates import add_candidates, add_user, open_page
+from tests.support.candidates import add_candidates, add_vetted_and_incomplete, open_page
 from ui.markdown import escape_markdown
 
 
@@ -42,13 +42,7 @@ def test_others_may_not_open_it(engine: Engine, role: str) -> None:
 
 def test_the_release_checkbox_says_what_the_download_holds(engine: Engine) -> None:
     # labels_per_candidate = 2: one candidate with two labels of human_check = 1, one with a single such label.
-    ids = add_candidates(engine, 2, rewrite_types=("remove",))
-    ann, bea = add_user(engine, "ann"), add_user(engine, "bea")
-    with write_session(engine) as session:
-        queue.set_labels_per_candidate(session, value=2)
-        for candidate_id, who in ((ids[0], ann), (ids[0], bea), (ids[1], ann)):
-            labels.record_label(session, candidate_id=candidate_id, annotator_id=who.id, human_check=1,
-                                difficulty_eval=0)
+    add_vetted_and_incomplete(engine)
     app = open_page("import_export", engine, name="ada", role="admin")
     assert not app.exception, app.exception
     box = app.checkbox(key="export_include_incomplete")

@@ -85,6 +85,21 @@ def add_user(
         return auth.create_user(session, name=name, role=role, password=password)
 
 
+def add_vetted_and_incomplete(engine: Engine) -> list[int]:
+    """With labels_per_candidate = 2: one candidate with two labels of human_check = 1 (vetted) and one with a single
+    such label (incomplete); their ids."""
+    from annotator import labels, queue
+
+    ids = add_candidates(engine, 2, rewrite_types=("remove",))
+    ann, bea = add_user(engine, "ann"), add_user(engine, "bea")
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=2)
+        for candidate_id, who in ((ids[0], ann), (ids[0], bea), (ids[1], ann)):
+            labels.record_label(session, candidate_id=candidate_id, annotator_id=who.id, human_check=1,
+                                difficulty_eval=0)
+    return ids
+
+
 def sign_in_app(app: Any, engine: Engine, user: auth.User) -> Any:
     """Put a real sign-in of `user` into an AppTest's session state, as app.py does after the sign-in form.
 
