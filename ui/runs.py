@@ -5,14 +5,15 @@ The runs panel is a fragment that reads the runs again every 2 s; the "Run N sta
 that it goes once run N has ended (its outcome is in the table).
 
 Every button changes data and re-checks that the user is an admin. The Start run button is drawn disabled in
-the run its press causes, and a second press that still arrives (a double click sent before the disabled button
-reached the browser) finds the run the first one started: `runs.create_run` refuses the duplicate, and the page
-says the run started rather than showing an error; a press seconds later is refused with the reason.
+the run its press causes, and gets a new key once a press started a run, so a second press that still arrives
+(a double click sent before the new button reached the browser) belongs to the old button: Streamlit drops it
+when the old button is gone, and when it is handled before that, the press says which button it came from, so
+the duplicate `runs.create_run` refuses is told as "Run N started". A press of the new button is refused with the
+reason. No clock decides it: a loaded server handles the second press whenever it can.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -30,27 +31,38 @@ from ui import guard
 from ui.markdown import escape_markdown
 from ui.writes import busy_message, page_write, reported, signed_out
 
-_STARTING = "run_starting"  # session state: a press of Start run is being handled in this script run
-_STARTED = "run_started"  # session state: the run this session started last, and when (time.monotonic)
-# A second press this soon after a start that made the run it collides with is the same press (a double click
-# sent before the disabled button reached the browser): it says the run started. Later, it is refused.
-_SAME_PRESS_SECONDS = 3.0
+# session state: the button generation of a press of Start run being handled in this script run, or None
+_STARTING = "run_starting"
+_STARTED = "run_started"  # session state: the runs this session started (their number is the button's generation)
 _OUTCOME = "run_outcome"  # session state: what the last press gave (succeeded, message, run id or None)
 LOG_BYTES = 8000  # how much of the end of a run's log the page shows
 
 
-def _pressed() -> None:
-    st.session_state[_STARTING] = True
+def _pressed(generation: int) -> None:
+    st.session_state[_STARTING] = generation
+
+
+def _started_runs() -> list[int]:
+    return st.session_state.setdefault(_STARTED, [])
 
 
 def start_button() -> bool:
     """The form's "Start run" button, disabled while a press of it is being handled; True when pressed.
 
     The press is read from its callback's mark: a button drawn disabled returns False even in the run its
-    press caused.
+    press caused. The button's key and its callback's argument are its generation (the runs this session
+    started when it was drawn).
     """
-    pressed = bool(st.session_state.get(_STARTING))
-    st.form_submit_button("Start run", type="primary", disabled=pressed, on_click=_pressed)
+    generation = len(_started_runs())
+    pressed = st.session_state.get(_STARTING) is not None
+    st.form_submit_button(
+        "Start run",
+        type="primary",
+        disabled=pressed,
+        key=f"start_run_{generation}",
+        on_click=_pressed,
+        args=(generation,),
+    )
     return pressed
 
 
@@ -66,9 +78,9 @@ def start(engine: Engine, *, user: auth.User, submitted: bool, create: Callable[
         except auth.AccountDisabled as exc:
             signed_out(exc)
         finally:
-            st.session_state[_STARTING] = False
+            st.session_state[_STARTING] = None
         st.rerun()
-    st.session_state[_STARTING] = False
+    st.session_state[_STARTING] = None
 
 
 def _started(engine: Engine, *, user: auth.User, create: Callable[[Session], int]) -> tuple[bool, str, int | None]:
@@ -79,13 +91,15 @@ def _started(engine: Engine, *, user: auth.User, create: Callable[[Session], int
     except DatabaseBusy:
         return False, busy_message("run"), None
     except runs.DuplicateRunError as exc:
-        started, when = st.session_state.get(_STARTED, (None, 0.0))
-        mine = exc.run_id == started and time.monotonic() - when < _SAME_PRESS_SECONDS
+        started = _started_runs()
+        # a press of a button drawn before this session's last start: the second press of that start's click
+        stale = (st.session_state.get(_STARTING) or 0) < len(started)
+        mine = stale and exc.run_id == started[-1]
         return (True, f"Run {exc.run_id} started.", exc.run_id) if mine else (False, str(exc), None)
     except (runs.RunError, LLMConfigError, ValueError) as exc:
         return False, str(exc), None
     runs.start_background(engine, run_id=run_id)
-    st.session_state[_STARTED] = (run_id, time.monotonic())
+    _started_runs().append(run_id)
     return True, f"Run {run_id} started.", run_id
 
 
