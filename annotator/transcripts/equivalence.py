@@ -4,8 +4,8 @@ math-verify is called with its own timeouts off (`parse(..., parsing_timeout=Non
 `verify(..., timeout_seconds=None)`): they use `signal.alarm`, which fails off the main thread. Our limit
 (`deadline.time_limit`) holds on any thread. Gold first, as math-verify's `verify(gold, target)` expects.
 Answers that are plainly equal or unequal (the same text; two plain numbers) skip math-verify, with exactly its
-verdict; parses are cached, since a model gives the same answer to many items and every item is answered by
-many models.
+verdict; pairs whose parsed forms can never be equal skip its `verify` (`unequal_forms`); parses are cached,
+since a model gives the same answer to many items and every item is answered by many models.
 """
 
 from __future__ import annotations
@@ -76,11 +76,13 @@ def _parsed(text: str) -> Any:
 
 @lru_cache(maxsize=65536)
 def _verified(gold: str, answer: str, seconds: float | None) -> bool | None:
+    from annotator.transcripts.unequal_forms import unequal  # sympy: loaded with math-verify, not before
+
     verify = _math_verify().verify
     try:
         with time_limit(seconds):
             gold_parsed, answer_parsed = _parsed(gold), _parsed(answer)
-            if not gold_parsed or not answer_parsed:
+            if not gold_parsed or not answer_parsed or unequal(gold_parsed, answer_parsed):
                 return False
             return bool(verify(gold_parsed, answer_parsed, timeout_seconds=None))
     except TimeLimit:
