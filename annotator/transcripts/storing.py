@@ -3,7 +3,9 @@ reading them back for exports."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Collection, Iterator, Sequence
+from contextlib import ExitStack
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -11,7 +13,10 @@ from sqlmodel import Session
 
 from annotator.models import Transcript, utcnow
 from annotator.records import Location, TranscriptRecord
+from annotator.transcripts import verdicts
 from annotator.transcripts.items import items_by_data_id
+from annotator.transcripts.judge import Question
+from annotator.transcripts.verdicts import PairVerifier
 
 _IN_BATCH = 900
 Key = tuple[str, str, str, int]
@@ -125,7 +130,9 @@ def iter_transcripts(session: Session, *, batch: int = 1000) -> Iterator[dict[st
 
 class PendingTranscripts:
     """The transcripts one import adds: stored in batches inside its transaction (duplicates across batches
-    refused) and judged before it commits, so that a judging error stores nothing."""
+    refused) and judged before it commits, so that a judging error stores nothing. Once the import is big
+    enough for the judge's process pool, each stored batch's (gold, answer) pairs go to the pool at once, so
+    math-verify works while the next batches are stored."""
 
     def __init__(self, session: Session, *, batch_size: int) -> None:
         self.session = session
@@ -133,6 +140,10 @@ class PendingTranscripts:
         self.records: list[TranscriptRecord] = []
         self.seen: dict[Key, Location] = {}
         self.ids: list[int] = []
+        self._pool = ExitStack()
+        weakref.finalize(self, self._pool.close)  # an import that fails before judging stops the pool too
+        self._verifier: PairVerifier | None = None
+        self._questions: dict[str, Question] = {}
 
     def add(self, record: TranscriptRecord) -> int:
         """Queue one; returns how many were stored now (a full batch is stored at once)."""
@@ -144,10 +155,23 @@ class PendingTranscripts:
         records, self.records = self.records, []
         ids = insert_transcripts(self.session, records=records, seen=self.seen) if records else []
         self.ids.extend(ids)
+        self._ask(records)
         return len(ids)
 
-    def judge(self) -> None:
-        if self.ids:
-            from annotator.transcripts.verdicts import judge_transcripts
+    def _ask(self, records: list[TranscriptRecord]) -> None:
+        if self._verifier is None:
+            if len(self.ids) < verdicts.PARALLEL_MIN:
+                return
+            self._verifier = self._pool.enter_context(verdicts.pair_verifier(len(self.ids)))
+        missing = {record.data_id for record in records} - self._questions.keys()
+        if missing:
+            items = items_by_data_id(self.session, data_ids=missing)
+            self._questions.update((data_id, verdicts.question_of(item)) for data_id, item in items.items())
+        self._verifier.ask((0, record.response, self._questions[record.data_id]) for record in records)
 
-            judge_transcripts(self.session, transcript_ids=self.ids)
+    def judge(self) -> None:
+        try:
+            if self.ids:
+                verdicts.judge_transcripts(self.session, transcript_ids=self.ids, verifier=self._verifier)
+        finally:
+            self._pool.close()

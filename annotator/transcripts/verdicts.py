@@ -8,7 +8,8 @@ Where the time goes is math-verify (parsing and sympy), and on a leaderboard fin
 prompts and samples. So a job first collects the distinct (gold, answer) pairs the texts do not settle, asks
 math-verify about each once for the whole job (in a process pool when there are many: math-verify is pure
 Python, threads would share one core; pairs sorted by gold, so a worker parses each ground truth once), and
-then judges every response here with those verdicts known.
+then judges every response here with those verdicts known. An import hands each stored batch's pairs to the
+pool at once (`PairVerifier.ask`), so math-verify works while the rest is stored.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ import threading
 import time
 import types
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
@@ -149,17 +150,44 @@ def _windows(access: _Access, targets: list[tuple[int, str]], questions: dict[st
         yield jobs
 
 
-def _verify_new(jobs: list[Job], known: dict[Pair, bool | None], executor: Executor | None) -> None:
-    """Add math-verify's verdict on every (gold, answer) pair of `jobs` not yet in `known`."""
-    new = sorted({pair for _, response, question in jobs for pair in open_pairs(response, question)} - known.keys())
-    if executor is None or len(new) < PAIRS_PARALLEL_MIN:
-        known.update(zip(new, verify_pairs(new)))
-        return
-    chunks = [new[i : i + CHUNK] for i in range(0, len(new), CHUNK)]
-    with _bare_main():  # map submits every chunk at once, and a submit starts any worker it needs
-        pending = executor.map(verify_pairs, chunks)
-    for chunk, results in zip(chunks, pending):
-        known.update(zip(chunk, results))
+class PairVerifier:
+    """math-verify's verdicts on the (gold, answer) pairs of one job, asked as soon as the responses are known.
+
+    With a pool, `ask` only hands the new pairs to the workers, which verify them while the caller goes on (an
+    import stores its next rows meanwhile); `known` waits for what was asked. Without one, pairs are verified here.
+    """
+
+    def __init__(self, executor: Executor | None) -> None:
+        self.executor = executor
+        self._known: dict[Pair, bool | None] = {}
+        self._asked: set[Pair] = set()
+        self._pending: list[tuple[list[Pair], Future[list[bool | None]]]] = []
+
+    def ask(self, jobs: Iterable[Job]) -> None:
+        """Start on the pairs of `jobs` that no earlier `ask` had (sorted by gold: each is parsed once)."""
+        new = sorted({pair for _, response, question in jobs for pair in open_pairs(response, question)} - self._asked)
+        self._asked.update(new)
+        if self.executor is None or len(new) < PAIRS_PARALLEL_MIN:
+            self._known.update(zip(new, verify_pairs(new)))
+            return
+        with _bare_main():  # a submit starts any worker it needs
+            for start in range(0, len(new), CHUNK):
+                chunk = new[start : start + CHUNK]
+                self._pending.append((chunk, self.executor.submit(verify_pairs, chunk)))
+
+    def known(self) -> dict[Pair, bool | None]:
+        """The verdicts on every pair asked so far (waiting for the workers' last answers)."""
+        for chunk, future in self._pending:
+            self._known.update(zip(chunk, future.result()))
+        self._pending.clear()
+        return self._known
+
+
+@contextmanager
+def pair_verifier(size: int, workers: int | None = None) -> Iterator[PairVerifier]:
+    """A `PairVerifier` for a job of `size` transcripts: with a process pool when the job is big enough."""
+    with _pool(size, workers) as executor:
+        yield PairVerifier(executor)
 
 
 @contextmanager
@@ -213,7 +241,11 @@ def _write(session: Session, rows: list[dict[str, Any]]) -> None:
 
 
 def _judge_in(
-    access: _Access, rule_name: str, transcript_ids: Collection[int] | None, workers: int | None
+    access: _Access,
+    rule_name: str,
+    transcript_ids: Collection[int] | None,
+    workers: int | None,
+    verifier: PairVerifier | None,
 ) -> JudgeSummary:
     started = time.perf_counter()
     chosen = rule(rule_name)
@@ -222,11 +254,12 @@ def _judge_in(
         targets = _targets(session, transcript_ids)
         items = items_by_data_id(session, data_ids={data_id for _, data_id in targets})
     questions = {data_id: question_of(item) for data_id, item in items.items()}
-    known: dict[Pair, bool | None] = {}  # math-verify's verdicts, for the whole job
-    with _pool(len(targets), workers) as executor:
+    with ExitStack() as stack:
+        if verifier is None:  # math-verify's verdicts, for the whole job
+            verifier = stack.enter_context(pair_verifier(len(targets), workers))
         for jobs in _windows(access, targets, questions):
-            _verify_new(jobs, known, executor)
-            rows = judge_jobs(rule_name, jobs, known)
+            verifier.ask(jobs)
+            rows = judge_jobs(rule_name, jobs, verifier.known())
             if rows:
                 with access.writing() as session:
                     _write(session, rows)
@@ -246,12 +279,14 @@ def judge_transcripts(
     rule: str = DEFAULT_RULE,
     transcript_ids: Collection[int] | None = None,
     workers: int | None = None,
+    verifier: PairVerifier | None = None,
 ) -> JudgeSummary:
     """(Re-)judge the given transcripts, or all of them, under `rule` and store the verdicts.
 
     With a session the work joins its transaction; with an engine each window of `WINDOW` transcripts is
     written in a short transaction of its own (judging holds no lock; an interrupted run leaves each
     transcript with the rule that last judged it, which it names). `workers` sets the process pool's size
-    (default: the cores, at most 4); fewer than `PARALLEL_MIN` transcripts are judged in this process.
+    (default: the cores, at most 4); fewer than `PARALLEL_MIN` transcripts are judged in this process. A caller
+    that had math-verify start on these transcripts' pairs earlier passes its `verifier` (an import does).
     """
-    return _judge_in(_Access(target), rule, transcript_ids, workers)
+    return _judge_in(_Access(target), rule, transcript_ids, workers, verifier)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
+from annotator import importer
 from annotator.db import read_session
 from annotator.formats import read
 from annotator.importer import import_parts
@@ -73,6 +74,37 @@ def test_a_process_pool_gives_the_same_verdicts(
     summary = judge_transcripts(judged, workers=2)
     assert summary.judged == 162 and _stored(judged) == in_process
     assert sys.modules["__main__"] is script
+
+
+def test_an_import_hands_each_stored_batch_to_the_pool_and_stores_the_same_verdicts(
+    engine: Engine, shared_data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 20 item 1: a big import starts math-verify on each batch's pairs while it stores the next ones;
+    the verdicts are those of judging in this process."""
+    release = shared_data / "reliablemath"
+    import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
+    records = records_for(engine, data_source="aime", model="m", prompt="reliable", a=(10, 5, 15), u=(40, 12, 80))
+    records[0]["response"] = "\\boxed{Sorry, I don't know}"
+    monkeypatch.setattr(importer, "BATCH_SIZE", 40)  # five batches of 40 and one of 2
+    monkeypatch.setattr(verdicts, "PARALLEL_MIN", 40)  # the pool opens once the first batch is stored
+    monkeypatch.setattr(verdicts, "PAIRS_PARALLEL_MIN", 1)
+    monkeypatch.setattr(verdicts, "CHUNK", 3)
+    asked: list[int] = []
+    ask = verdicts.PairVerifier.ask
+
+    def counting_ask(self: verdicts.PairVerifier, jobs):  # type: ignore[no-untyped-def]
+        jobs = list(jobs)
+        asked.append(len(jobs))
+        return ask(self, jobs)
+
+    monkeypatch.setattr(verdicts.PairVerifier, "ask", counting_ask)
+    import_records(engine, tmp_path / "m.jsonl", records)
+    # each stored batch asked as it was stored (with the pool), then the judge's own window
+    assert asked == [40, 40, 40, 40, 2, 162]
+    pooled = _stored(engine)
+    assert {row[5] for row in pooled} == {"S", "R", "F"}
+    summary = judge_transcripts(engine, workers=1)
+    assert summary.judged == 162 and _stored(engine) == pooled
 
 
 def test_judging_off_the_main_thread(judged: Engine) -> None:
