@@ -1,0 +1,68 @@
+"""How far to trust each judge: every rule's verdicts against the reviewers' on the reviewed responses.
+
+One row per judge, in the layout of UMWP's judge evaluation (Sun et al. 2024, Table 3: each automatic judge
+against human labels): the reviewed responses it was compared on, the share where it agrees with the reviewer,
+Cohen's kappa (None with its reason when undefined) and the confusion matrix of judge verdict x human verdict.
+The rule sets are applied afresh to the reviewed responses (a few hundred or thousand: math-verify's answers are
+cached), so every rule is compared on the same responses whichever rule judged the transcripts last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from sqlalchemy import select
+from sqlmodel import Session
+
+from annotator.metrics.agreement import cohen
+from annotator.models import Transcript
+from annotator.transcripts.items import items_by_data_id
+from annotator.transcripts.judge import RULES, Question, judge_response
+from annotator.vocabulary import Verdict
+
+VERDICTS = tuple(verdict.value for verdict in Verdict)
+
+
+def _reviewed(session: Session, model: str | None) -> list[tuple[str, str, Question]]:
+    """(response, human verdict, question) of every reviewed transcript whose item still exists."""
+    query = select(Transcript.data_id, Transcript.response, Transcript.human).where(Transcript.human.is_not(None))
+    if model is not None:
+        query = query.where(Transcript.model == model)
+    rows = [tuple(row) for row in session.execute(query.order_by(Transcript.id))]
+    items = items_by_data_id(session, data_ids={row[0] for row in rows})
+    return [
+        (response, human, Question(items[data_id].ground_truth, items[data_id].unsolvable, items[data_id].treecut))
+        for data_id, response, human in rows
+        if data_id in items
+    ]
+
+
+def judge_row(name: str, pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """One judge's row from its (judge verdict, human verdict) pairs."""
+    pairs = list(pairs)
+    confusion = {judge: dict.fromkeys(VERDICTS, 0) for judge in VERDICTS}
+    for judge, human in pairs:
+        confusion[judge][human] += 1
+    judged = np.array([judge for judge, _ in pairs])
+    human = np.array([human for _, human in pairs])
+    kappa, reason = cohen(judged, human, list(VERDICTS)) if pairs else (None, "no reviewed responses")
+    return {
+        "judge": name,
+        "reviewed": len(pairs),
+        "agreement": sum(judge == human for judge, human in pairs) / len(pairs) if pairs else None,
+        "kappa": kappa,
+        "kappa_note": reason,
+        "confusion": confusion,  # judge verdict -> human verdict -> count
+    }
+
+
+def judge_agreement(session: Session, *, model: str | None = None) -> list[dict[str, Any]]:
+    """Every rule set against the reviewers, on the reviewed responses (of `model`, if given)."""
+    reviewed = _reviewed(session, model)
+    return [
+        judge_row(name, ((judge_response(response, question, rule_name=name).verdict.value, human)
+                         for response, human, question in reviewed))
+        for name in RULES
+    ]
