@@ -14,14 +14,13 @@ from annotator import freshness, transcripts
 from annotator.db import read_session
 from annotator.metrics.intervals import wilson
 from annotator.transcripts import report as reporting
-from annotator.vocabulary import Role
 from ui import charts, guard
 from ui.snapshot import Snapshot, show_freshness
 
 TTL_SECONDS = 30
 FIGURE_COLUMNS = [title for _, title in reporting.PAPER_FIGURES] + ["kappa"]
 
-engine, user = guard.require(Role.reviewer, Role.admin)
+engine, user = guard.require_page(__file__)
 
 
 POINT_COLUMNS = ["model", "prompt", "Prec", "Prud", "Prec low", "Prec high", "Prud low", "Prud high"]
