@@ -170,6 +170,17 @@ def _empty_state() -> None:
     st.page_link(HERE / "overview.py", label="Overview, import and statistics", icon=":material/insights:")
 
 
+def _heading(view: dict[str, Any] | None) -> str:
+    if not is_ready(WORKSPACE):
+        return "Loading the candidate..."
+    if view is None:
+        return "Nothing to annotate"
+    heading = " · ".join(escape_markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
+    if view["status"] != "pending":
+        heading += f" · {escape_markdown(view['status'])}"
+    return heading
+
+
 @st.fragment
 def workspace() -> None:
     """The candidate, the five decision buttons, progress and the comment field.
@@ -183,15 +194,7 @@ def workspace() -> None:
         st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
     view = state["view"]
     rewrite_type = (view or {}).get("rewrite_type", "")
-    if not is_ready(WORKSPACE):
-        heading = "Loading the candidate..."
-    elif view is None:
-        heading = "Nothing to annotate"
-    else:
-        heading = " · ".join(escape_markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
-        if view["status"] != "pending":
-            heading += f" · {escape_markdown(view['status'])}"
-    st.markdown(f"#### {heading}")
+    st.markdown(f"#### {_heading(view)}")
 
     with st.container(horizontal=True):
         _view.label_buttons(key_prefix="decide", rewrite_type=rewrite_type, on_decide=_decide, disabled=view is None)
