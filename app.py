@@ -2,7 +2,7 @@
 
 Asks for a name and password before any page (or, on a database without accounts, for the first admin),
 then shows the pages the signed-in user's role allows. A sign-in lasts across reruns and page reloads
-(`pages/sign_in.py`).
+(`ui/sign_in.py`).
 """
 
 import streamlit as st

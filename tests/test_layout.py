@@ -31,8 +31,8 @@ def test_the_core_never_imports_streamlit_typer_ui_or_pages() -> None:
     offenders = {}
     for path in CORE.rglob("*.py"):
         if "cli" in path.relative_to(CORE).parts:
-            continue  # the command line is a user interface of its own, like pages/
-        bad = {n for n in _imported_names(path) if n.split(".")[0] in ("streamlit", "typer", "ui", "pages")}
+            continue  # the command line is a user interface of its own, like app_pages/
+        bad = {n for n in _imported_names(path) if n.split(".")[0] in ("streamlit", "typer", "ui", "app_pages")}
         if bad:
             offenders[str(path.relative_to(PROJECT_ROOT))] = sorted(bad)
     assert not offenders
@@ -40,7 +40,7 @@ def test_the_core_never_imports_streamlit_typer_ui_or_pages() -> None:
 
 def test_no_module_imports_another_packages_private_module() -> None:
     offenders = []
-    for path in [*CORE.rglob("*.py"), *(PROJECT_ROOT / "pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]:
+    for path in [*CORE.rglob("*.py"), *(PROJECT_ROOT / "app_pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]:
         package = ".".join(path.relative_to(PROJECT_ROOT).parent.parts)
         for name in _imported_names(path):
             parts = name.split(".")
@@ -72,13 +72,13 @@ def test_pages_write_only_through_page_write() -> None:
     signing_in = {PROJECT_ROOT / "app.py", PROJECT_ROOT / "ui" / "sign_in.py", PROJECT_ROOT / "ui" / "writes.py"}
     offenders = [
         path.relative_to(PROJECT_ROOT).as_posix()
-        for path in [*(PROJECT_ROOT / "pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]
+        for path in [*(PROJECT_ROOT / "app_pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]
         if path not in signing_in and "write_session" in path.read_text(encoding="utf-8")
     ]
     assert offenders == []
 
 
-UI_FILES = [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "pages").glob("*.py")),
+UI_FILES = [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "app_pages").glob("*.py")),
             *sorted((PROJECT_ROOT / "ui").glob("*.py"))]
 
 
@@ -108,16 +108,16 @@ def test_every_callback_that_writes_declares_its_capability() -> None:
 def test_the_write_finder_finds_an_undeclared_callback() -> None:
     """The check above is not vacuous: a page callback that writes without a declaration is found, whether it
     writes through `page_write` or through a core function that opens its own transaction."""
-    page = PROJECT_ROOT / "pages" / "annotate.py"
+    page = PROJECT_ROOT / "app_pages" / "annotate.py"
     source = page.read_text(encoding="utf-8")
     bare = source.replace('@saves(state, "skip", capability=Capability.annotate)\n', "")
     demo = source.replace("from annotator import queue\n",
                           "from annotator import queue\nfrom annotator.demo import load_demo\n")
     demo += "\n\ndef _demo() -> None:\n    load_demo(engine)\n\n\nst.button('demo', on_click=_demo)\n"
     modules, checked = _ui_and_core()
-    for changed, expected in ((bare, "pages.annotate._skip"), (demo, "pages.annotate._demo")):
+    for changed, expected in ((bare, "app_pages.annotate._skip"), (demo, "app_pages.annotate._demo")):
         assert changed != source
-        swapped = [callgraph.parse(page, source=changed) if m.name == "pages.annotate" else m for m in modules]
+        swapped = [callgraph.parse(page, source=changed) if m.name == "app_pages.annotate" else m for m in modules]
         assert _undeclared_writes(swapped, checked) == [expected]
 
 

@@ -11,7 +11,6 @@ is due, so a disabled account or a changed role writes nothing.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NoReturn
 from urllib.parse import unquote, urlparse
 
@@ -22,8 +21,6 @@ from annotator import auth, policies
 from annotator.policies import Capability
 from ui import pages, sign_in
 from ui.markdown import escape_markdown
-
-APP = Path(__file__).resolve().parent.parent / "app.py"
 
 
 def _refusal(user: auth.User | None, capability: Capability) -> str:
@@ -52,28 +49,9 @@ def no_such_page() -> None:
     refuse("No such page", f"There is no page at /{escape_markdown(unquote(asked_for()))}.")
 
 
-def _through_the_app() -> None:
-    """Rerun through app.py when Streamlit ran this page file by itself.
-
-    A server whose first visitor opens a page's address (`/import_export`) runs that file alone, in its
-    legacy mode for apps with a `pages/` folder: no sign-in form, no navigation. Declaring a navigation ends
-    that mode for the server; the rerun then goes through app.py, which signs in and opens the page asked for.
-    """
-    # Streamlit's own flag for that mode (no public API says it); True only until a navigation is declared.
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if "engine" in st.session_state or not getattr(PagesManager, "uses_pages_directory", False):
-        return
-    # Every page declared, so that the address asked for is found (not "Page not found").
-    pages = [st.Page(APP, default=True), *(st.Page(page) for page in sorted((APP.parent / "pages").glob("*.py")))]
-    st.navigation(pages, position="hidden")
-    st.rerun()
-
-
 def require(capability: Capability) -> tuple[Engine, auth.User]:
     """The app's engine and the signed-in user, or a message and `st.stop()` if the user's role may not do
     `capability`."""
-    _through_the_app()
     user = st.session_state.get("user")
     if not auth.allows(user, capability):
         refuse("Not open to you", _refusal(user, capability))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from annotator.policies import Capability
 
-FOLDER = Path(__file__).resolve().parent.parent / "pages"
+FOLDER = Path(__file__).resolve().parent.parent / "app_pages"
 
 
 @dataclass(frozen=True)
