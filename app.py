@@ -2,22 +2,17 @@
 
 Asks for a name and password before any page (or, on a database without accounts, for the first admin),
 then shows the pages the signed-in user's role allows. A sign-in lasts across reruns and page reloads
-(`pages/sign_in.py`).
+(`ui/sign_in.py`).
 """
-
-from pathlib import Path
 
 import streamlit as st
 from sqlalchemy.exc import OperationalError
 
 from annotator import auth, throttle
 from annotator.db import DatabaseBusy, database_url, get_engine, read_session, write_session
-from annotator.vocabulary import Role
 from ui import guard, sign_in
 from ui.markdown import escape_markdown
-
-# Absolute, so that the app also runs from a wrapper script elsewhere (the AppTest tests do that).
-PAGES = Path(__file__).resolve().parent / "pages"
+from ui.pages import PAGES
 
 
 @st.cache_resource
@@ -77,28 +72,19 @@ def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
 
 
 def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
-    """The pages `user`'s role may see, plus the page the address asks for: declared, so that an address of a
-    page kept from this role opens that page's own refusal (its `guard.require`) instead of "Page not found",
-    and an address no page has opens `guard.no_such_page`.
+    """The pages of the page table (`ui.pages.PAGES`) `user`'s role may see, plus the page the address asks for:
+    declared, so that an address of a page kept from this role opens that page's own refusal (its guard) instead
+    of "Page not found", and an address no page has opens `guard.no_such_page`.
     Signed out (None), every page is declared, hidden, so that the address survives signing in."""
-    everyone, staff, admins = tuple(Role), (Role.reviewer, Role.admin), (Role.admin,)
     pages = [
-        (st.Page(PAGES / "annotate.py", title="Annotate", icon=":material/edit_note:", default=True), everyone),
-        (st.Page(PAGES / "browse.py", title="Browse", icon=":material/table_rows:"), everyone),
-        (st.Page(PAGES / "overview.py", title="Overview", icon=":material/insights:"), everyone),
-        (st.Page(PAGES / "team.py", title="Team", icon=":material/groups:"), staff),
-        (st.Page(PAGES / "adjudicate.py", title="Adjudicate", icon=":material/gavel:"), staff),
-        (st.Page(PAGES / "review.py", title="Review", icon=":material/fact_check:"), staff),
-        (st.Page(PAGES / "report.py", title="Report", icon=":material/analytics:"), staff),
-        (st.Page(PAGES / "generate.py", title="Generate", icon=":material/auto_awesome:"), admins),
-        (st.Page(PAGES / "evaluate.py", title="Evaluate", icon=":material/model_training:"), admins),
-        (st.Page(PAGES / "import_export.py", title="Import and export", icon=":material/swap_vert:"), admins),
+        (st.Page(row.path, title=row.title, icon=row.icon, url_path=row.url_path, default=row.default), row.capability)
+        for row in PAGES
     ]
     asked = guard.asked_for()
     declared = [
-        page for page, roles in pages if user is None or auth.allows(user, *roles) or page.url_path == asked
+        page for page, capability in pages if user is None or auth.allows(user, capability) or page.url_path == asked
     ]
-    if asked and asked not in {page.url_path for page, _roles in pages}:
+    if asked and asked not in {page.url_path for page, _capability in pages}:
         # An address no page has: a hidden page of that address says so (Streamlit would show Annotate).
         declared.append(st.Page(guard.no_such_page, title="No such page", url_path=asked, visibility="hidden"))
     return declared

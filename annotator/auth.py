@@ -6,8 +6,8 @@ the token (the app puts it in a cookie), the database keeps only its SHA-256, so
 cannot be used to sign in. A sign-in lasts `sign_in_lifetime()` (env `ANNOTATOR_SESSION_HOURS`, default 12
 hours) and ends when the account is disabled. Passwords follow `annotator.passwords`' rule; failed sign-ins
 are throttled per account and per client (`annotator.throttle`). Every write a page makes first checks, in its
-own transaction, that the account is still active and has the role (`check_writer`): a disabled account writes
-nothing from the moment it is disabled.
+own transaction, that the account is still active and its role may do what it writes (`check_writer`, with a
+`policies.Capability`): a disabled account writes nothing from the moment it is disabled.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Engine, delete, select, update
 from sqlmodel import Session
 
-from annotator import passwords, throttle
+from annotator import passwords, policies, throttle
 from annotator.db import DatabaseBusy, page_busy_seconds, read_session, write_session
 from annotator.models import Annotator, SignInSession, utcnow
+from annotator.policies import Capability
 from annotator.vocabulary import Role
 
 DEFAULT_SIGN_IN_HOURS = 12.0
@@ -60,16 +61,9 @@ class User:
     role: str
 
 
-def allows(user: User | None, *roles: str) -> bool:
-    """Whether `user` is signed in with one of `roles` (the one rule every page and callback applies)."""
-    return user is not None and user.role in roles
-
-
-def require_role(user: User | None, *roles: str) -> None:
-    """Raise PermissionError unless `user` has one of `roles`."""
-    if not allows(user, *roles):
-        who = "nobody is signed in" if user is None else f"{user.name} is {user.role}"
-        raise PermissionError(f"needs role {' or '.join(roles)}; {who}")
+def allows(user: User | None, capability: Capability) -> bool:
+    """Whether `user` is signed in with a role that may do `capability` (`policies.allows`)."""
+    return policies.allows(user, capability)
 
 
 def sign_in_lifetime() -> timedelta:
@@ -97,13 +91,13 @@ def _new_password_hash(password: str, *, name: str) -> str:
     return hash_password(password)
 
 
-def check_writer(session: Session, *, user_id: int, roles: tuple[str, ...]) -> None:
-    """Raise `AccountDisabled` unless the account is active and has one of `roles` now. One primary-key read,
-    made inside the write's own transaction, so a disable committed before it is always seen."""
+def check_writer(session: Session, *, user_id: int, capability: Capability) -> None:
+    """Raise `AccountDisabled` unless the account is active and its role may do `capability` now. One primary-key
+    read, made inside the write's own transaction, so a disable committed before it is always seen."""
     row = session.execute(select(Annotator.is_active, Annotator.role).where(Annotator.id == user_id)).first()
     if row is None or not row.is_active:
         raise AccountDisabled("your account has been disabled; nothing was saved")
-    if row.role not in roles:
+    if not policies.allows(row.role, capability):
         raise AccountDisabled(f"your role is now {row.role}; nothing was saved")
 
 

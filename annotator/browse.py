@@ -16,9 +16,10 @@ from sqlmodel import Session
 
 from annotator.auth import User
 from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate
+from annotator.policies import Capability, allows
 from annotator.queue import incomplete, labels_per_candidate, vetted
 from annotator.store import label_state as state_of
-from annotator.vocabulary import LabelState, Role
+from annotator.vocabulary import LabelState
 
 PAGE_SIZE = 50
 SNIPPET_CHARS = 160
@@ -33,7 +34,7 @@ LABEL_FIELDS = ("human_check", "difficulty_eval")
 
 
 def sees_everyone(user: User) -> bool:
-    return user.role in (Role.reviewer, Role.admin)
+    return allows(user, Capability.see_everyones_labels)
 
 
 def label_states(user: User) -> tuple[str, ...]:

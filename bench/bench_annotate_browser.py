@@ -182,6 +182,63 @@ def _load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
+def _press_all(args: argparse.Namespace, urls: list[str], samples: dict[str, dict[str, list[float]]]) -> None:
+    """Press keys on every app (the floor first, then one per size), interleaved, into `samples`."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        floor_driver = Driver(browser, urls[0], "bench", "floor", args.pause_ms)
+        floor_driver.wait_heading("count 0 ·")
+        drivers = {}
+        for size, url in zip(args.sizes, urls[1:], strict=True):
+            driver = Driver(browser, url, "bench", PASSWORD, args.pause_ms)
+            driver.wait_heading("bench_0_remove_1 ·")
+            drivers[size] = driver
+        counters = {"floor": 0, **dict.fromkeys(args.sizes, 0)}
+
+        def floor_press() -> tuple[float, float]:
+            counters["floor"] += 1
+            return floor_driver.press("1", "next", f"count {counters['floor']} ·")
+
+        def app_press(size: int) -> tuple[float, float]:
+            key = KEYS[counters[size] % len(KEYS)]
+            counters[size] += 1
+            i = counters[size]
+            return drivers[size].press(key, f"decide_{key}", f"bench_{i}_remove_1 ·", f"(rewrite r{i}x)")
+
+        presses = [("floor", floor_press), *((f"app_{size}", lambda size=size: app_press(size))
+                                             for size in args.sizes)]
+        for index in range(args.warmup + args.presses):
+            # Interleaved press by press, so that load from other jobs falls on all apps alike.
+            for name, press in presses:
+                in_page, round_trip = press()
+                if index >= args.warmup:
+                    samples[name]["in_page"].append(in_page)
+                    samples[name]["playwright"].append(round_trip)
+        browser.close()
+
+
+def _report(args: argparse.Namespace, names: list[str], samples: dict[str, dict[str, list[float]]],
+            load_before: str, load_after: str, streamlit_version: str) -> None:
+    """The machine, then p50/p95 per app and measure against the floor's, then everything as JSON."""
+    results = {name: {measure: _stats(values) for measure, values in by_measure.items()}
+               for name, by_measure in samples.items()}
+    print(f"machine: {os.cpu_count()} cores, {_cpu()}, python {platform.python_version()}, "
+          f"streamlit {streamlit_version}; load average (1/5/15 min) before {load_before}, after {load_after}")
+    print(f"{args.presses} timed presses per app after {args.warmup} warm-up, interleaved, {args.pause_ms} ms pause")
+    for measure, title in (("in_page", "in the page: keydown -> frame painted with the next item"),
+                           ("playwright", "Playwright: keyboard.press -> next item visible")):
+        floor_stats = results["floor"][measure]
+        print(f"\n{title}")
+        print(f"{'':>12} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/floor':>10} {'p95/floor':>10}")
+        for name in names:
+            values = results[name][measure]
+            print(f"{name:>12} {values['n']:>4} {values['p50']:>8} {values['p95']:>8} "
+                  f"{values['p50'] / floor_stats['p50']:>10.2f} {values['p95'] / floor_stats['p95']:>10.2f}")
+    print(json.dumps(results))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 100_000])
@@ -192,7 +249,6 @@ def main() -> None:
     args = parser.parse_args()
 
     import streamlit
-    from playwright.sync_api import sync_playwright
 
     workdir = Path(tempfile.mkdtemp(prefix="bench_annotate_"))
     apps = []
@@ -211,56 +267,12 @@ def main() -> None:
                   f"{time.perf_counter() - started:.1f}s", flush=True)
             apps.append(start_app(url, workdir / f"app_{size}.log"))
         load_before = _load()
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            floor_driver = Driver(browser, floor.url, "bench", "floor", args.pause_ms)
-            floor_driver.wait_heading("count 0 ·")
-            drivers = {}
-            for size, app in zip(args.sizes, apps[1:], strict=True):
-                driver = Driver(browser, app.url, "bench", PASSWORD, args.pause_ms)
-                driver.wait_heading("bench_0_remove_1 ·")
-                drivers[size] = driver
-            counters = {"floor": 0, **dict.fromkeys(args.sizes, 0)}
-
-            def floor_press() -> tuple[float, float]:
-                counters["floor"] += 1
-                return floor_driver.press("1", "next", f"count {counters['floor']} ·")
-
-            def app_press(size: int) -> tuple[float, float]:
-                key = KEYS[counters[size] % len(KEYS)]
-                counters[size] += 1
-                i = counters[size]
-                return drivers[size].press(key, f"decide_{key}", f"bench_{i}_remove_1 ·", f"(rewrite r{i}x)")
-
-            presses = [("floor", floor_press), *((f"app_{size}", lambda size=size: app_press(size))
-                                                 for size in args.sizes)]
-            for index in range(args.warmup + args.presses):
-                # Interleaved press by press, so that load from other jobs falls on all apps alike.
-                for name, press in presses:
-                    in_page, round_trip = press()
-                    if index >= args.warmup:
-                        samples[name]["in_page"].append(in_page)
-                        samples[name]["playwright"].append(round_trip)
-            browser.close()
+        _press_all(args, [app.url for app in apps], samples)
         load_after = _load()
     finally:
         for app in apps:
             stop_app(app)
-    results = {name: {measure: _stats(values) for measure, values in by_measure.items()}
-               for name, by_measure in samples.items()}
-    print(f"machine: {os.cpu_count()} cores, {_cpu()}, python {platform.python_version()}, "
-          f"streamlit {streamlit.__version__}; load average (1/5/15 min) before {load_before}, after {load_after}")
-    print(f"{args.presses} timed presses per app after {args.warmup} warm-up, interleaved, {args.pause_ms} ms pause")
-    for measure, title in (("in_page", "in the page: keydown -> frame painted with the next item"),
-                           ("playwright", "Playwright: keyboard.press -> next item visible")):
-        floor_stats = results["floor"][measure]
-        print(f"\n{title}")
-        print(f"{'':>12} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/floor':>10} {'p95/floor':>10}")
-        for name in names:
-            values = results[name][measure]
-            print(f"{name:>12} {values['n']:>4} {values['p50']:>8} {values['p95']:>8} "
-                  f"{values['p50'] / floor_stats['p50']:>10.2f} {values['p95'] / floor_stats['p95']:>10.2f}")
-    print(json.dumps(results))
+    _report(args, names, samples, load_before, load_after, streamlit.__version__)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -72,14 +74,24 @@ def child(path: Path, db: Path) -> None:
                       "labels_added": summary.labels_added}), flush=True)
 
 
-def _page_write(engine: Any, user: Any, code: Path) -> Any:
+@contextmanager
+def _page_write(engine: Any, user: Any, code: Path) -> Iterator[Any]:
     if not (code / "ui" / "writes.py").exists():  # code from before ui.writes: the page wrote through write_session
         from annotator.db import write_session
 
-        return write_session(engine)
-    from ui.writes import page_write
+        with write_session(engine) as session:
+            yield session
+        return
+    from ui import writes
 
-    return page_write(engine, user=user)
+    if not hasattr(writes, "declaring"):  # code from before capabilities: no declaration to make
+        with writes.page_write(engine, user=user) as session:
+            yield session
+        return
+    from annotator.policies import Capability
+
+    with writes.declaring(Capability.annotate), writes.page_write(engine, user=user) as session:
+        yield session
 
 
 def _one(labelled: Path, db: Path, code: Path) -> dict[str, Any]:

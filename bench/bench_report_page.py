@@ -5,7 +5,7 @@ counts the verdicts) and warm (every later open: the latest snapshot, recounted 
 
 Set-up (untimed): the ReliableMath release imported into a real SQLite file; N transcripts over its 1,415 items
 from 7 models x 2 prompts, each response about 3,000 characters, with judge verdicts (S/R/F drawn at random)
-and a human verdict on 2% of them, inserted with Core executemany. Timed: `AppTest` runs of `pages/report.py`
+and a human verdict on 2% of them, inserted with Core executemany. Timed: `AppTest` runs of `app_pages/report.py`
 as a signed-in reviewer; the cold run clears `st.cache_resource` (where the snapshot lives) first. Baselines
 in the same run: one `SELECT count(*)` over the transcripts, and AppTest running a page that only prints a
 title. Goal: < 1 s.
@@ -34,7 +34,7 @@ from annotator.models import Transcript, utcnow  # noqa: E402
 from bench.bench_judge import insert_transcripts, release_items  # noqa: E402
 from tests.support.candidates import add_user, sign_in_app  # noqa: E402
 
-PAGE = str(ROOT / "pages" / "report.py")
+PAGE = str(ROOT / "app_pages" / "report.py")
 # About 3,000 characters, as a short reasoning model's answer: the report must not read the responses.
 RESPONSE = "We reason step by step about the conditions given. " * 60 + "\\boxed{1}"
 

@@ -28,7 +28,7 @@ from annotator.db import get_engine  # noqa: E402
 from bench.bench_agreement import seed  # noqa: E402
 from tests.support.candidates import add_user, sign_in_app  # noqa: E402
 
-PAGE = str(ROOT / "pages" / "team.py")
+PAGE = str(ROOT / "app_pages" / "team.py")
 
 
 def render(engine: object, user: object, page: str = PAGE) -> float:

@@ -14,6 +14,7 @@ from annotator import auth, throttle
 from annotator.auth import system_annotator_id
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotator, SignInFailure, SignInSession, utcnow
+from annotator.policies import Capability
 from tests.conftest import PROJECT_ROOT
 
 PW = "a long enough password"
@@ -87,13 +88,23 @@ def test_sign_out_ends_the_session(engine: Engine) -> None:
         assert auth.user_for_token(session, token=token) is None
 
 
-def test_require_role() -> None:
+def test_allows_asks_the_policies() -> None:
     reviewer = auth.User(id=1, name="rev", role="reviewer")
-    auth.require_role(reviewer, "reviewer", "admin")
-    with pytest.raises(PermissionError, match="rev is reviewer"):
-        auth.require_role(reviewer, "admin")
-    with pytest.raises(PermissionError, match="nobody"):
-        auth.require_role(None, "annotator")
+    assert auth.allows(reviewer, Capability.adjudicate)
+    assert not auth.allows(reviewer, Capability.administer)
+    assert not auth.allows(None, Capability.annotate)
+
+
+def test_a_write_is_checked_against_the_capability_in_its_transaction(engine: Engine) -> None:
+    with write_session(engine) as session:
+        rev = auth.create_user(session, name="rev", role="reviewer", password=PW)
+    with write_session(engine) as session:
+        auth.check_writer(session, user_id=rev.id, capability=Capability.review)
+        with pytest.raises(auth.AccountDisabled, match="role is now reviewer"):
+            auth.check_writer(session, user_id=rev.id, capability=Capability.administer)
+        auth.set_active(session, name="rev", active=False)
+        with pytest.raises(auth.AccountDisabled, match="disabled"):
+            auth.check_writer(session, user_id=rev.id, capability=Capability.annotate)
 
 
 def _cli(database_url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

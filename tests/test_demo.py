@@ -41,13 +41,13 @@ def test_loading_the_demo_twice_changes_nothing(sqlite_engine: Engine) -> None:
 
 
 def test_overview_offers_the_demo_to_admins_on_an_empty_database(sqlite_engine: Engine) -> None:
-    annotator_view = AppTest.from_file(str(PROJECT_ROOT / "pages" / "overview.py"), default_timeout=30)
+    annotator_view = AppTest.from_file(str(PROJECT_ROOT / "app_pages" / "overview.py"), default_timeout=30)
     sign_in_app(annotator_view, sqlite_engine, add_user(sqlite_engine, "ann"))
     annotator_view.run()
     assert not annotator_view.exception
     assert not [b for b in annotator_view.button if b.label == "Load the demo project"]
 
-    app = AppTest.from_file(str(PROJECT_ROOT / "pages" / "overview.py"), default_timeout=30)
+    app = AppTest.from_file(str(PROJECT_ROOT / "app_pages" / "overview.py"), default_timeout=30)
     sign_in_app(app, sqlite_engine, add_user(sqlite_engine, "boss", role="admin"))
     app.run()
     assert not app.exception

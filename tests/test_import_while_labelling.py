@@ -22,10 +22,11 @@ from annotator.db import DatabaseBusy, get_engine, read_session
 from annotator.formats import read
 from annotator.importer import import_parts
 from annotator.models import Annotation
+from annotator.policies import Capability
 from tests.conftest import PROJECT_ROOT
 from tests.support.candidates import add_user
 from tests.support.waiting import wait_for
-from ui.writes import page_write
+from ui.writes import declaring, page_write
 
 LABELS = 300_000
 BUSY_SECONDS = 2.0
@@ -91,7 +92,7 @@ def test_labels_during_a_300k_label_import_are_saved_or_refused_never_lost(
         while importer.poll() is None or not waits:  # at least one press, the first while the import writes
             start = time.monotonic()
             try:
-                with page_write(engine, user=bob) as session:
+                with declaring(Capability.annotate), page_write(engine, user=bob) as session:
                     queue.decide(session, annotator_id=bob.id, candidate_id=candidate_id, human_check=0,
                                  difficulty_eval=None)
                 saved.append(candidate_id)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from annotator.vocabulary import Role
+from tests.support import callgraph
 from tests.support.imports import PROJECT_ROOT, modules_loaded_by
 
 CORE = PROJECT_ROOT / "annotator"
@@ -29,8 +31,8 @@ def test_the_core_never_imports_streamlit_typer_ui_or_pages() -> None:
     offenders = {}
     for path in CORE.rglob("*.py"):
         if "cli" in path.relative_to(CORE).parts:
-            continue  # the command line is a user interface of its own, like pages/
-        bad = {n for n in _imported_names(path) if n.split(".")[0] in ("streamlit", "typer", "ui", "pages")}
+            continue  # the command line is a user interface of its own, like app_pages/
+        bad = {n for n in _imported_names(path) if n.split(".")[0] in ("streamlit", "typer", "ui", "app_pages")}
         if bad:
             offenders[str(path.relative_to(PROJECT_ROOT))] = sorted(bad)
     assert not offenders
@@ -38,7 +40,7 @@ def test_the_core_never_imports_streamlit_typer_ui_or_pages() -> None:
 
 def test_no_module_imports_another_packages_private_module() -> None:
     offenders = []
-    for path in [*CORE.rglob("*.py"), *(PROJECT_ROOT / "pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]:
+    for path in [*CORE.rglob("*.py"), *(PROJECT_ROOT / "app_pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]:
         package = ".".join(path.relative_to(PROJECT_ROOT).parent.parts)
         for name in _imported_names(path):
             parts = name.split(".")
@@ -70,7 +72,89 @@ def test_pages_write_only_through_page_write() -> None:
     signing_in = {PROJECT_ROOT / "app.py", PROJECT_ROOT / "ui" / "sign_in.py", PROJECT_ROOT / "ui" / "writes.py"}
     offenders = [
         path.relative_to(PROJECT_ROOT).as_posix()
-        for path in [*(PROJECT_ROOT / "pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]
+        for path in [*(PROJECT_ROOT / "app_pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]
         if path not in signing_in and "write_session" in path.read_text(encoding="utf-8")
     ]
     assert offenders == []
+
+
+UI_FILES = [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "app_pages").glob("*.py")),
+            *sorted((PROJECT_ROOT / "ui").glob("*.py"))]
+
+
+def _ui_and_core() -> tuple[list[callgraph.Module], set[str]]:
+    ui = [callgraph.parse(path) for path in UI_FILES]
+    core = [callgraph.parse(path) for path in CORE.rglob("*.py") if "cli" not in path.relative_to(CORE).parts]
+    return ui + core, {module.name for module in ui}
+
+
+def _undeclared_writes(modules: list[callgraph.Module], checked: set[str]) -> list[str]:
+    # Signing in (the forms, ui.sign_in) writes before anyone has a capability; ui.writes is the declaring itself.
+    exempt = {"ui.sign_in", "ui.writes"}
+    absorbing = {"app._first_admin_form", "app._sign_in_form"} | {
+        qualname for module in modules if module.name in exempt for qualname in module.functions
+    }
+    return callgraph.undeclared_writes(modules, checked=checked - exempt, absorbing=absorbing)
+
+
+def test_every_callback_that_writes_declares_its_capability() -> None:
+    """A page callback that writes (a `page_write`, or a core function that opens a write transaction, such as
+    `load_demo`) is decorated `@saves(..., capability=...)` or `@writes(capability)`, or is called only from
+    such callbacks. Signing in writes without a capability: nobody is signed in yet."""
+    modules, checked = _ui_and_core()
+    assert _undeclared_writes(modules, checked) == []
+
+
+def test_the_write_finder_finds_an_undeclared_callback() -> None:
+    """The check above is not vacuous: a page callback that writes without a declaration is found, whether it
+    writes through `page_write` or through a core function that opens its own transaction."""
+    page = PROJECT_ROOT / "app_pages" / "annotate.py"
+    source = page.read_text(encoding="utf-8")
+    bare = source.replace('@saves(state, "skip", capability=Capability.annotate)\n', "")
+    demo = source.replace("from annotator import queue\n",
+                          "from annotator import queue\nfrom annotator.demo import load_demo\n")
+    demo += "\n\ndef _demo() -> None:\n    load_demo(engine)\n\n\nst.button('demo', on_click=_demo)\n"
+    modules, checked = _ui_and_core()
+    for changed, expected in ((bare, "app_pages.annotate._skip"), (demo, "app_pages.annotate._demo")):
+        assert changed != source
+        swapped = [callgraph.parse(page, source=changed) if m.name == "app_pages.annotate" else m for m in modules]
+        assert _undeclared_writes(swapped, checked) == [expected]
+
+
+ROLE_NAMES = {role.value for role in Role}
+# Where "role" is not a person's: a GSM-IC distractor sentence's role (in-topic, off-topic).
+OTHER_ROLES = {CORE / "distract.py"}
+
+
+def _role_checks(path: Path) -> list[str]:
+    """Where `path` writes a set of roles (`(Role.reviewer, Role.admin)`, `("reviewer", "admin")`, `tuple(Role)`),
+    hands roles to a check (`guard.require(Role.admin)`) or compares a role (`user.role == Role.admin`, `row.role in
+    roles`). Naming a role as a value (`create_user(role=Role.admin)`) is not a check."""
+
+    def is_role(node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "Role":
+            return True
+        return isinstance(node, ast.Constant) and node.value in ROLE_NAMES
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        literal = isinstance(node, ast.Tuple | ast.List | ast.Set) and node.elts and all(map(is_role, node.elts))
+        collected = isinstance(node, ast.Call) and (
+            any(is_role(arg) and not isinstance(arg, ast.Constant) for arg in node.args)
+            or (isinstance(node.func, ast.Name) and node.func.id in ("tuple", "list", "set", "frozenset")
+                and any(isinstance(arg, ast.Name) and arg.id == "Role" for arg in node.args))
+        )
+        person = path not in OTHER_ROLES
+        compared = isinstance(node, ast.Compare) and any(
+            is_role(operand) or (person and isinstance(operand, ast.Attribute) and operand.attr == "role")
+            for operand in [node.left, *node.comparators]
+        )
+        if literal or collected or compared:
+            found.append(f"{path.relative_to(PROJECT_ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_role_set_or_role_check_outside_the_policies() -> None:
+    """What a role may do is written once, in `annotator/policies.py`; everything else asks for a capability."""
+    paths = [*UI_FILES, *(path for path in CORE.rglob("*.py") if path != CORE / "policies.py")]
+    assert [hit for path in paths for hit in _role_checks(path)] == []

@@ -1,36 +1,33 @@
 """The one guard every page and every data-changing callback uses.
 
-A page starts with `engine, user = guard.require(Role.admin)` (no roles: anyone signed in): it shows a clear
-message and stops the page for anyone else. Every page that cannot be shown (kept from a role, or an address
-no page has: `no_such_page`) looks the same (`refuse`): a heading, why, and the way on. A callback (which runs
-before any page code, so before the page's own guard) that changes data starts with
-`if not guard.permitted(Role.admin): return`: the sign-in is re-checked against the database when the periodic
-check is due, so a disabled account or a changed role writes nothing.
+A page starts with `engine, user = guard.require_page(__file__)`: the page table (`ui.pages`) gives the page's
+capability (`policies.Capability`); anyone whose role lacks it gets a clear message and the page stops. Every
+page that cannot be shown (kept from a role, or an address no page has: `no_such_page`) looks the same
+(`refuse`): a heading, why, and the way on. A callback (which runs before any page code, so before the page's
+own guard) that changes data declares its capability (`ui.writes.saves` / `ui.writes.writes`), which asks
+`permitted(capability)` before it runs: the sign-in is re-checked against the database when the periodic check
+is due, so a disabled account or a changed role writes nothing.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NoReturn
 from urllib.parse import unquote, urlparse
 
 import streamlit as st
 from sqlalchemy import Engine
 
-from annotator import auth
-from annotator.vocabulary import Role
-from ui import sign_in
+from annotator import auth, policies
+from annotator.policies import Capability
+from ui import pages, sign_in
 from ui.markdown import escape_markdown
 
-EVERYONE = tuple(Role)
-APP = Path(__file__).resolve().parent.parent / "app.py"
 
-
-def _refusal(user: auth.User | None, roles: tuple[str, ...]) -> str:
+def _refusal(user: auth.User | None, capability: Capability) -> str:
     who = "please sign in" if user is None else f"you are signed in as {escape_markdown(user.name)} ({user.role})"
-    if set(roles) == set(EVERYONE):
+    if policies.everyone_may(capability):
         return f"Only signed-in people may open this page; {who}."
-    return f"Only {' and '.join(f'{role}s' for role in roles)} may open this page; {who}."
+    return f"Only {' and '.join(f'{role}s' for role in policies.roles_with(capability))} may open this page; {who}."
 
 
 def refuse(heading: str, message: str) -> NoReturn:
@@ -52,38 +49,23 @@ def no_such_page() -> None:
     refuse("No such page", f"There is no page at /{escape_markdown(unquote(asked_for()))}.")
 
 
-def _through_the_app() -> None:
-    """Rerun through app.py when Streamlit ran this page file by itself.
-
-    A server whose first visitor opens a page's address (`/import_export`) runs that file alone, in its
-    legacy mode for apps with a `pages/` folder: no sign-in form, no navigation. Declaring a navigation ends
-    that mode for the server; the rerun then goes through app.py, which signs in and opens the page asked for.
-    """
-    # Streamlit's own flag for that mode (no public API says it); True only until a navigation is declared.
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if "engine" in st.session_state or not getattr(PagesManager, "uses_pages_directory", False):
-        return
-    # Every page declared, so that the address asked for is found (not "Page not found").
-    pages = [st.Page(APP, default=True), *(st.Page(page) for page in sorted((APP.parent / "pages").glob("*.py")))]
-    st.navigation(pages, position="hidden")
-    st.rerun()
-
-
-def require(*roles: str) -> tuple[Engine, auth.User]:
-    """The app's engine and the signed-in user, or a message and `st.stop()` if the user lacks every role."""
-    _through_the_app()
-    roles = roles or EVERYONE
+def require(capability: Capability) -> tuple[Engine, auth.User]:
+    """The app's engine and the signed-in user, or a message and `st.stop()` if the user's role may not do
+    `capability`."""
     user = st.session_state.get("user")
-    if user is None or not auth.allows(user, *roles):
-        refuse("Not open to you", _refusal(user, roles))
+    if not auth.allows(user, capability):
+        refuse("Not open to you", _refusal(user, capability))
     return st.session_state["engine"], user
 
 
-def permitted(*roles: str) -> bool:
-    """In a callback: whether the signed-in user (re-checked when due) still has one of `roles`."""
-    roles = roles or EVERYONE
+def require_page(file: str) -> tuple[Engine, auth.User]:
+    """A page's guard (`guard.require_page(__file__)`): `require` with the capability the page table gives it."""
+    return require(pages.page(file).capability)
+
+
+def permitted(capability: Capability) -> bool:
+    """In a callback: whether the signed-in user (re-checked when due) still may do `capability`."""
     user = sign_in.recheck(st.session_state["engine"])
-    if user is not None and not auth.allows(user, *roles):
-        st.toast(_refusal(user, roles))
-    return auth.allows(user, *roles)
+    if user is not None and not auth.allows(user, capability):
+        st.toast(_refusal(user, capability))
+    return auth.allows(user, capability)

@@ -4,7 +4,7 @@ progress, cancel, stale runs, the table, the latest run's log and (through `deta
 The runs panel is a fragment that reads the runs again every 2 s; the "Run N started" banner is drawn there, so
 that it goes once run N has ended (its outcome is in the table).
 
-Every button changes data and re-checks that the user is an admin. The Start run button is drawn disabled in
+Every button changes data and re-checks that the user may administer. The Start run button is drawn disabled in
 the run its press causes, and gets a new key once a press started a run, so a second press that still arrives
 (a double click sent before the new button reached the browser) belongs to the old button: Streamlit drops it
 when the old button is gone, and when it is handled before that, the press says which button it came from, so
@@ -26,10 +26,10 @@ from annotator import auth, runs
 from annotator.db import DatabaseBusy, read_session
 from annotator.llm import LLMConfigError
 from annotator.models import Run
-from annotator.vocabulary import Role, RunKind, RunStatus
-from ui import guard
+from annotator.policies import Capability
+from annotator.vocabulary import RunKind, RunStatus
 from ui.markdown import escape_markdown
-from ui.writes import busy_message, page_write, reported, signed_out
+from ui.writes import busy_message, page_write, saves, signed_out, writes
 
 # session state: the button generation of a press of Start run being handled in this script run, or None
 _STARTING = "run_starting"
@@ -72,21 +72,26 @@ def start(engine: Engine, *, user: auth.User, submitted: bool, create: Callable[
     rerun that enables the button again, in `show_runs`: a refusal until the next press, "Run N started"
     while run N is queued or running.
     """
-    if submitted and guard.permitted(Role.admin):  # starting a run changes data: checked against the database
-        try:
-            st.session_state[_OUTCOME] = _started(engine, user=user, create=create)
-        except auth.AccountDisabled as exc:
-            signed_out(exc)
-        finally:
-            st.session_state[_STARTING] = None
+    if submitted and _start(engine, user=user, create=create):
         st.rerun()
     st.session_state[_STARTING] = None
+
+
+@writes(Capability.administer)  # starting a run changes data: checked against the database (None if refused)
+def _start(engine: Engine, *, user: auth.User, create: Callable[[Session], int]) -> bool:
+    try:
+        st.session_state[_OUTCOME] = _started(engine, user=user, create=create)
+    except auth.AccountDisabled as exc:
+        signed_out(exc)
+    finally:
+        st.session_state[_STARTING] = None
+    return True
 
 
 def _started(engine: Engine, *, user: auth.User, create: Callable[[Session], int]) -> tuple[bool, str, int | None]:
     """Create and start the run; (started, what to say, the run)."""
     try:
-        with page_write(engine, user=user, roles=(Role.admin,)) as session:
+        with page_write(engine, user=user) as session:
             run_id = create(session)
     except DatabaseBusy:
         return False, busy_message("run"), None
@@ -121,13 +126,15 @@ def _messages() -> dict[str, Any]:
     return st.session_state.setdefault("runs_messages", {})  # a cancel or mark that was not saved
 
 
+@saves(_messages, "cancel request", capability=Capability.administer)
 def _cancel(engine: Engine, user: auth.User, run_id: int) -> None:
-    with reported(_messages(), "cancel request"), page_write(engine, user=user, roles=(Role.admin,)) as session:
+    with page_write(engine, user=user) as session:
         runs.request_cancel(session, run_id=run_id)
 
 
+@saves(_messages, "change", capability=Capability.administer)
 def _mark_failed(engine: Engine, user: auth.User, run_id: int) -> None:
-    with reported(_messages(), "change"), page_write(engine, user=user, roles=(Role.admin,)) as session:
+    with page_write(engine, user=user) as session:
         runs.fail_stale(session, run_id=run_id, by=user.name)
 
 

@@ -153,7 +153,6 @@ class LLMClient:
             body["max_tokens"] = config.max_tokens
         attempt = 0
         while True:
-            delay: float | None = None
             await self._slots.acquire(priority)
             try:
                 self.stats.requests += 1
@@ -165,30 +164,8 @@ class LLMClient:
                     response = await client.post(
                         "/chat/completions", body=body, cast_to=object, options={"timeout": config.timeout}
                     )
-                except openai.APIStatusError as exc:
-                    status = exc.status_code
-                    kind = "rate_limit" if status == 429 else "server_error" if status >= 500 else "http_error"
-                    if not (status in RETRYABLE_STATUS or status >= 500) or attempt >= self.max_retries:
-                        raise LLMCallFailed(
-                            f"{config.model}: HTTP {status} after {attempt + 1} attempt(s): {_short(exc)}",
-                            kind=kind, attempts=attempt + 1, status=status,
-                        ) from exc
-                    reason = kind
-                    delay = retry_after(exc.response.headers)
-                    if delay is not None:
-                        delay = min(delay, self.backoff_max)
-                except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                    kind = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection"
-                    reason = f"{kind}: {_short(exc, 80)}"
-                    if attempt >= self.max_retries:
-                        raise LLMCallFailed(
-                            f"{config.model}: {kind} after {attempt + 1} attempt(s): {_short(exc)}",
-                            kind=kind, attempts=attempt + 1,
-                        ) from exc
-                except (openai.APIError, ValueError) as exc:  # a 200 whose body is not JSON / a completion
-                    raise LLMCallFailed(
-                        f"{config.model}: bad response: {_short(exc)}", kind="bad_response", attempts=attempt + 1
-                    ) from exc
+                except (openai.APIError, ValueError) as exc:  # ValueError: a 200 whose body is not JSON
+                    reason, delay = self._retry_or_raise(exc, config, attempt)
                 else:
                     if not isinstance(response, dict):
                         raise LLMCallFailed(
@@ -204,6 +181,32 @@ class LLMClient:
             self.stats.retry_delays.append(delay)
             await asyncio.sleep(delay)
             attempt += 1
+
+    def _retry_or_raise(self, exc: Exception, config: RoleConfig, attempt: int) -> tuple[str, float | None]:
+        """Why a failed request is tried again and after how long (None: back off), or `LLMCallFailed` when it is
+        not: a status that is no server error or rate limit, no attempts left, or a bad response."""
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            kind = "rate_limit" if status == 429 else "server_error" if status >= 500 else "http_error"
+            if not (status in RETRYABLE_STATUS or status >= 500) or attempt >= self.max_retries:
+                raise LLMCallFailed(
+                    f"{config.model}: HTTP {status} after {attempt + 1} attempt(s): {_short(exc)}",
+                    kind=kind, attempts=attempt + 1, status=status,
+                ) from exc
+            delay = retry_after(exc.response.headers)
+            return kind, None if delay is None else min(delay, self.backoff_max)
+        if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
+            kind = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection"
+            if attempt >= self.max_retries:
+                raise LLMCallFailed(
+                    f"{config.model}: {kind} after {attempt + 1} attempt(s): {_short(exc)}",
+                    kind=kind, attempts=attempt + 1,
+                ) from exc
+            return f"{kind}: {_short(exc, 80)}", None
+        # Any other API error, or a 200 whose body is not a completion.
+        raise LLMCallFailed(
+            f"{config.model}: bad response: {_short(exc)}", kind="bad_response", attempts=attempt + 1
+        ) from exc
 
     async def aclose(self) -> None:
         for clients in self._clients.values():

@@ -224,23 +224,9 @@ def _candidate_templates(body: str) -> tuple[str, ...]:
 
 def _parse_as(template: str, body: str, vocab: _Vocabulary, sentence: str) -> Equation | None:
     if template == "same":
-        left, sep, right = body[len("The price of ") :].partition(" is the same as that of ")
-        if not sep:
-            return None
-        (a, x), (b, y) = vocab.term(left, sentence), vocab.term(right, sentence)
-        return Equation(((a, x), (-b, y)), 0, template)
+        return _parse_same(body, vocab, sentence)
     if template == "difference":
-        left, sep, right = body.partition(" than ")
-        direction = left[-4:]
-        if not sep or direction not in ("more", "less") or left[-5] != " ":
-            return None
-        amount = _split_amount(left[:-5])
-        verb = amount and _split_verb(amount[0])
-        if not verb:
-            return None
-        (a, x), (b, y) = vocab.term(verb[0], sentence), vocab.term(right, sentence)
-        _check_verb(a, verb[1], sentence)
-        return Equation(((a, x), (-b, y)), amount[1] if direction == "more" else -amount[1], template)
+        return _parse_difference(body, vocab, sentence)
     amount = _split_amount(body)
     verb = amount and _split_verb(amount[0])
     if not verb:
@@ -252,13 +238,39 @@ def _parse_as(template: str, body: str, vocab: _Vocabulary, sentence: str) -> Eq
         return Equation(((a, x),), amount[1], template)
     if word != "cost":
         return None
-    # `X and Y`: try each " and " (an item name may contain one).
+    return _parse_sum(items, amount[1], vocab, sentence)
+
+
+def _parse_same(body: str, vocab: _Vocabulary, sentence: str) -> Equation | None:
+    left, sep, right = body[len("The price of ") :].partition(" is the same as that of ")
+    if not sep:
+        return None
+    (a, x), (b, y) = vocab.term(left, sentence), vocab.term(right, sentence)
+    return Equation(((a, x), (-b, y)), 0, "same")
+
+
+def _parse_difference(body: str, vocab: _Vocabulary, sentence: str) -> Equation | None:
+    left, sep, right = body.partition(" than ")
+    direction = left[-4:]
+    if not sep or direction not in ("more", "less") or left[-5] != " ":
+        return None
+    amount = _split_amount(left[:-5])
+    verb = amount and _split_verb(amount[0])
+    if not verb:
+        return None
+    (a, x), (b, y) = vocab.term(verb[0], sentence), vocab.term(right, sentence)
+    _check_verb(a, verb[1], sentence)
+    return Equation(((a, x), (-b, y)), amount[1] if direction == "more" else -amount[1], "difference")
+
+
+def _parse_sum(items: str, total: int, vocab: _Vocabulary, sentence: str) -> Equation | None:
+    """`X and Y cost N`: try each " and " (an item name may contain one)."""
     start = items.find(" and ")
     first_error: _NameError | None = None
     while start != -1:
         try:
             (a, x), (b, y) = vocab.term(items[:start], sentence), vocab.term(items[start + 5 :], sentence)
-            return Equation(((a, x), (b, y)), amount[1], template)
+            return Equation(((a, x), (b, y)), total, "sum")
         except _NameError as exc:
             first_error = first_error or exc
         start = items.find(" and ", start + 1)

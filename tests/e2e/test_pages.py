@@ -41,8 +41,7 @@ def _settled(page) -> None:  # type: ignore[no-untyped-def]
 def test_an_unknown_address_says_no_such_page(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
     page = browser.new_context().new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    # (A fresh server's very first visit by an unknown address is Streamlit's own, in its legacy mode for apps
-    # with a pages/ folder: its "Page not found" box, then app.py. Here the server has had a visitor.)
+    # (A fresh server's very first visit: `test_a_fresh_servers_first_visit_*` below. Here the server has had one.)
     page.goto(app.url)
     page.get_by_role("heading", name="Sign in").wait_for()
     # Signed out, by the unknown address: signing in keeps the address.
@@ -68,6 +67,33 @@ def test_an_unknown_address_says_no_such_page(app: RunningApp, browser) -> None:
     assert again.get_by_text("Only reviewers and admins may open this page; you are signed in as ann "
                              "(annotator).", exact=True).count() == 1
     assert again.get_by_text("Choose a page in the sidebar.", exact=True).count() == 1
+
+
+def test_a_fresh_servers_first_visit_by_an_unknown_address_signs_in_then_says_no_such_page(
+    app: RunningApp, browser  # type: ignore[no-untyped-def]
+) -> None:
+    """The server's very first visit goes through app.py like every other (the pages live in `app_pages/`, not in
+    the `pages/` folder that would put Streamlit in its legacy mode until app.py first ran): no "Page not found"."""
+    page = browser.new_context().new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    sign_in(page, f"{app.url}/nosuchpage")
+    page.get_by_role("heading", name="No such page").wait_for()
+    _settled(page)
+    assert page.get_by_text("There is no page at /nosuchpage.", exact=True).count() == 1
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.url.endswith("/nosuchpage")
+
+
+def test_a_fresh_servers_first_visit_by_a_pages_address_signs_in_then_opens_it(
+    app: RunningApp, browser  # type: ignore[no-untyped-def]
+) -> None:
+    page = browser.new_context().new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    sign_in(page, f"{app.url}/team", name="rev")  # the sign-in form first: app.py ran, not team.py alone
+    page.get_by_role("heading", name="Team").wait_for()
+    _settled(page)
+    assert page.get_by_role("link", name="Adjudicate").count() == 1  # app.py's navigation, for a reviewer
+    assert page.get_by_text("Not open to you").count() == 0 and page.url.endswith("/team")
 
 
 def test_browse_shows_data_id_state_my_label_and_labels_first(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]

@@ -80,7 +80,7 @@ def test_importing_the_package_or_its_names_loads_no_reader() -> None:
 def test_nothing_outside_the_package_imports_its_private_helpers() -> None:
     for path in [
         *PROJECT_ROOT.glob("annotator/**/*.py"),
-        *PROJECT_ROOT.glob("pages/*.py"),
+        *PROJECT_ROOT.glob("app_pages/*.py"),
         PROJECT_ROOT / "app.py",
         *PROJECT_ROOT.glob("tests/**/*.py"),
         *PROJECT_ROOT.glob("bench/*.py"),

@@ -13,7 +13,7 @@ from annotator.db import get_engine, read_session, write_session
 from annotator.models import AnnotationEvent, Candidate
 from tests.support.candidates import add_candidates, add_user, sign_in_app
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "adjudicate.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "adjudicate.py")
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from annotator.db import get_engine, read_session, write_session
 from annotator.models import Annotation, AnnotationEvent
 from tests.support.candidates import add_candidates, add_user, sign_in_app
 
-ENTRY = str(Path(__file__).with_name("app_entry.py"))
+ROOT = Path(__file__).resolve().parents[2]
+ENTRY = str(ROOT / "app.py")
 PASSWORD = "pw-1234-long-enough"
 
 
@@ -260,7 +261,7 @@ def test_an_empty_database_links_to_the_overview(engine: Engine) -> None:
 
 
 def _overview(app: AppTest) -> AppTest:
-    app.switch_page(str(Path(ENTRY).parents[2] / "pages" / "overview.py"))
+    app.switch_page(str(ROOT / "app_pages" / "overview.py"))
     app.run()
     assert not app.exception, app.exception
     return app
@@ -298,7 +299,7 @@ def test_browse_shows_annotators_only_their_own_labels(engine: Engine) -> None:
         queue.decide(session, annotator_id=bob.id, candidate_id=ids[1], human_check=0, difficulty_eval=None)
 
     app = _sign_in(_app(), "ann")
-    app.switch_page(str(Path(ENTRY).parents[2] / "pages" / "browse.py"))
+    app.switch_page(str(ROOT / "app_pages" / "browse.py"))
     app.run()
     assert not app.exception, app.exception
     assert app.selectbox(key="browse_state").options == ["any", "labelled by me", "not labelled by me"]
@@ -314,7 +315,7 @@ def test_browse_shows_annotators_only_their_own_labels(engine: Engine) -> None:
     assert list(app.dataframe[0].value["data_id"]) == ["math_0_remove_1"]
 
     reviewer = _sign_in(_app(), "rev")
-    reviewer.switch_page(str(Path(ENTRY).parents[2] / "pages" / "browse.py"))
+    reviewer.switch_page(str(ROOT / "app_pages" / "browse.py"))
     reviewer.run()
     assert "rejected" in reviewer.selectbox(key="browse_state").options
     reviewer.selectbox(key="browse_state").select("rejected")
@@ -334,7 +335,7 @@ def test_admins_mark_gold_items_from_browse_and_no_one_else_sees_them(engine: En
     ids = add_candidates(engine, 3)
     add_user(engine, "boss", role="admin", password=PASSWORD)
     add_user(engine, "rev", role="reviewer", password=PASSWORD)
-    browse_page = str(Path(ENTRY).parents[2] / "pages" / "browse.py")
+    browse_page = str(ROOT / "app_pages" / "browse.py")
     app = _sign_in(_app(), "boss")
     app.switch_page(browse_page)
     app.run()

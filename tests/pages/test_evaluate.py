@@ -20,7 +20,7 @@ from tests.support.pages import open_page
 from tests.support.waiting import wait_for
 from ui.markdown import escape_markdown
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "evaluate.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "evaluate.py")
 
 
 @pytest.fixture

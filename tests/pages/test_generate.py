@@ -21,7 +21,7 @@ from tests.support.openai_server import OpenAIServer
 from tests.support.pages import open_page
 from ui.markdown import escape_markdown
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "generate.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "generate.py")
 
 
 @pytest.fixture

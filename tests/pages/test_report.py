@@ -17,7 +17,7 @@ from annotator.models import Transcript
 from tests.support.candidates import open_page
 from tests.support.transcripts import import_records, records_for
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "report.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "report.py")
 
 
 @pytest.fixture

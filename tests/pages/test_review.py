@@ -14,7 +14,7 @@ from annotator.models import Transcript, TranscriptEvent
 from tests.support.candidates import add_user, sign_in_app
 from tests.support.transcripts import add_transcripts
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "review.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "review.py")
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from annotator.db import get_engine
 from tests.support.candidates import add_user, sign_in_app
 from tests.support.transcripts import add_transcripts
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "review.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "review.py")
 
 
 def test_the_verdict_buttons_label_their_keys_alike(tmp_path: Path) -> None:

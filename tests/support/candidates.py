@@ -116,11 +116,11 @@ def sign_in_app(app: Any, engine: Engine, user: auth.User) -> Any:
 
 
 def open_page(page: str, engine: Engine, *, name: str, role: str) -> Any:
-    """Run `pages/{page}.py` with AppTest, signed in as a new account `name` with `role`."""
+    """Run `app_pages/{page}.py` with AppTest, signed in as a new account `name` with `role`."""
     from pathlib import Path
 
     from streamlit.testing.v1 import AppTest
 
-    app = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / f"{page}.py"), default_timeout=60)
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app_pages" / f"{page}.py"), default_timeout=60)
     sign_in_app(app, engine, add_user(engine, name, role=role))
     return app.run()

@@ -55,9 +55,23 @@ def _gauss(equations: list[Equation], question: str) -> tuple[str, Fraction | No
             row[column[v]] += a
         row[-1] = Fraction(e.rhs)
         rows.append(row)
+    pivots = _reduce(rows, len(variables))
+    if any(all(x == 0 for x in row[:-1]) and row[-1] != 0 for row in rows):
+        return "contradictory", None
+    q = column[question]
+    for i, c in enumerate(pivots):
+        if c == q:
+            if all(rows[i][j] == 0 for j in range(len(variables)) if j != q):
+                return "solvable", rows[i][-1]
+            return "unsolvable", None
+    return "unsolvable", None
+
+
+def _reduce(rows: list[list[Fraction]], width: int) -> list[int]:
+    """Bring the augmented `rows` to reduced row echelon form in place; the pivot columns, in row order."""
     pivots: list[int] = []
     r = 0
-    for c in range(len(variables)):
+    for c in range(width):
         pivot = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
         if pivot is None:
             continue
@@ -68,15 +82,7 @@ def _gauss(equations: list[Equation], question: str) -> tuple[str, Fraction | No
                 rows[i] = [x - rows[i][c] * y for x, y in zip(rows[i], rows[r], strict=True)]
         pivots.append(c)
         r += 1
-    if any(all(x == 0 for x in row[:-1]) and row[-1] != 0 for row in rows):
-        return "contradictory", None
-    q = column[question]
-    for i, c in enumerate(pivots):
-        if c == q:
-            if all(rows[i][j] == 0 for j in range(len(variables)) if j != q):
-                return "solvable", rows[i][-1]
-            return "unsolvable", None
-    return "unsolvable", None
+    return pivots
 
 
 def test_solver_agrees_with_gaussian_elimination_on_random_systems() -> None:

@@ -203,7 +203,7 @@ def test_pages_pass_data_to_markdown_only_through_ui_markdown() -> None:
     renders Markdown without `escape_markdown` (or a helper built on it) in between."""
     root = Path(__file__).resolve().parents[2]
     found = []
-    for path in [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "ui").glob("*.py"))]:
+    for path in [root / "app.py", *sorted((root / "app_pages").glob("*.py")), *sorted((root / "ui").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and _renders(node.func):
                 for argument in _rendered_arguments(node):

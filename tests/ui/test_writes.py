@@ -15,14 +15,15 @@ from sqlalchemy import Engine, create_engine, select, text
 from annotator import auth, queue
 from annotator.db import DatabaseBusy, read_session, write_session
 from annotator.models import Annotation
+from annotator.policies import Capability
 from tests.support.candidates import add_candidates, add_user
-from ui.writes import busy_message, page_write
+from ui.writes import busy_message, declaring, page_write
 
 BUSY_SECONDS = 0.5
 
 
 def _label(engine: Engine, user: auth.User, candidate_id: int) -> None:
-    with page_write(engine, user=user) as session:
+    with declaring(Capability.annotate), page_write(engine, user=user) as session:
         queue.decide(session, annotator_id=user.id, candidate_id=candidate_id, human_check=1, difficulty_eval=0)
 
 
@@ -50,10 +51,16 @@ def test_a_role_taken_away_writes_nothing(engine: Engine) -> None:
     rev = add_user(engine, "rev", role="reviewer")
     with write_session(engine) as session:
         session.execute(text("UPDATE annotator SET role = 'annotator' WHERE id = :id"), {"id": rev.id})
-    with pytest.raises(auth.AccountDisabled, match="role is now annotator"), page_write(
-        engine, user=rev, roles=("reviewer", "admin")
+    with pytest.raises(auth.AccountDisabled, match="role is now annotator"), declaring(Capability.review), page_write(
+        engine, user=rev
     ):
         pytest.fail("the body of a refused write must not run")
+
+
+def test_a_write_that_declares_no_capability_is_refused_before_it_opens_a_transaction(engine: Engine) -> None:
+    ann = add_user(engine, "ann")
+    with pytest.raises(RuntimeError, match="declares its capability"), page_write(engine, user=ann):
+        pytest.fail("the body of an undeclared write must not run")
 
 
 @contextmanager

@@ -15,14 +15,14 @@ from annotator import auth, exports, stats, transfer
 from annotator.db import read_session
 from annotator.formats import InputError, InputErrors, ReadOptions, aliases, registry
 from annotator.formats.table import parse_mapping
-from annotator.vocabulary import Role
+from annotator.policies import Capability
 from ui import guard
 from ui.markdown import escape_markdown
-from ui.writes import signed_out
+from ui.writes import authorize, signed_out, writes
 
 DETECT = "detect from the file"
 
-engine, user = guard.require(Role.admin)
+engine, user = guard.require_page(__file__)
 st.session_state.setdefault("import_round", 0)
 
 
@@ -48,17 +48,15 @@ def _errors(exc: Exception) -> list[str]:
     return [str(error) for error in exc.errors] if isinstance(exc, InputErrors) else [str(exc)]
 
 
+@writes(Capability.administer)  # importing changes the project: checked when the button acts, not only when drawn
 def _import() -> None:
-    # Importing changes the project: checked when the button acts, not only when the page is drawn.
-    if not guard.permitted(Role.admin):
-        return
     try:
         format, options = _choices()
         with transfer.unpacked(_uploads()) as batch:
             summary = transfer.import_batch(
                 batch, engine=engine, format=format, options=options,
                 update=bool(st.session_state.get("import_update")),
-                authorize=partial(auth.check_writer, user_id=user.id, roles=(Role.admin,)),
+                authorize=authorize(user),
             )
     except auth.AccountDisabled as exc:
         signed_out(exc)

@@ -12,7 +12,6 @@ import streamlit as st
 from annotator import freshness, gold, labels
 from annotator.db import read_session
 from annotator.metrics import label_agreement
-from annotator.vocabulary import Role
 from ui import charts, guard
 from ui.snapshot import Snapshot, show_freshness
 
@@ -20,7 +19,7 @@ TTL_SECONDS = 30
 COEFFICIENTS = (("percent", "Percent agreement"), ("alpha", "Krippendorff's alpha"),
                 ("fleiss_kappa", "Fleiss' kappa"), ("ac1", "Gwet's AC1"))
 
-engine, user = guard.require(Role.reviewer, Role.admin)
+engine, user = guard.require_page(__file__)
 
 
 def _team() -> dict[str, Any]:

@@ -6,19 +6,18 @@ import streamlit as st
 from annotator import auth, limits, queue, stats
 from annotator.db import read_session
 from annotator.demo import load_demo
-from annotator.vocabulary import Role
+from annotator.policies import Capability
 from ui import charts, guard
-from ui.writes import page_write, saves
+from ui.writes import page_write, saves, writes
 
-engine, user = guard.require()
-is_admin = auth.allows(user, Role.admin)
+engine, user = guard.require_page(__file__)
+is_admin = auth.allows(user, Capability.administer)
 settings = st.session_state.setdefault("overview_settings", {})  # the last write's message
 
 
+@writes(Capability.administer)  # loading data changes the project: checked when the button acts, not only when drawn
 def _load_demo() -> None:
-    # Loading data changes the project: checked when the button acts, not only when it is drawn.
-    if guard.permitted(Role.admin):
-        load_demo(engine)
+    load_demo(engine)
 
 
 st.title("Overview")
@@ -66,11 +65,11 @@ else:
         st.caption("Labels per day will show here once people label candidates.")
 
 
-@saves(settings, "setting")
+@saves(settings, "setting", capability=Capability.administer)
 def _save_labels_per_candidate() -> None:
     # Checked again when it changes data, not only when the control is drawn: in the write's own transaction.
     value = int(st.session_state["settings_labels_per_candidate"])
-    with page_write(engine, user=user, roles=(Role.admin,)) as session:
+    with page_write(engine, user=user) as session:
         queue.set_labels_per_candidate(session, value=value)
     st.toast(f"Labels per candidate set to {value}.")
 

@@ -14,12 +14,12 @@ from annotator.pipeline import (
     describe_run,
 )
 from annotator.store import data_sources
-from annotator.vocabulary import Role, RunKind
+from annotator.vocabulary import RunKind
 from ui import filtered, guard
 from ui import runs as runs_view
 
 st.title("Generate candidates")
-engine, user = guard.require(Role.admin)
+engine, user = guard.require_page(__file__)
 
 with read_session(engine) as session:
     sources = data_sources(session)

@@ -13,15 +13,15 @@ import streamlit as st
 
 from annotator import transcripts
 from annotator.db import read_session
-from annotator.vocabulary import Role, Verdict
-from ui import guard
+from annotator.policies import Capability
+from annotator.vocabulary import Verdict
+from ui import guard, pages
 from ui import view as _view
 from ui.keys import keyboard
 from ui.markdown import escape_markdown
 from ui.ready import is_ready, wait_for_buttons
 from ui.writes import page_write, saves
 
-REVIEWERS = (Role.reviewer, Role.admin)
 WORKSPACE = "review"
 ALL = "(all)"
 VERDICT_NAMES = {Verdict.S: "Successful", Verdict.R: "Refused", Verdict.F: "Failed"}
@@ -30,7 +30,7 @@ VERDICT_NAMES = {Verdict.S: "Successful", Verdict.R: "Refused", Verdict.F: "Fail
 # own key badge on two of them.
 VERDICT_KEYS = {verdict.value.lower(): f"verdict_{verdict}" for verdict in VERDICT_NAMES}
 
-engine, user = guard.require(*REVIEWERS)
+engine, user = guard.require_page(__file__)
 state: dict[str, Any] = st.session_state.setdefault(
     "review", {"queue": None, "position": 0, "view": None, "tags": [], "message": None}
 )
@@ -76,10 +76,10 @@ def _move(step: int) -> None:
 
 def _may_press() -> bool:
     """A key pressed before the transcript was on screen (`ui.ready`) does nothing."""
-    return is_ready(WORKSPACE) and guard.permitted(*REVIEWERS)
+    return is_ready(WORKSPACE)
 
 
-@saves(state, "review")
+@saves(state, "review", capability=Capability.review)
 def _decide(verdict: str | None) -> None:
     """Save `verdict` (None: the judge's) with the chosen tags and the comment, then show the next one."""
     view = state["view"]
@@ -90,7 +90,7 @@ def _decide(verdict: str | None) -> None:
             state["message"] = "There is no judge's verdict to agree with here; press S, R or F."
             return
         verdict = view["judge"]
-    with page_write(engine, user=user, roles=REVIEWERS) as session:
+    with page_write(engine, user=user) as session:
         changed = transcripts.record_review(
             session, transcript_id=view["id"], annotator_id=user.id, verdict=verdict, tags=state["tags"],
             comment=st.session_state.get("review_comment"),
@@ -100,12 +100,12 @@ def _decide(verdict: str | None) -> None:
     state["message"] = f"{done} {escape_markdown(view['data_id'])}: {VERDICT_NAMES[Verdict(verdict)]}."
 
 
-@saves(state, "clearing")
+@saves(state, "clearing", capability=Capability.review)
 def _clear() -> None:
     view = state["view"]
-    if view is None or not guard.permitted(*REVIEWERS):
+    if view is None:
         return
-    with page_write(engine, user=user, roles=REVIEWERS) as session:
+    with page_write(engine, user=user) as session:
         transcripts.clear_review(session, transcript_id=view["id"], annotator_id=user.id)
         _show(session, state["position"])
     state["message"] = f"Cleared the review of {escape_markdown(view['data_id'])}; the judge's verdict counts."
@@ -118,13 +118,11 @@ def _toggle(tag: str) -> None:
     state["tags"] = [t for t in state["tags"] if t != tag] if tag in state["tags"] else [*state["tags"], tag]
 
 
-@saves(state, "tag list")
+@saves(state, "tag list", capability=Capability.review)
 def _save_tags() -> None:
-    if not guard.permitted(*REVIEWERS):
-        return
     lines = (st.session_state.get("review_tag_text") or "").splitlines()
     try:
-        with page_write(engine, user=user, roles=REVIEWERS) as session:
+        with page_write(engine, user=user) as session:
             state["tag_list"] = transcripts.set_tags(session, tags=[line for line in lines if line.strip()])
     except transcripts.ReviewError as exc:
         state["tag_message"] = str(exc)
@@ -203,7 +201,7 @@ def _response(view: dict[str, Any]) -> None:
 @st.fragment
 def workspace() -> None:
     """The transcript, the keys, the status line and the comment; a keypress reruns only this."""
-    if not guard.permitted(*REVIEWERS):
+    if not guard.permitted(pages.page(__file__).capability):
         st.rerun(scope="app")  # signed out or no longer a reviewer: app.py and the guard take over
     view = state["view"]
     st.markdown(f"#### {_heading(view)}")

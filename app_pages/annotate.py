@@ -15,8 +15,9 @@ import streamlit as st
 
 from annotator import queue
 from annotator.db import read_session
+from annotator.policies import Capability
 from annotator.vocabulary import BACK_KEY, SKIP_KEY, label_name
-from ui import guard
+from ui import guard, pages
 from ui import queue_progress as _progress
 from ui import view as _view
 from ui.keys import keyboard
@@ -28,7 +29,7 @@ WORKSPACE = "annotate"
 ALL = "(all)"
 HERE = Path(__file__).resolve().parent
 
-engine, user = guard.require()
+engine, user = guard.require_page(__file__)
 state: dict[str, Any] = st.session_state.setdefault(
     "annotate",
     {"loaded": False, "view": None, "mode": "queue", "skipped": [], "mine": 0, "message": None, "shown": []},
@@ -62,7 +63,8 @@ def _next_from_queue(session: Any) -> None:
     _show(session, candidate_id, "queue")
 
 
-@saves(state, "place in the queue", busy="The database is busy; reload the page in a moment for your next candidate.")
+@saves(state, "place in the queue", capability=Capability.annotate,
+       busy="The database is busy; reload the page in a moment for your next candidate.")
 def _load() -> None:
     state["loaded"] = False
     with page_write(engine, user=user) as session:
@@ -71,17 +73,17 @@ def _load() -> None:
 
 
 def _signed_in() -> bool:
-    """Callbacks run before any page code: one whose sign-in has ended (or whose account was disabled) since
-    the last check must write nothing. A no-op until the periodic check is due."""
-    return guard.permitted()
+    """Whether the sign-in still holds (ended, or the account disabled, since the last check: the page reruns
+    through app.py). A no-op until the periodic check is due. (A callback's `saves` checks it before writing.)"""
+    return guard.permitted(pages.page(__file__).capability)
 
 
 def _may_press() -> bool:
-    """A key pressed before the candidate was on screen (`ui.ready`) does nothing; else `_signed_in`."""
-    return is_ready(WORKSPACE) and _signed_in()
+    """A key pressed before the candidate was on screen (`ui.ready`) does nothing."""
+    return is_ready(WORKSPACE)
 
 
-@saves(state, "label")
+@saves(state, "label", capability=Capability.annotate)
 def _decide(human_check: int, difficulty_eval: int | None) -> None:
     view = state["view"]
     if view is None or not _may_press():
@@ -109,7 +111,7 @@ def _decide(human_check: int, difficulty_eval: int | None) -> None:
     state["message"] = f"Saved {escape_markdown(view['data_id'])}: {name}."
 
 
-@saves(state, "skip")
+@saves(state, "skip", capability=Capability.annotate)
 def _skip() -> None:
     view = state["view"]
     if view is None or not _may_press():
@@ -127,7 +129,7 @@ def _skip() -> None:
     state["message"] = f"Skipped {escape_markdown(view['data_id'])}."
 
 
-@saves(state, "step back")
+@saves(state, "step back", capability=Capability.annotate)
 def _back() -> None:
     view = state["view"]
     if not _may_press():
@@ -143,10 +145,8 @@ def _back() -> None:
     state["message"] = None
 
 
-@saves(state, "filter change")
+@saves(state, "filter change", capability=Capability.annotate)
 def _filters_changed() -> None:
-    if not _signed_in():
-        return
     state["skipped"] = []
     with page_write(engine, user=user) as session:
         queue.release(session, annotator_id=user.id)
@@ -170,6 +170,17 @@ def _empty_state() -> None:
     st.page_link(HERE / "overview.py", label="Overview, import and statistics", icon=":material/insights:")
 
 
+def _heading(view: dict[str, Any] | None) -> str:
+    if not is_ready(WORKSPACE):
+        return "Loading the candidate..."
+    if view is None:
+        return "Nothing to annotate"
+    heading = " · ".join(escape_markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
+    if view["status"] != "pending":
+        heading += f" · {escape_markdown(view['status'])}"
+    return heading
+
+
 @st.fragment
 def workspace() -> None:
     """The candidate, the five decision buttons, progress and the comment field.
@@ -183,15 +194,7 @@ def workspace() -> None:
         st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
     view = state["view"]
     rewrite_type = (view or {}).get("rewrite_type", "")
-    if not is_ready(WORKSPACE):
-        heading = "Loading the candidate..."
-    elif view is None:
-        heading = "Nothing to annotate"
-    else:
-        heading = " · ".join(escape_markdown(view[key]) for key in ("data_id", "data_source", "rewrite_type"))
-        if view["status"] != "pending":
-            heading += f" · {escape_markdown(view['status'])}"
-    st.markdown(f"#### {heading}")
+    st.markdown(f"#### {_heading(view)}")
 
     with st.container(horizontal=True):
         _view.label_buttons(key_prefix="decide", rewrite_type=rewrite_type, on_decide=_decide, disabled=view is None)

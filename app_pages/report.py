@@ -14,14 +14,13 @@ from annotator import freshness, transcripts
 from annotator.db import read_session
 from annotator.metrics.intervals import wilson
 from annotator.transcripts import report as reporting
-from annotator.vocabulary import Role
 from ui import charts, guard
 from ui.snapshot import Snapshot, show_freshness
 
 TTL_SECONDS = 30
 FIGURE_COLUMNS = [title for _, title in reporting.PAPER_FIGURES] + ["kappa"]
 
-engine, user = guard.require(Role.reviewer, Role.admin)
+engine, user = guard.require_page(__file__)
 
 
 POINT_COLUMNS = ["model", "prompt", "Prec", "Prud", "Prec low", "Prec high", "Prud low", "Prud high"]
@@ -72,7 +71,7 @@ def _snapshot(url: str) -> Snapshot[dict[str, Any]]:
 
 
 def _open_in_review() -> None:
-    """Review's filters set to the chosen model and tag, its queue read again there (`pages/review.py`)."""
+    """Review's filters set to the chosen model and tag, its queue read again there (`app_pages/review.py`)."""
     model, tag = st.session_state["tags_pick"]
     st.session_state["review_model"], st.session_state["review_tag"] = model, tag
     st.session_state.pop("review", None)
@@ -95,7 +94,7 @@ def _tags(counts: list[dict[str, Any]]) -> None:
     st.selectbox("Transcripts to open (click a bar, or choose here)", list(number), key="tags_pick",
                  format_func=lambda pair: f"{pair[0]} · {pair[1]} ({number[pair]})")
     if st.button("Open them on Review", key="open_review", on_click=_open_in_review):
-        st.switch_page("pages/review.py")
+        st.switch_page("app_pages/review.py")
 
 
 st.title("Report")

@@ -13,17 +13,17 @@ import streamlit as st
 
 from annotator import adjudication, queue
 from annotator.db import read_session
-from annotator.vocabulary import SKIP_KEY, Role, label_name
-from ui import guard
+from annotator.policies import Capability
+from annotator.vocabulary import SKIP_KEY, label_name
+from ui import guard, pages
 from ui import view as _view
 from ui.keys import keyboard
 from ui.markdown import escape_markdown
 from ui.ready import is_ready, wait_for_buttons
 from ui.writes import page_write, saves
 
-ROLES = (Role.reviewer, Role.admin)
 WORKSPACE = "adjudicate"
-engine, user = guard.require(*ROLES)
+engine, user = guard.require_page(__file__)
 state: dict[str, Any] = st.session_state.setdefault(
     "adjudicate", {"skipped": [], "view": None, "message": None, "queue": adjudication.DisputeQueue()}
 )
@@ -43,17 +43,17 @@ def _next(session: Any) -> None:
 
 def _may_press() -> bool:
     """A key pressed before the candidate was on screen (`ui.ready`) does nothing."""
-    return is_ready(WORKSPACE) and guard.permitted(*ROLES)
+    return is_ready(WORKSPACE) and guard.permitted(pages.page(__file__).capability)
 
 
-@saves(state, "decision")
+@saves(state, "decision", capability=Capability.adjudicate)
 def _decide(human_check: int, difficulty_eval: int | None) -> None:
     view = state["view"]
     if view is None or not _may_press():
         return
     override = state.get("override") == (view["id"], human_check, difficulty_eval)
     try:
-        with page_write(engine, user=user, roles=ROLES) as session:
+        with page_write(engine, user=user) as session:
             adjudication.adjudicate(
                 session, candidate_id=view["id"], reviewer_id=user.id, human_check=human_check,
                 difficulty_eval=difficulty_eval, override=override,
@@ -91,7 +91,7 @@ def _labels_table(rows: list[dict[str, Any]], rewrite_type: str) -> pd.DataFrame
 
 @st.fragment
 def workspace() -> None:
-    if not guard.permitted(*ROLES):
+    if not guard.permitted(pages.page(__file__).capability):
         st.rerun(scope="app")
     view = state["view"]
     rewrite_type = (view or {}).get("rewrite_type", "")

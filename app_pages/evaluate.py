@@ -10,12 +10,12 @@ from annotator.store import data_sources
 from annotator.transcripts.collect import create_run, describe_run
 from annotator.transcripts.options import ITEM_SETS, EvaluateOptions
 from annotator.transcripts.prompts import PROMPT_NAMES
-from annotator.vocabulary import Role, RunKind
+from annotator.vocabulary import RunKind
 from ui import guard
 from ui import runs as runs_view
 
 st.title("Evaluate a model")
-engine, user = guard.require(Role.admin)
+engine, user = guard.require_page(__file__)
 
 with read_session(engine) as session:
     sources = data_sources(session)

@@ -6,9 +6,10 @@ Reviewers and admins see everyone's labels; annotators see only their own.
 import pandas as pd
 import streamlit as st
 
-from annotator import browse, gold, queue
+from annotator import auth, browse, gold, queue
 from annotator.db import read_session
-from annotator.vocabulary import LABELS, Role, label_name
+from annotator.policies import Capability
+from annotator.vocabulary import LABELS, label_name
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown
@@ -16,7 +17,7 @@ from ui.writes import page_write, saves
 
 ALL = "(all)"
 
-engine, user = guard.require()
+engine, user = guard.require_page(__file__)
 everyone = browse.sees_everyone(user)
 writes: dict[str, str | None] = st.session_state.setdefault("browse_writes", {"message": None})
 
@@ -136,13 +137,11 @@ if history["events"]:
     st.dataframe(pd.DataFrame(browse.history_rows(history["events"])), hide_index=True, width="stretch")
 
 
-@saves(writes, "gold label")
+@saves(writes, "gold label", capability=Capability.administer)
 def _set_gold(candidate_id: int) -> None:
     writes["message"] = None
-    if not guard.permitted(Role.admin):
-        return
     chosen = st.session_state.get(f"browse_gold_{candidate_id}")
-    with page_write(engine, user=user, roles=(Role.admin,)) as session:
+    with page_write(engine, user=user) as session:
         if chosen is None:
             gold.unmark_gold(session, candidate_id=candidate_id)
         else:
@@ -151,7 +150,7 @@ def _set_gold(candidate_id: int) -> None:
                            difficulty_eval=label.difficulty_eval, created_by=user.id)
 
 
-if user.role == Role.admin:
+if auth.allows(user, Capability.administer):
     # Gold items are mixed into annotators' queues unannounced: only admins see or set them.
     with read_session(engine) as session:
         current = gold.gold_label(session, candidate_id=candidate_id)
