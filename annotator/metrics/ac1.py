@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from annotator.metrics.percent import percent_agreement
-from annotator.metrics.ratings import NO_PAIRS, Coefficient, Ratings, Result
+from annotator.metrics.ratings import NO_PAIRS, Coefficient, defined
 
 
 def gwet_ac1(counts: np.ndarray) -> float | None:
@@ -23,13 +23,8 @@ def gwet_ac1(counts: np.ndarray) -> float | None:
     return (pa - pe) / (1 - pe)
 
 
-def _compute(ratings: Ratings) -> Result:
-    value = gwet_ac1(ratings.counts)
-    return Result(value, None if value is not None else NO_PAIRS)
-
-
 COEFFICIENT = Coefficient(
-    key="ac1", label="Gwet's AC1", compute=_compute,
+    key="ac1", label="Gwet's AC1", compute=lambda ratings: defined(gwet_ac1(ratings.counts), NO_PAIRS),
     citation="Gwet (2008), Computing inter-rater reliability and its variance in the presence of high agreement, "
              "Eq. 14-15",
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotator.metrics.ratings import NO_PAIRS, Coefficient, Ratings, Result
+from annotator.metrics.ratings import NO_PAIRS, Coefficient, defined
 
 
 def percent_agreement(counts: np.ndarray) -> float | None:
@@ -19,13 +19,9 @@ def percent_agreement(counts: np.ndarray) -> float | None:
     return float((agreeing / (raters[rated] * (raters[rated] - 1))).mean())
 
 
-def _compute(ratings: Ratings) -> Result:
-    value = percent_agreement(ratings.counts)
-    return Result(value, None if value is not None else NO_PAIRS)
-
-
 COEFFICIENT = Coefficient(
-    key="percent", label="Percent agreement", compute=_compute,
+    key="percent", label="Percent agreement",
+    compute=lambda ratings: defined(percent_agreement(ratings.counts), NO_PAIRS),
     citation="Share of agreeing pairs of labels per item, averaged over items with two or more labels "
              "(Fleiss 1971, P-bar)",
 )

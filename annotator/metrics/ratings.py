@@ -67,6 +67,11 @@ class Result:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+def defined(value: float | None, reason: str) -> Result:
+    """`value`, or None with `reason` when it is None."""
+    return Result(value, None if value is not None else reason)
+
+
 def _no_note(block: Mapping[str, Any]) -> str | None:
     return None
 
