@@ -11,13 +11,11 @@ import streamlit as st
 
 from annotator import freshness, gold, labels
 from annotator.db import read_session
-from annotator.metrics import label_agreement
+from annotator.metrics import COEFFICIENTS, label_agreement
 from ui import charts, guard
 from ui.snapshot import Snapshot, show_freshness
 
 TTL_SECONDS = 30
-COEFFICIENTS = (("percent", "Percent agreement"), ("alpha", "Krippendorff's alpha"),
-                ("fleiss_kappa", "Fleiss' kappa"), ("ac1", "Gwet's AC1"))
 
 engine, user = guard.require_page(__file__)
 
@@ -60,11 +58,11 @@ def _coefficients(block: dict[str, Any]) -> None:
     # A row that wraps: each figure as wide as its title (fixed columns cut "Krippendorff's alpha" at 1024 px).
     row = st.container(horizontal=True, gap="medium")
     row.metric("Items", block["items"], width="content")
-    for key, title in COEFFICIENTS:
-        row.metric(title, _figure(block[key]), width="content")
-    notes = [f"{title}: {block['undefined'][key]}" for key, title in COEFFICIENTS if key in block.get("undefined", {})]
-    if block.get("fleiss_raters"):
-        notes.append(f"Fleiss' kappa over the items with {block['fleiss_raters']} labels")
+    for coefficient in COEFFICIENTS:
+        row.metric(coefficient.label, _figure(block[coefficient.key]), help=coefficient.citation, width="content")
+    undefined = block.get("undefined", {})
+    notes = [f"{c.label}: {undefined[c.key]}" for c in COEFFICIENTS if c.key in undefined]
+    notes += [f"{c.label} {note}" for c in COEFFICIENTS if (note := c.note(block))]
     if notes:
         st.caption(" · ".join(notes))
 

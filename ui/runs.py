@@ -20,14 +20,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from annotator import auth, runs
 from annotator.db import DatabaseBusy, read_session
 from annotator.llm import LLMConfigError
 from annotator.models import Run
 from annotator.policies import Capability
-from annotator.vocabulary import RunKind, RunStatus
+from annotator.runs.kinds import RunKindSpec
+from annotator.vocabulary import RunStatus
 from ui.markdown import escape_markdown
 from ui.writes import busy_message, page_write, saves, signed_out, writes
 
@@ -66,21 +66,21 @@ def start_button() -> bool:
     return pressed
 
 
-def start(engine: Engine, *, user: auth.User, submitted: bool, create: Callable[[Session], int]) -> None:
-    """Handle a press of Start run: `create` makes the queued run in a page write (raising RunError,
-    LLMConfigError or ValueError with a message), then its process is started; the outcome shows after a
-    rerun that enables the button again, in `show_runs`: a refusal until the next press, "Run N started"
-    while run N is queued or running.
+def start(engine: Engine, *, user: auth.User, submitted: bool, kind: RunKindSpec, options: Callable[[], Any]) -> None:
+    """Handle a press of Start run: a run of `kind` with `options()` (the form's; raising RunError,
+    LLMConfigError or ValueError with a message) is queued in a page write, then its process is started; the
+    outcome shows after a rerun that enables the button again, in `show_runs`: a refusal until the next press,
+    "Run N started" while run N is queued or running.
     """
-    if submitted and _start(engine, user=user, create=create):
+    if submitted and _start(engine, user=user, kind=kind, options=options):
         st.rerun()
     st.session_state[_STARTING] = None
 
 
 @writes(Capability.administer)  # starting a run changes data: checked against the database (None if refused)
-def _start(engine: Engine, *, user: auth.User, create: Callable[[Session], int]) -> bool:
+def _start(engine: Engine, *, user: auth.User, kind: RunKindSpec, options: Callable[[], Any]) -> bool:
     try:
-        st.session_state[_OUTCOME] = _started(engine, user=user, create=create)
+        st.session_state[_OUTCOME] = _started(engine, user=user, kind=kind, options=options)
     except auth.AccountDisabled as exc:
         signed_out(exc)
     finally:
@@ -88,11 +88,13 @@ def _start(engine: Engine, *, user: auth.User, create: Callable[[Session], int])
     return True
 
 
-def _started(engine: Engine, *, user: auth.User, create: Callable[[Session], int]) -> tuple[bool, str, int | None]:
+def _started(
+    engine: Engine, *, user: auth.User, kind: RunKindSpec, options: Callable[[], Any]
+) -> tuple[bool, str, int | None]:
     """Create and start the run; (started, what to say, the run)."""
     try:
         with page_write(engine, user=user) as session:
-            run_id = create(session)
+            run_id = kind.queue(session, options=options(), created_by=user.name)
     except DatabaseBusy:
         return False, busy_message("run"), None
     except runs.DuplicateRunError as exc:
@@ -138,13 +140,13 @@ def _mark_failed(engine: Engine, user: auth.User, run_id: int) -> None:
         runs.fail_stale(session, run_id=run_id, by=user.name)
 
 
-def _show_active(engine: Engine, run: Run, unit: str, user: auth.User) -> None:
+def _show_active(engine: Engine, run: Run, units: str, user: auth.User) -> None:
     total = max(run.problems_total, 1)
     # Our words and the run's numbers only.
     if run.status == RunStatus.queued:
         label = f"Run {run.id}: starting (its process is loading)"
     else:  # the process writes its total as soon as it has claimed the run and counted its work
-        label = (f"Run {run.id}: {run.status}, {run.problems_done} of {run.problems_total} {unit} done, "
+        label = (f"Run {run.id}: {run.status}, {run.problems_done} of {run.problems_total} {units} done, "
                 f"{run.requests} requests sent, {run.cache_hits} answered from cache, {run.failures} failed")
     st.progress(run.problems_done / total, text=label)
     if run.cancel_requested:
@@ -169,18 +171,18 @@ def _show_log(engine: Engine, run: Run) -> None:
         st.code(tail or "(nothing written yet)", language=None, wrap_lines=True)
 
 
-def show_runs(engine: Engine, user: auth.User, *, kind: RunKind, describe: Callable[[Run], dict[str, Any]],
-              unit: str, details: Callable[[Engine, Run], None] | None = None) -> None:
-    """The newest runs of `kind`, refreshed every 2 s: each active run's progress (`unit`s done) with a cancel
-    button, stale runs with a button to mark them failed, a table (`describe` gives a row), the latest run's
-    failed items, message, what only its kind shows (`details`) and its log."""
+def show_runs(engine: Engine, user: auth.User, *, kind: RunKindSpec,
+              details: Callable[[Engine, Run], None] | None = None) -> None:
+    """The newest runs of `kind`, refreshed every 2 s: each active run's progress (its units done) with a cancel
+    button, stale runs with a button to mark them failed, a table (a row each: the kind's `describe`), the latest
+    run's failed items, message, what only its kind shows (`details`) and its log."""
 
     @st.fragment(run_every=2)
     def fragment() -> None:
         if message := _messages().pop("message", None):
             st.warning(message)
         with read_session(engine) as session:
-            recent = runs.recent_runs(session, kind=kind, limit=20)
+            recent = runs.recent_runs(session, kind=kind.kind, limit=20)
         _show_outcome(recent)
         if not recent:
             st.info("No runs yet.")
@@ -189,8 +191,8 @@ def show_runs(engine: Engine, user: auth.User, *, kind: RunKind, describe: Calla
             if reason := runs.stale_reason(run):
                 _show_stale(engine, run, reason, user)
             elif runs.is_active(run):
-                _show_active(engine, run, unit, user)
-        st.dataframe(pd.DataFrame([describe(r) for r in recent]), hide_index=True, width="stretch")
+                _show_active(engine, run, kind.units, user)
+        st.dataframe(pd.DataFrame([kind.describe(r) for r in recent]), hide_index=True, width="stretch")
         latest: Run = recent[0]
         if latest.errors:
             with st.expander(f"Run {latest.id}: {len(latest.errors)} failed or unreadable item(s)"):

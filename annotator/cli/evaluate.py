@@ -5,15 +5,15 @@ The collection code, the client (and with it `openai`) and tqdm are imported whe
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from annotator import limits
 from annotator.cli import _llm_options as llm
 from annotator.cli._app import app, bounded, fail
-from annotator.cli._progress import progress_bar
-from annotator.vocabulary import RunStatus
+from annotator.cli._runs import create_and_execute
+from annotator.vocabulary import RunKind
 
 
 @app.command()
@@ -49,35 +49,17 @@ def evaluate(
     cached in the database: a killed or cancelled run started again re-sends nothing it has. Exits non-zero
     if any request failed after its retries.
     """
-    import asyncio
+    def options() -> Any:
+        from annotator.llm import RoleConfig
+        from annotator.transcripts.options import EvaluateOptions
 
-    from annotator.db import get_engine, write_session
-    from annotator.llm import LLMConfigError, RoleConfig
-    from annotator.runs import RunError
-    from annotator.transcripts.collect import create_run, execute_run
-    from annotator.transcripts.options import EvaluateOptions
+        if not model:
+            fail("--model is required (or --run-id of a queued run)", 2)
+        return EvaluateOptions(
+            model=RoleConfig(model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+                             max_tokens=max_tokens, timeout=timeout),
+            prompt=prompt, data_source=data_source, item_set=item_set,  # type: ignore[arg-type]
+            samples=samples, limit=limit, concurrency=concurrency, max_retries=max_retries, backoff_base=backoff,
+        )
 
-    engine = get_engine()
-    try:
-        if run_id is None:
-            if not model:
-                fail("--model is required (or --run-id of a queued run)", 2)
-            options = EvaluateOptions(
-                model=RoleConfig(model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
-                                 max_tokens=max_tokens, timeout=timeout),
-                prompt=prompt, data_source=data_source, item_set=item_set,  # type: ignore[arg-type]
-                samples=samples, limit=limit, concurrency=concurrency, max_retries=max_retries, backoff_base=backoff,
-            )
-            options.model.api_key()  # a missing key variable is reported before a run row exists
-            with write_session(engine) as session:
-                run_id = create_run(session, options=options, created_by="cli").id
-        assert run_id is not None
-        with progress_bar("response", show=progress) as on_progress:
-            summary = asyncio.run(execute_run(engine, run_id=run_id, progress_callback=on_progress))
-    except (RunError, LLMConfigError) as exc:
-        fail(str(exc), 2)
-    typer.echo(summary.text())
-    for error in summary.errors[:10]:
-        typer.echo(f"  {error['data_id']} sample {error['sample']}: {error['error']}", err=True)
-    if summary.status != RunStatus.succeeded:
-        raise typer.Exit(1)
+    create_and_execute(RunKind.evaluate, run_id=run_id, options=options, progress=progress)

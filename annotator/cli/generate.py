@@ -7,18 +7,15 @@ runs, not when the command line starts.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from annotator import limits
 from annotator.cli import _llm_options as llm
 from annotator.cli._app import app, bounded, fail
-from annotator.cli._progress import progress_bar
-from annotator.vocabulary import RunStatus
-
-if TYPE_CHECKING:
-    from annotator.pipeline import RunSummary
+from annotator.cli._runs import create_and_execute
+from annotator.vocabulary import RunKind
 
 # The default of `annotator.pipeline.DEFAULT_VERSION`, written out so that `--help` needs no pipeline (a test
 # keeps them equal).
@@ -92,50 +89,24 @@ def generate(
     Completed requests are cached in the database: a killed or cancelled run started again re-sends none of
     them. Exits non-zero if any item failed after its retries.
     """
-    from annotator.db import get_engine, write_session
-    from annotator.llm import LLMConfigError, RoleConfig
-    from annotator.pipeline import GenerateOptions, PromptError, RunError, create_run
+    def options() -> Any:
+        from annotator.llm import RoleConfig
+        from annotator.pipeline import GenerateOptions
 
-    engine = get_engine()
-    try:
-        if run_id is None:
-            if not extract_model or not rewrite_model:
-                fail("--extract-model and --rewrite-model are required (or --run-id of a queued run)", 2)
-            body = _json_object("--extra-body", extra_body)
-            common = {"temperature": temperature, "max_tokens": max_tokens, "extra_body": body, "timeout": timeout}
-            options = GenerateOptions(
-                extract=RoleConfig(model=extract_model, base_url=base_url, api_key_env=api_key_env, **common),
-                rewrite=RoleConfig(
-                    model=rewrite_model, base_url=rewrite_base_url or base_url,
-                    api_key_env=rewrite_api_key_env or api_key_env, **common,
-                ),
-                source=source, limit=limit, concurrency=concurrency, steps=_steps(steps),
-                prompt_version=prompt_version, max_retries=max_retries, backoff_base=backoff,
-                max_conditions=max_conditions,
-                rewrite_types=tuple(t.strip() for t in rewrite_types.split(",") if t.strip()),
-            )
-            # Check the key variables before a run row exists.
-            options.extract.api_key()
-            options.rewrite.api_key()
-            with write_session(engine) as session:
-                run_id = create_run(session, options=options, created_by="cli").id
-        assert run_id is not None
-        summary = _execute(engine, run_id, progress)
-    except (RunError, LLMConfigError, PromptError) as exc:
-        fail(str(exc), 2)
-        return
-    typer.echo(summary.text())
-    for error in summary.errors[:10]:
-        where = error.get("data_source"), error.get("position")
-        typer.echo(f"  {where[0]}_{where[1]} {error['step']}: {error['error']}", err=True)
-    if summary.status != RunStatus.succeeded:
-        raise typer.Exit(1)
+        if not extract_model or not rewrite_model:
+            fail("--extract-model and --rewrite-model are required (or --run-id of a queued run)", 2)
+        body = _json_object("--extra-body", extra_body)
+        common = {"temperature": temperature, "max_tokens": max_tokens, "extra_body": body, "timeout": timeout}
+        return GenerateOptions(
+            extract=RoleConfig(model=extract_model, base_url=base_url, api_key_env=api_key_env, **common),
+            rewrite=RoleConfig(
+                model=rewrite_model, base_url=rewrite_base_url or base_url,
+                api_key_env=rewrite_api_key_env or api_key_env, **common,
+            ),
+            source=source, limit=limit, concurrency=concurrency, steps=_steps(steps),
+            prompt_version=prompt_version, max_retries=max_retries, backoff_base=backoff,
+            max_conditions=max_conditions,
+            rewrite_types=tuple(t.strip() for t in rewrite_types.split(",") if t.strip()),
+        )
 
-
-def _execute(engine: Any, run_id: int, show: bool) -> RunSummary:
-    import asyncio
-
-    from annotator.pipeline import execute_run
-
-    with progress_bar("problem", show=show) as on_progress:
-        return asyncio.run(execute_run(engine, run_id=run_id, progress_callback=on_progress))
+    create_and_execute(RunKind.generate, run_id=run_id, options=options, progress=progress)

@@ -21,14 +21,17 @@ def _figure(value: Any) -> str:
 
 
 def _text(report: dict[str, Any]) -> str:
+    from annotator.metrics import COEFFICIENTS
+
     lines = []
     for label in LABELS:
         block = report[label]
         lines.append(f"{label}: {block['items']} items")
-        for key in ("percent", "alpha", "fleiss_kappa", "ac1"):
+        for coefficient in COEFFICIENTS:
+            key = coefficient.key
             reason = (block.get("undefined") or {}).get(key)
-            extra = f" over items with {block['fleiss_raters']} labels" if key == "fleiss_kappa" and not reason else ""
-            lines.append(f"  {key:<13} {_figure(block[key])}{extra}{f' ({reason})' if reason else ''}")
+            note = f" ({reason})" if reason else f" {coefficient.note(block)}" if coefficient.note(block) else ""
+            lines.append(f"  {key:<13} {_figure(block[key])}{note}")
         for pair in block["pairwise"]:
             reason = f" ({pair['reason']})" if pair.get("reason") else ""
             kappa = _figure(pair["kappa"])

@@ -25,6 +25,7 @@ from annotator.pipeline.progress import GenerateProgress, RunSummary
 from annotator.pipeline.prompts import PromptSet, load_prompts
 from annotator.pipeline.steps import Pipeline
 from annotator.pipeline.work import ProblemWork
+from annotator.runs.kinds import RunKindSpec
 from annotator.vocabulary import RunKind, RunStatus
 
 
@@ -152,4 +153,9 @@ _COLUMNS = (
     "run", "status", "problems done / total", "candidates written", "candidates filtered", runs.REQUESTS_SENT,
     runs.FROM_CACHE, runs.RETRIES, runs.FAILED, runs.UNREADABLE, runs.TOKENS, "M_I", "M_R", "prompts", "steps",
     "by", "started", "finished",
+)
+
+SPEC = RunKindSpec(
+    kind=RunKind.generate, unit="problem", options=GenerateOptions, create=create_run, describe=describe_run,
+    execute=execute_run,
 )

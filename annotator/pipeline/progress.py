@@ -32,6 +32,9 @@ class RunSummary(Summary):
             + self.requests_text(unparseable=self.unparseable)
         )
 
+    def error_line(self, error: dict[str, Any]) -> str:
+        return f"{error.get('data_source')}_{error.get('position')} {error['step']}: {error['error']}"
+
 
 class GenerateProgress(RunProgress):
     """The counters of a generate run: problems are its items; candidates written, unchanged, filtered."""

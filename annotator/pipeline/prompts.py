@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from annotator.runs.lifecycle import RunError
 from annotator.vocabulary import RewriteType
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
@@ -22,8 +23,8 @@ _PLACEHOLDER = re.compile(
 )
 
 
-class PromptError(ValueError):
-    """A prompt version is missing or incomplete."""
+class PromptError(RunError):
+    """A prompt version is missing or incomplete: a run that asks for it cannot start."""
 
 
 def available_versions() -> list[str]:

@@ -7,12 +7,14 @@ its counters as a heartbeat (`RunProgress.save`, which also tells it whether som
 `request_cancel`), and finishes with a `RunStatus` (`outcome`, `RunProgress.finish`) and a `Summary`. A
 run whose process is gone is stale (`stale_reason`): an admin can mark it failed (`fail_stale`).
 
-Adding a kind: a `RunKind` value, a CLI command of that name taking `--run-id` and `--no-progress`, a
-`RunProgress` subclass for its own counters (and a `Summary` subclass), and options stored in `Run.options`.
+Adding a kind: a `RunKind` value and its line in `kinds.KINDS`, the one list; its module declares its
+`RunKindSpec` (options, create, describe, execute), with a `RunProgress` subclass for its own counters (and a
+`Summary` subclass), and a CLI command of its name that parses its options and calls
+`annotator.cli._runs.create_and_execute`.
 
-Modules: `lifecycle` (create: at most one active run per settings; claim, cancel, fail), `health` (stale or
-alive, listing, describe), `background` (the process), `progress` (counters, heartbeat, summary), `execution`
-(a run's body: client, workers, outcome).
+Modules: `kinds` (what each kind is, the list), `lifecycle` (create: at most one active run per settings; claim,
+cancel, fail), `health` (stale or alive, listing, describe), `background` (the process), `progress` (counters,
+heartbeat, summary), `execution` (a run's body: client, workers, outcome).
 """
 
 from annotator.runs.background import log_path, log_tail, start_background

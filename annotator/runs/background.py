@@ -11,12 +11,14 @@ from sqlalchemy import Engine, update
 
 from annotator.db import PROJECT_ROOT, write_session
 from annotator.models import Run, utcnow
+from annotator.runs.kinds import command
 from annotator.runs.lifecycle import RunError
 from annotator.vocabulary import RunStatus
 
 
 def start_background(engine: Engine, *, run_id: int, log_dir: Path | None = None) -> int:
-    """Execute queued run `run_id` in a new process (`python -m annotator <kind> --run-id N`); returns its pid.
+    """Execute queued run `run_id` in a new process (`python -m annotator <kind> --run-id N`, `kinds.command`);
+    returns its pid.
 
     The pid is stored on the run at once, so that a process which dies before it claims the run is seen
     as stale (`annotator.runs.stale_reason`) instead of leaving the run queued for ever. The process
@@ -26,20 +28,25 @@ def start_background(engine: Engine, *, run_id: int, log_dir: Path | None = None
 
     Raises:
         RunError: when there is no such queued run, or the process cannot be started (the run is then
-            marked failed).
+            marked failed: also a run of a kind this version does not know).
     """
     with write_session(engine) as session:
         run = session.get(Run, run_id)
         if run is None or run.status != RunStatus.queued:
             raise RunError(f"no queued run {run_id}")
         kind = run.kind
+    try:
+        arguments = command(kind, run_id=run_id)
+    except RunError as exc:
+        _mark(engine, run_id, status=RunStatus.failed, message=str(exc), finished_at=utcnow())
+        raise
     url = engine.url.render_as_string(hide_password=False)
     path = log_path(engine, run_id=run_id, log_dir=log_dir)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("ab") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "annotator", kind, "--run-id", str(run_id), "--no-progress"],
+                [sys.executable, "-m", "annotator", *arguments],
                 cwd=PROJECT_ROOT, env={**os.environ, "ANNOTATOR_DATABASE_URL": url},
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )

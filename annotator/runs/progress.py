@@ -29,6 +29,10 @@ class Summary:
     seconds: float = 0.0
     errors: list[dict[str, Any]] = field(default_factory=list)
 
+    def error_line(self, error: dict[str, Any]) -> str:
+        """One kept error (`errors`) as the CLI prints it; a kind says which item it was."""
+        return str(error.get("error"))
+
     def requests_text(self, *, unparseable: int | None = None) -> str:
         """The summary's lines about requests: counts, tokens, wall time, why it retried."""
         calls = self.calls

@@ -26,6 +26,7 @@ from annotator import runs
 from annotator.db import insert_ignore, write_session
 from annotator.llm import CallStats, Completion, Database, LLMCallFailed, LLMClient
 from annotator.models import Run, Transcript, utcnow
+from annotator.runs.kinds import RunKindSpec
 from annotator.transcripts.items import Item, evaluation_items
 from annotator.transcripts.options import MODEL, EvaluateOptions, sample_role
 from annotator.transcripts.prompts import messages, template
@@ -57,6 +58,9 @@ class EvaluateSummary(runs.Summary):
             f"written, {self.skipped} already collected\n"
             + self.requests_text()
         )
+
+    def error_line(self, error: dict[str, Any]) -> str:
+        return f"{error['data_id']} sample {error['sample']}: {error['error']}"
 
 
 class EvaluateProgress(runs.RunProgress):
@@ -243,4 +247,9 @@ _COLUMNS = (
     "run", "status", "responses done / total", "transcripts written", "already collected", runs.REQUESTS_SENT,
     runs.FROM_CACHE, runs.RETRIES, runs.FAILED, runs.TOKENS, "model", "prompt", "set", "source", "samples", "by",
     "started", "finished",
+)
+
+SPEC = RunKindSpec(
+    kind=RunKind.evaluate, unit="response", options=EvaluateOptions, create=create_run, describe=describe_run,
+    execute=execute_run,
 )

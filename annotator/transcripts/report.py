@@ -21,7 +21,7 @@ import numpy as np
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from annotator.metrics.agreement import cohen
+from annotator.metrics.cohen import cohen
 from annotator.models import Candidate, Problem, Transcript
 from annotator.store import iter_raw_tuples
 from annotator.transcripts.uncertainty import CI_KEYS, RESAMPLES, Items, add_intervals

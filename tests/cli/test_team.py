@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,10 @@ def test_agreement_can_name_an_import_and_filter_by_data_source(url: str) -> Non
 
 
 def test_agreement_text_names_undefined_values(url: str) -> None:
+    everyone = run_cli(url, "agreement")
+    assert everyone.returncode == 0, everyone.stderr
+    fleiss_line = r"^  fleiss_kappa  -?\d\.\d{3} over the items with 3 labels$"
+    assert re.search(fleiss_line, everyone.stdout, re.M), everyone.stdout
     result = run_cli(url, "agreement", "--data-source", "aime")
     assert result.returncode == 0, result.stderr
     assert "human_check: 0 items" in result.stdout

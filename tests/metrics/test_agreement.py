@@ -7,8 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from annotator.metrics import Ratings, agreement, label_agreement
-from annotator.metrics.agreement import ONE_VALUE, cohen, gwet_ac1
+from annotator.metrics import COEFFICIENTS, Ratings, agreement, label_agreement
+from annotator.metrics.ac1 import gwet_ac1
+from annotator.metrics.cohen import cohen
+from annotator.metrics.ratings import ONE_VALUE
 
 
 def _from_table(table: list[list[int]]) -> Ratings:
@@ -166,3 +168,22 @@ def test_kappa_against_the_majority_equals_scikit_learns_on_random_labels() -> N
                 majority.append(int(2 * ones > len(others)))
         assert people[rater]["items_vs_majority"] == len(mine) > 50
         assert people[rater]["kappa_vs_majority"] == pytest.approx(cohen_kappa_score(mine, majority))
+
+
+@pytest.mark.parametrize("triples", [
+    [(item, rater, (item + (rater == "b")) % 2) for item in range(6) for rater in ("a", "b", "c")],
+    [(item, rater, 1) for item in range(5) for rater in ("a", "b")],  # one category only
+    [(0, "a", 1), (1, "b", 0)],  # no item with two labels
+])
+def test_the_report_has_every_registered_coefficient_with_its_value_or_its_reason(
+    triples: list[tuple[int, str, int]],
+) -> None:
+    assert len({c.key for c in COEFFICIENTS}) == len({c.label for c in COEFFICIENTS}) == len(COEFFICIENTS)
+    result = agreement(Ratings.from_triples(triples))
+    undefined = result.get("undefined", {})
+    for coefficient in COEFFICIENTS:
+        value = result[coefficient.key]
+        assert (value is None) == (coefficient.key in undefined), coefficient.key
+        assert value is None or (isinstance(value, float) and not math.isnan(value))
+        assert coefficient.citation
+    assert set(undefined) <= {c.key for c in COEFFICIENTS}

@@ -1,0 +1,47 @@
+"""The body of every run's command (`generate`, `evaluate`, ...): create a run of the kind (or take `--run-id`
+of a queued one), execute it in this process, print what it did. A kind's command only parses its options.
+
+Everything of a kind comes from its spec (`annotator.runs.kinds`), imported when the command runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import typer
+
+from annotator.cli._app import fail
+from annotator.cli._progress import progress_bar
+from annotator.vocabulary import RunKind, RunStatus
+
+ERRORS_SHOWN = 10  # a run's kept errors printed after its summary
+
+
+def create_and_execute(kind: RunKind, *, run_id: int | None, options: Callable[[], Any], progress: bool) -> None:
+    """Execute run `run_id`, or a new run of `kind` with `options()` (its key variables checked before the run
+    is created: `RunKindSpec.queue`); print its summary and its first errors. Exits 2 when the run cannot start,
+    1 when it did not succeed."""
+    import asyncio
+
+    from annotator.db import get_engine, write_session
+    from annotator.llm import LLMConfigError
+    from annotator.runs import RunError
+    from annotator.runs.kinds import spec
+
+    engine = get_engine()
+    try:
+        kind_spec = spec(kind)
+        if run_id is None:
+            chosen = options()
+            with write_session(engine) as session:
+                run_id = kind_spec.queue(session, options=chosen, created_by="cli")
+        with progress_bar(kind_spec.unit, show=progress) as on_progress:
+            summary = asyncio.run(kind_spec.execute(engine, run_id=run_id, progress_callback=on_progress))
+    except (RunError, LLMConfigError) as exc:
+        fail(str(exc), 2)
+    typer.echo(summary.text())
+    for error in summary.errors[:ERRORS_SHOWN]:
+        typer.echo(f"  {summary.error_line(error)}", err=True)
+    if summary.status != RunStatus.succeeded:
+        raise typer.Exit(1)
