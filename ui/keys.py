@@ -65,6 +65,9 @@ _SCRIPT = """<script>
     const option = event.target.closest && event.target.closest('[role="option"]');
     const field = document.activeElement;
     if (option && here() && field && field.getAttribute("role") === "combobox") leaveSoon(field);
+    // A switch turned by a click on it or its label sends no change event, and focuses itself after the click.
+    const box = event.target.closest && event.target.closest("label")?.querySelector('input[type="checkbox"]');
+    if (box && here()) leaveSoon(box);
   }, true);
 })();
 </script>"""

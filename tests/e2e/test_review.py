@@ -181,6 +181,30 @@ def test_math_is_shown_as_written_until_m_typesets_it(app: RunningApp, browser) 
     context.close()
 
 
+def test_the_sidebar_setting_typesets_every_response_and_the_next_key_decides(  # type: ignore[no-untyped-def]
+    app: RunningApp, browser
+) -> None:
+    """The setting switched with a click lets go of the focus (`ui.keys`): the next key decides, and the next
+    response comes typeset too."""
+    engine = get_engine(app.database_url)
+    add_transcripts(engine, [{"response": f"So $y = {k}$."} for k in (1, 2)])
+    context = browser.new_context()
+    page = context.new_page()
+    open_review(page, app.url)
+    first = shown(page)
+    response = page.locator(RESPONSE)
+    response.locator("[data-testid=stText]").wait_for()
+    page.get_by_text("Typeset math in every response").click()
+    response.locator(".katex").wait_for()
+    page.wait_for_function("document.activeElement === document.body")
+    press(page, "s", "verdict_S")
+    page.get_by_text(f"Saved {first}: Successful.").wait_for()
+    shown(page)
+    response.locator(".katex").wait_for()
+    assert response.locator("[data-testid=stText]").count() == 0
+    context.close()
+
+
 def _payload_is_text(page) -> None:  # type: ignore[no-untyped-def]
     """The payload on the page as text: model name, response, extracted answer and reasoning."""
     page.get_by_text("<script>window.__xss = 1</script>").first.wait_for()
