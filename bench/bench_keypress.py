@@ -267,10 +267,10 @@ def main() -> None:
     print(f"{database}: {args.presses} timed presses per page after {args.warmup} warm-up, interleaved, "
           f"{args.pause_ms} ms pause; in the page: keydown -> frame painted with the next candidate")
     base = results.get("annotate")
-    print(f"{'':>12} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/annotate':>13}")
+    print(f"{'':>15} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/annotate':>13}")
     for page, values in results.items():
         ratio = f"{values['p50'] / base['p50']:.2f}" if base else "-"
-        print(f"{page:>12} {values['n']:>4} {values['p50']:>8} {values['p95']:>8} {ratio:>13}")
+        print(f"{page:>15} {values['n']:>4} {values['p50']:>8} {values['p95']:>8} {ratio:>13}")
     print(json.dumps(results))
 
 
