@@ -126,23 +126,6 @@ def _toggle(tag: str) -> None:
     state["tags"] = [t for t in state["tags"] if t != tag] if tag in state["tags"] else [*state["tags"], tag]
 
 
-def _typeset_this() -> None:
-    """`M`: the response on screen typeset, or shown as text again (only the screen changes)."""
-    view = state["view"]
-    if view is None or not is_ready(WORKSPACE):
-        return
-    state["typeset_one"] = None if state.get("typeset_one") == view["id"] else view["id"]
-
-
-def _typeset(view: dict[str, Any]) -> bool:
-    """Whether this transcript's response is shown with its math typeset (the setting, or `M` on it)."""
-    return bool(state.get("typeset")) or state.get("typeset_one") == view["id"]
-
-
-def _remember_typeset() -> None:
-    state["typeset"] = bool(st.session_state.get("review_math"))
-
-
 @saves(state, "tag list")
 def _save_tags() -> None:
     if not guard.permitted(*REVIEWERS):
@@ -210,6 +193,23 @@ def _item(view: dict[str, Any]) -> None:
         with st.container(border=True):
             st.markdown(f"**Solvable problem**\n\n{_view.text(item['question'])}")
         st.markdown(f"**Ground truth:** {_view.text(item['ground_truth'])}")
+
+
+def _typeset_this() -> None:
+    """`M`: the response on screen typeset, or shown as text again (only the screen changes)."""
+    view = state["view"]
+    if view is None or not is_ready(WORKSPACE):
+        return
+    state["typeset_one"] = None if state.get("typeset_one") == view["id"] else view["id"]
+
+
+def _typeset(view: dict[str, Any]) -> bool:
+    """Whether this transcript's response is shown with its math typeset (the setting, or `M` on it)."""
+    return bool(state.get("typeset")) or state.get("typeset_one") == view["id"]
+
+
+def _remember_typeset() -> None:
+    state["typeset"] = bool(st.session_state.get("review_math"))
 
 
 def _model_text(value: str | None, *, typeset: bool) -> None:
