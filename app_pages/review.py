@@ -1,10 +1,16 @@
 """Review: model transcripts one by one, the judge's verdict confirmed or overridden with one key.
 
 `S` successful, `R` refused, `F` failed, `Enter` agrees with the judge, `1`..`9` toggle the hallucination
-tags, `B` back, `N` next without reviewing. A verdict key saves the verdict, the tags and the comment in a
-button callback (one transaction, with its event), before the next transcript is drawn. The queue (rule sets
-disagree, judge unsure, a sample of the rest; unreviewed first) is read when the page opens or a filter
-changes; a keypress reruns only the workspace fragment, as on Annotate.
+tags, `M` typesets the math of the response on screen, `B` back, `N` next without reviewing. A verdict key
+saves the verdict, the tags and the comment in a button callback (one transaction, with its event), before the
+next transcript is drawn. The queue (rule sets disagree, judge unsure, a sample of the rest; unreviewed first) is
+read when the page opens or a filter changes; a keypress reruns only the workspace fragment, as on Annotate.
+
+A response and its reasoning are shown as text (`st.text`: no Markdown, so no link, image or HTML; the math
+source as the model wrote it) until the reviewer asks for typeset math: `M` for the response on screen, or the
+sidebar's setting for every response this session (then through `ui.markdown.escape_markdown`, the one Markdown
+path for model text). Typesetting a response's hundred formulas is what made a key on Review twice as slow as
+on Annotate (BENCHMARKS.md).
 """
 
 from typing import Any
@@ -29,6 +35,8 @@ VERDICT_NAMES = {Verdict.S: "Successful", Verdict.R: "Refused", Verdict.F: "Fail
 # `shortcut=`): one way for all three, so that their buttons read alike ("Refused · R"), without Streamlit's
 # own key badge on two of them.
 VERDICT_KEYS = {verdict.value.lower(): f"verdict_{verdict}" for verdict in VERDICT_NAMES}
+# `M` goes the same way, so that its button reads "Typeset math · M" like the verdicts.
+TYPESET_KEY = {"m": "typeset_math"}
 
 engine, user = guard.require_page(__file__)
 state: dict[str, Any] = st.session_state.setdefault(
@@ -157,6 +165,9 @@ def _buttons(view: dict[str, Any] | None) -> None:
             chosen = tag in state["tags"]
             st.button(("✓ " if chosen else "") + escape_markdown(tag), key=f"tag_{number}", shortcut=str(number),
                       on_click=_toggle, args=(tag,), disabled=none, type="primary" if chosen else "secondary")
+        typeset = not none and _typeset(view)
+        st.button(("✓ " if typeset else "") + "Typeset math · M", key="typeset_math", on_click=_typeset_this,
+                  disabled=none or bool(state.get("typeset")), type="primary" if typeset else "secondary")
 
 
 def _status(view: dict[str, Any] | None) -> str:
@@ -182,10 +193,38 @@ def _item(view: dict[str, Any]) -> None:
         st.markdown(f"**Ground truth:** {_view.text(item['ground_truth'])}")
 
 
+def _typeset_this() -> None:
+    """`M`: the response on screen typeset, or shown as text again (only the screen changes)."""
+    view = state["view"]
+    if view is None or not is_ready(WORKSPACE):
+        return
+    state["typeset_one"] = None if state.get("typeset_one") == view["id"] else view["id"]
+
+
+def _typeset(view: dict[str, Any]) -> bool:
+    """Whether this transcript's response is shown with its math typeset (the setting, or `M` on it)."""
+    return bool(state.get("typeset")) or state.get("typeset_one") == view["id"]
+
+
+def _remember_typeset() -> None:
+    state["typeset"] = bool(st.session_state.get("review_math"))
+
+
+def _model_text(value: str | None, *, typeset: bool) -> None:
+    """Model text typeset (escaped Markdown with its math), or as text: no Markdown at all, cheap to draw."""
+    if typeset:
+        st.markdown(_view.text(value))
+    else:
+        st.text(value or "—", width="stretch")
+
+
 def _response(view: dict[str, Any]) -> None:
     who = "" if _blind() else f" · {escape_markdown(view['model'])} · {escape_markdown(view['prompt'])} prompt"
-    with st.container(border=True):
-        st.markdown(f"**Response**{who} · sample {int(view['sample'])}\n\n{_view.text(view['response'])}")
+    typeset = _typeset(view)
+    with st.container(border=True, key="response"):
+        st.markdown(f"**Response**{who} · sample {int(view['sample'])}"
+                    f"{'' if typeset else ' · math as written (M typesets it)'}")
+        _model_text(view["response"], typeset=typeset)
     judged = f"**Extracted answer:** {_view.text(view['extracted_answer'])}"
     if not _blind():
         verdict = VERDICT_NAMES[Verdict(view["judge"])] if view["judge"] else "—"
@@ -195,7 +234,7 @@ def _response(view: dict[str, Any]) -> None:
     st.markdown(judged)
     if view["reasoning"]:
         with st.expander(f"Reasoning ({len(view['reasoning']):,} characters)"):
-            st.markdown(_view.text(view["reasoning"]))
+            _model_text(view["reasoning"], typeset=typeset)
 
 
 @st.fragment
@@ -226,7 +265,7 @@ def workspace() -> None:
 
 if state["queue"] is None:
     _load()
-keyboard(VERDICT_KEYS)
+keyboard({**VERDICT_KEYS, **TYPESET_KEY})
 workspace()
 
 with read_session(engine) as _session:
@@ -238,6 +277,13 @@ with st.sidebar:
     tag_options = dict.fromkeys([*(state.get("tag_list") or []), *([chosen_tag] if chosen_tag else [])])
     st.selectbox("Tag", [ALL, *tag_options], key="review_tag", on_change=_load)
     st.toggle("Blind mode (hide the model and the judge)", key="review_blind")
+    st.session_state["review_math"] = bool(state.get("typeset"))  # kept for the session, across pages
+    st.toggle("Typeset math in every response", key="review_math", on_change=_remember_typeset, help=(
+        "Shows the math of every response and its reasoning typeset, for the rest of this session. Each key then "
+        "takes longer to show the next transcript (the browser typesets every formula: about twice as long for a "
+        "response with a hundred). Off, the math is shown as the model wrote it, and M typesets the response on "
+        "screen."
+    ))
     with st.expander("Tags (keys 1..9)"):
         st.session_state.setdefault("review_tag_text", "\n".join(state.get("tag_list") or []))
         st.text_area("One tag per line", key="review_tag_text")

@@ -1,14 +1,16 @@
 """Key press -> next item visible, on Annotate, Review and Adjudicate, with one in-page probe, in one run.
 
 One database (default 100,000 candidates with 3 labels each from 12 annotators, most of them disputes, and
-100,000 transcripts, one per candidate), one `streamlit run app.py`, three headless Chromium tabs: an
-annotator on Annotate (keys 1 / 2 / 0), a reviewer on Review (S / F) and on Adjudicate (1 / 2 / 0). The
-pages take turns press by press, so that load from other jobs falls on all three alike.
+100,000 transcripts, one per candidate), one `streamlit run app.py`, four headless Chromium tabs: an
+annotator on Annotate (keys 1 / 2 / 0), a reviewer on Review (S / F) as it opens (responses as text), on Review
+with the sidebar's "Typeset math in every response" on (`review_typeset`), and on Adjudicate (1 / 2 / 0). The
+pages take turns press by press, so that load from other jobs falls on all of them alike.
 
 The probe (`PROBE`, installed in every tab before it loads) times each press inside the browser, with no
 automation round trips: from the keydown event to the first frame painted after the workspace's heading
 names another candidate (`bench_N_...`) and what the page shows of it is in the page: the end of its rewritten
-question (`(rewrite rNx)`), on Review also the end of the transcript's response (`(response rNx)`). Before
+question (`(rewrite rNx)`), on Review also the end of the transcript's response (`(response rNx)`, in a
+Markdown block or, as text, in a text element). Before
 each press (untimed) the run has ended, the key's button is mounted, and `--pause-ms` passes (a person reads
 before pressing).
 
@@ -117,7 +119,7 @@ def seed(url: str, candidates: int, response: str = RESPONSE) -> None:
 
 # Installed in every tab before it loads. `__benchWatch(old)` arms it with the heading on screen; the press's
 # keydown starts the clock; it stops at the first frame painted once an h4 names another candidate N and every
-# mark "(MARK rNx)" asked for is in a Markdown block displayed in the main area.
+# mark "(MARK rNx)" asked for is in a Markdown block or a text element (`st.text`) displayed in the main area.
 PROBE = """
 window.__bench = {old: null, start: null, found: null, painted: null};
 addEventListener('keydown', (event) => {
@@ -137,8 +139,8 @@ window.__benchWatch = (old, marks) => {
     if (heading === null || heading === old) return false;
     const number = heading.match(/^bench_(\\d+)_/)[1];
     const main = document.querySelector('[data-testid="stMain"]') || document.body;
-    // Visible: in a Markdown block that is displayed (Review keeps the next response drawn but hidden).
-    const blocks = [...main.querySelectorAll('[data-testid="stMarkdownContainer"]')];
+    // Visible: in a Markdown block or a text element that is displayed.
+    const blocks = [...main.querySelectorAll('[data-testid="stMarkdownContainer"], [data-testid="stText"]')];
     return marks.every((mark) => blocks.some((block) => block.textContent.includes(`(${mark} r${number}x)`)
       && block.checkVisibility()));
   };
@@ -157,9 +159,13 @@ window.__benchWatch = (old, marks) => {
 PAGES = {
     "annotate": (None, "ann", [("1", "decide_1"), ("2", "decide_2"), ("0", "decide_0")], ["rewrite"]),
     "review": ("Review", "rev", [("s", "verdict_S"), ("f", "verdict_F")], ["rewrite", "response"]),
+    "review_typeset": ("Review", "rev", [("s", "verdict_S"), ("f", "verdict_F")], ["rewrite", "response"]),
     "adjudicate": ("Adjudicate", "rev", [("1", "adjudicate_1"), ("2", "adjudicate_2"), ("0", "adjudicate_0")],
                    ["rewrite"]),
 }
+
+# page -> the sidebar toggle turned on once the page is open
+TOGGLES = {"review_typeset": "Typeset math in every response"}
 
 
 class Tab:
@@ -182,6 +188,10 @@ class Tab:
         else:
             open_page(self.page, url, name=name, password=PASSWORD, link=link)
         self.page.wait_for_function("window.__benchHeading() !== null", timeout=120_000)
+        if page in TOGGLES:
+            self.page.get_by_text(TOGGLES[page]).click()
+            self.page.locator(".st-key-response .katex").first.wait_for(timeout=120_000)
+            self.page.wait_for_function("document.activeElement === document.body")  # keys are keys again
 
     def press(self) -> float:
         """In-page ms from keydown to the frame painted with the next candidate."""
@@ -257,10 +267,10 @@ def main() -> None:
     print(f"{database}: {args.presses} timed presses per page after {args.warmup} warm-up, interleaved, "
           f"{args.pause_ms} ms pause; in the page: keydown -> frame painted with the next candidate")
     base = results.get("annotate")
-    print(f"{'':>12} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/annotate':>13}")
+    print(f"{'':>15} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/annotate':>13}")
     for page, values in results.items():
         ratio = f"{values['p50'] / base['p50']:.2f}" if base else "-"
-        print(f"{page:>12} {values['n']:>4} {values['p50']:>8} {values['p95']:>8} {ratio:>13}")
+        print(f"{page:>15} {values['n']:>4} {values['p50']:>8} {values['p95']:>8} {ratio:>13}")
     print(json.dumps(results))
 
 

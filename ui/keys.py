@@ -4,7 +4,8 @@
   (Streamlit keeps the focus there). Leaving a text field is what makes Streamlit take its text (a text input
   commits on blur or Enter), so the comment typed is the one the next decision saves.
 - A choice made in a select box (a sidebar filter), by `Enter` or a click, leaves the box too: the next key
-  decides instead of being typed into the box's search. So does a toggle switched (Review's blind mode).
+  decides instead of being typed into the box's search. So does a toggle switched, by Space or a click (Review's
+  blind mode and typeset math).
 - Keys Streamlit keeps for itself, given to a page's buttons: `st.button(shortcut=...)` refuses `C` and `R`,
   which Streamlit's frontend binds (clear cache, rerun) on `document`. Review needs `R` (refused), so the
   script listens on `window` in the capture phase, which sees the key before `document` does, and clicks the
@@ -57,7 +58,7 @@ _SCRIPT = """<script>
     event.stopImmediatePropagation();
     if (!target.disabled) target.click();
   }, true);
-  // A switch turned (Space on a focused toggle, or a click) lets go of the focus too.
+  // A switch turned by Space on it lets go of the focus too.
   window.addEventListener("change", (event) => {
     if (here() && event.target.type === "checkbox") leaveSoon(event.target);
   }, true);
@@ -65,6 +66,9 @@ _SCRIPT = """<script>
     const option = event.target.closest && event.target.closest('[role="option"]');
     const field = document.activeElement;
     if (option && here() && field && field.getAttribute("role") === "combobox") leaveSoon(field);
+    // A switch turned by a click on it or its label sends no change event, and focuses itself after the click.
+    const box = event.target.closest && event.target.closest("label")?.querySelector('input[type="checkbox"]');
+    if (box && here()) leaveSoon(box);
   }, true);
 })();
 </script>"""

@@ -142,7 +142,81 @@ def test_review_ten_transcripts_with_the_keyboard_only(app: RunningApp, browser)
     ]
 
 
+RESPONSE = ".st-key-response"
+
+
+def test_math_is_shown_as_written_until_m_typesets_it(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    engine = get_engine(app.database_url)
+    add_transcripts(engine, [{"response": f"Since $x^2 = {k * k}$, we get $x = \\sqrt{{{k * k}}}$."}
+                             for k in (2, 3)])
+    context = browser.new_context()
+    page = context.new_page()
+    open_review(page, app.url)
+    first = shown(page)
+    response = page.locator(RESPONSE)
+    # By default: the math source as the model wrote it, in a text element, nothing typeset.
+    source = re.compile(r"^Since \$x\^2 = \d\$, we get \$x = \\sqrt\{\d\}\$\.$")
+    response.locator("[data-testid=stText]").filter(has_text=source).wait_for()
+    assert response.locator(".katex").count() == 0
+    # M: the same response typeset (KaTeX), its source no longer shown as text.
+    press(page, "m", "typeset_math")
+    response.locator(".katex").first.wait_for()
+    settled(page)
+    assert response.locator("[data-testid=stText]").count() == 0
+    annotations = response.locator(".katex-mathml annotation").all_text_contents()
+    assert annotations in ([f"x^2 = {k * k}", f"x = \\sqrt{{{k * k}}}"] for k in (2, 3))
+    page.locator(".st-key-typeset_math [data-testid=stBaseButton-primary]").wait_for()
+    # M again: text again. Then the next transcript comes as text too (M was for the one on screen).
+    press(page, "m", "typeset_math")
+    response.locator("[data-testid=stText]").wait_for()
+    assert response.locator(".katex").count() == 0
+    press(page, "m", "typeset_math")
+    response.locator(".katex").first.wait_for()
+    settled(page)
+    press(page, "s", "verdict_S")
+    page.get_by_role("heading", name=re.compile(rf"^{re.escape(first)} ·")).wait_for(state="detached")
+    shown(page)
+    response.locator("[data-testid=stText]").filter(has_text=source).wait_for()
+    assert response.locator(".katex").count() == 0
+    context.close()
+
+
+def test_the_sidebar_setting_typesets_every_response_and_the_next_key_decides(  # type: ignore[no-untyped-def]
+    app: RunningApp, browser
+) -> None:
+    """The setting switched with a click lets go of the focus (`ui.keys`): the next key decides, and the next
+    response comes typeset too."""
+    engine = get_engine(app.database_url)
+    add_transcripts(engine, [{"response": f"So $y = {k}$."} for k in (1, 2)])
+    context = browser.new_context()
+    page = context.new_page()
+    open_review(page, app.url)
+    first = shown(page)
+    response = page.locator(RESPONSE)
+    response.locator("[data-testid=stText]").wait_for()
+    page.get_by_text("Typeset math in every response").click()
+    response.locator(".katex").wait_for()
+    page.wait_for_function("document.activeElement === document.body")
+    press(page, "s", "verdict_S")
+    page.get_by_text(f"Saved {first}: Successful.").wait_for()
+    shown(page)
+    response.locator(".katex").wait_for()
+    assert response.locator("[data-testid=stText]").count() == 0
+    context.close()
+
+
+def _payload_is_text(page) -> None:  # type: ignore[no-untyped-def]
+    """The payload on the page as text: model name, response, extracted answer and reasoning."""
+    page.get_by_text("<script>window.__xss = 1</script>").first.wait_for()
+    page.wait_for_function(
+        "() => document.body.innerText.split('<img src=\"x\" onerror=\"window.__xss = 2\">').length - 1 >= 4"
+    )
+    assert page.get_by_text("**bold**").count() >= 3
+    assert page.locator(f"{RESPONSE} a, {RESPONSE} img, {RESPONSE} strong:has-text('bold')").count() == 0
+
+
 def test_script_and_img_in_a_response_do_not_execute(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    """As text (the default) and typeset (M): the payload stays text."""
     engine = get_engine(app.database_url)
     payload = XSS_PAYLOAD
     add_transcripts(engine, [{"response": f"So $x = 2$. {payload}", "reasoning": payload,
@@ -153,11 +227,13 @@ def test_script_and_img_in_a_response_do_not_execute(app: RunningApp, browser) -
     open_review(page, app.url)
     shown(page)
     page.get_by_text(re.compile(r"^Reasoning \(")).click()  # the collapsed reasoning, opened
-    # The payload is on the page as text: model name, response, extracted answer and reasoning.
-    page.get_by_text("<script>window.__xss = 1</script>").first.wait_for()
-    page.wait_for_function(
-        "() => document.body.innerText.split('<img src=\"x\" onerror=\"window.__xss = 2\">').length - 1 >= 4"
-    )
-    assert page.get_by_text("**bold**").count() >= 3
+    page.locator(f"{RESPONSE} [data-testid=stText]").wait_for()
+    _payload_is_text(page)
+    assert_payload_inert(page, dialogs)
+    press(page, "m", "typeset_math")
+    page.locator(f"{RESPONSE} .katex").wait_for()
+    settled(page)
+    assert page.locator(f"{RESPONSE} [data-testid=stText]").count() == 0
+    _payload_is_text(page)
     assert_payload_inert(page, dialogs)
     context.close()

@@ -111,16 +111,56 @@ def test_a_solvable_problem_and_its_ground_truth_are_shown(engine: Engine) -> No
     assert "**Solvable problem**" in _text(app) and "**Ground truth:** 1" in _text(app)
 
 
+def _markdown_is_text_only(text: str) -> None:
+    """Every "<" of the payload is escaped; no emphasis or link syntax survives."""
+    assert text.count("<") == text.count("\\<") and "**bold**" not in text and "[link](" not in text
+
+
 def test_model_text_is_rendered_as_text(engine: Engine) -> None:
     payload = '<script>alert(1)</script> <img src=x onerror="alert(2)"> **bold** [link](javascript:alert(3))'
+    escaped = "\\<script\\>alert\\(1\\)\\<\\/script\\>"
     add_transcripts(engine, [{"response": f"So $x = 2$. {payload}", "reasoning": payload,
                               "extracted_answer": payload, "model": payload}])
     app = _open(engine)
-    text = _text(app)
-    assert "$x = 2$" in text  # the LaTeX stays math
-    # Every "<" of the payload is escaped; no emphasis or link syntax survives; it is shown in all four places.
-    assert text.count("<") == text.count("\\<") and "**bold**" not in text and "[link](" not in text
-    assert text.count("\\<script\\>alert\\(1\\)\\<\\/script\\>") == 4
+    # By default the response and the reasoning are plain text (`st.text`, no Markdown), exactly as written;
+    # the model's name and the extracted answer are escaped Markdown.
+    assert [t.value for t in app.text] == [f"So $x = 2$. {payload}", payload]
+    _markdown_is_text_only(_text(app))
+    assert _text(app).count(escaped) == 2 and "$x = 2$" not in _text(app)
+    # M: this response typeset through `escape_markdown` (its LaTeX math, the rest escaped); the reasoning,
+    # in the same mode, too.
+    _click(app, "typeset_math")
+    assert app.button(key="typeset_math").label == "✓ Typeset math · M"
+    assert app.text.len == 0
+    assert "$x = 2$" in _text(app)
+    _markdown_is_text_only(_text(app))
+    assert _text(app).count(escaped) == 4
+
+
+def test_typeset_math_for_one_response_or_for_the_session(engine: Engine) -> None:
+    add_transcripts(engine, [{"response": f"Step {i}: $\\omega^{i}$."} for i in range(3)])
+    app = _open(engine)
+    first = _heading(app)
+    assert "math as written (M typesets it)" in _text(app) and app.text[0].value.startswith("Step ")
+    # M typesets the response on screen only; M again shows it as text; the next transcript is text again.
+    _click(app, "typeset_math")
+    assert app.text.len == 0 and "$\\omega^" in _text(app)
+    _click(app, "typeset_math")
+    assert app.text.len == 1
+    _click(app, "typeset_math")
+    _click(app, "verdict_S")
+    assert _heading(app) != first and app.text.len == 1 and "$\\omega^" not in _text(app)
+    # The sidebar's setting typesets every response for the rest of the session (kept in the page's state,
+    # which outlives the toggle when another page is opened); M is then already on. Its help says the cost.
+    assert "takes longer" in app.toggle(key="review_math").help
+    app.toggle(key="review_math").set_value(True).run()
+    assert app.text.len == 0 and "$\\omega^" in _text(app)
+    assert app.button(key="typeset_math").disabled and app.button(key="typeset_math").label.startswith("✓")
+    _click(app, "verdict_S")
+    assert app.text.len == 0 and "$\\omega^" in _text(app)
+    assert app.session_state["review"]["typeset"] is True
+    app.toggle(key="review_math").set_value(False).run()
+    assert app.text.len == 1
 
 
 def test_tags_are_edited_on_the_page(engine: Engine) -> None:
