@@ -18,7 +18,8 @@ The approach, at the root: we never hand Streamlit data it would read as anythin
   Its whitespace is folded to single spaces (a blank line inside `$...$` would end the math and let the rest be
   read as Markdown), and it is rendered as math only if nothing in it could mean anything to Markdown should
   the math not be recognised: no `$` or backtick, no link or image syntax, no URL, no directive, no trailing
-  backslash, and none of KaTeX's trust-gated commands (`\\href`, `\\url`, `\\includegraphics`, `\\html...`).
+  backslash, and none of KaTeX's trust-gated commands (`\\href`, `\\url`, `\\includegraphics`, `\\html...`); a `<`
+  that could open an HTML tag gets a space after it (`a<b` is math either way).
   Otherwise the whole segment, delimiters included, is shown as escaped text. Every segment emitted matches
   Streamlit's math-detection regex by itself (an inline segment is never followed by a digit or another
   segment: a joiner goes between), so the math plugin is always loaded when math is emitted.
@@ -64,6 +65,7 @@ _UNSAFE_MATH = re.compile(
     r"|\\(?:href|url|includegraphics|html[A-Za-z]*)(?![A-Za-z])",
     re.IGNORECASE,
 )
+_TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,9 @@ def math_body(piece: Piece) -> str | None:
     body = " ".join(piece.text.split())
     if not body or _UNSAFE_MATH.search(body):
         return None
-    return body
+    # `<` before a letter, `/`, `!` or `?` would open an HTML tag or comment should the math not be recognised;
+    # a space after it changes nothing in math.
+    return _TAG_OPEN.sub("< ", body)
 
 
 def math_markdown(piece: Piece, *, inline: bool = False) -> str:

@@ -79,6 +79,7 @@ def check_text_only(raw: str) -> None:
 
 TRACKER = "http://127.0.0.1:8765/track.png"
 HOSTILE = [
+    "$<img src=x>$\\",  # math the parser may not recognise (a backslash after it): `<img` must not be a tag
     f"$x\n\n![t]({TRACKER})$",
     f"$x\n\n[click]({TRACKER})$",
     f"$$x\n\n![t]({TRACKER})$$",
