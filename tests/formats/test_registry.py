@@ -21,11 +21,14 @@ def test_the_name_list_is_exactly_the_registry_in_detection_order() -> None:
     assert list(format_names.FORMATS.items()) == [(f.name, f.description) for f in registry().values()]
     assert format_names.ALIASES == aliases()
     assert list(registry()) == [
-        "batch", "inspect_log", "transcripts", "treecut", "umwp", "gsm_ic", "reliablemath", "check", "annotation",
+        "batch", "inspect_log", "transcripts", "lm_eval", "openai_batch",
+        "treecut", "umwp", "gsm_ic", "reliablemath", "check", "annotation",
         "table",
     ]
     assert aliases() == {
         "inspect": "inspect_log",
+        "lm-eval": "lm_eval",
+        "openai-batch": "openai_batch",
         "gsm-ic": "gsm_ic",
         "sheet": "annotation",
         "jsonl": "table",
