@@ -102,7 +102,7 @@ def test_read_takes_names_and_aliases_and_reports_unknown_ones(tmp_path: Path) -
     for name in ("gsm_ic", "gsm-ic"):
         (part,) = read(path, format=name)
         assert part.source_file is not None and part.source_file.format == "gsm_ic"
-    choices = "batch, inspect_log, transcripts, treecut, umwp, gsm_ic, reliablemath"
+    choices = "batch, inspect_log, transcripts, lm_eval, openai_batch, treecut, umwp, gsm_ic, reliablemath"
     with pytest.raises(InputError, match=f"unknown format 'docx'; choose one of {choices}"):
         read(path, format="docx")
     with pytest.raises(InputError, match="no such file or directory"):
