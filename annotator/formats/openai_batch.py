@@ -25,7 +25,7 @@ from typing import Any
 from annotator.formats import _io
 from annotator.formats.registry import Format, ReadOptions
 from annotator.formats.transcripts import transcript_record
-from annotator.records import ImportPart, Location, Oddity, TranscriptRecord, require
+from annotator.records import ImportPart, Location, Oddity, TranscriptRecord, optional_int, require
 
 NAME = "openai_batch"
 FAILED = Oddity(
@@ -106,10 +106,16 @@ def _completions(body: dict[str, Any], loc: Location) -> list[dict[str, Any]]:
         else:
             response, reasoning = _chat_choice(choice, loc, field)
         answers.append({"response": response, "reasoning": reasoning, "finish_reason": choice.get("finish_reason")})
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     if len(answers) == 1:  # the usage is the request's: it belongs to one answer only when there is one
-        answers[0] |= {"prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens")}
+        answers[0] |= _tokens(body, loc, prompt="prompt_tokens", completion="completion_tokens")
     return answers
+
+
+def _tokens(body: dict[str, Any], loc: Location, *, prompt: str, completion: str) -> dict[str, int | None]:
+    """The body's token counts, checked where they are (`response.body.usage.<key>`)."""
+    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    return {ours: optional_int(usage.get(theirs), loc, f"response.body.usage.{theirs}")
+            for ours, theirs in (("prompt_tokens", prompt), ("completion_tokens", completion))}
 
 
 def _responses_answer(body: dict[str, Any], loc: Location) -> list[dict[str, Any]]:
@@ -127,11 +133,10 @@ def _responses_answer(body: dict[str, Any], loc: Location) -> list[dict[str, Any
         elif item.get("type") == "reasoning":
             thoughts += [part.get("text") for part in item.get("summary") or [] if isinstance(part, dict)
                          and isinstance(part.get("text"), str)]
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     details = body.get("incomplete_details") if isinstance(body.get("incomplete_details"), dict) else {}
     return [{"response": "".join(texts), "reasoning": "\n\n".join(thoughts) or None,
              "finish_reason": details.get("reason") or body.get("status"),
-             "prompt_tokens": usage.get("input_tokens"), "completion_tokens": usage.get("output_tokens")}]
+             **_tokens(body, loc, prompt="input_tokens", completion="output_tokens")}]
 
 
 def _answers(obj: dict[str, Any], loc: Location) -> tuple[Any, list[dict[str, Any]]]:

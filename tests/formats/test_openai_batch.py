@@ -146,7 +146,8 @@ BAD = [
     (lambda line: _body(line)["choices"][0]["message"].update(content=["x"]),
      "field 'response.body.choices[0].message.content': expected text, got list"),
     (lambda line: _body(line).pop("model"), "field 'response.body.model': names no model; give --model"),
-    (lambda line: _body(line)["usage"].update(prompt_tokens=-1), "field 'prompt_tokens': expected a whole number"),
+    (lambda line: _body(line)["usage"].update(prompt_tokens=-1),
+     "field 'response.body.usage.prompt_tokens': expected a whole number >= 0, got -1"),
     (lambda line: line.update(custom_id="aime_999/reliable"), "field 'data_id': 'aime_999' names no item"),
     (lambda line: line.update(custom_id="aime_0/reliable/0"), "field 'data_id': duplicate transcript (data_id "
                                                               "'aime_0', model 'gpt-4o-mini-2024-07-18'"),
