@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotator import limits
 from annotator.formats import InputError, InputErrors, ReadOptions, read, read_all, registry
-from annotator.records import CandidateRecord, ImportPart, ProblemRecord
+from annotator.records import CandidateRecord, ImportPart, ProblemRecord, TranscriptRecord
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -137,6 +137,7 @@ class FilePreview:
     problems: int = 0
     candidates: int = 0
     labels: int = 0
+    transcripts: int = 0
     first: list[dict[str, Any]] = field(default_factory=list)  # the first records, as stored fields
     oddities: list[str] = field(default_factory=list)
     repeats: list[str] = field(default_factory=list)  # files of its folder whose records this one holds again
@@ -151,9 +152,11 @@ class FilePreview:
 
 
 def totals(previews: list[FilePreview]) -> dict[str, int]:
-    """Problems, candidates and labels of a batch, each counted once (a file that `repeats` others counts not)."""
+    """Problems, candidates, labels and transcripts of a batch, each counted once (a file that `repeats` others
+    counts not)."""
     counted = [shown for shown in previews if not shown.repeats]
-    return {key: sum(getattr(shown, key) for shown in counted) for key in ("problems", "candidates", "labels")}
+    keys = ("problems", "candidates", "labels", "transcripts")
+    return {key: sum(getattr(shown, key) for shown in counted) for key in keys}
 
 
 def _safe_member(member: zipfile.ZipInfo) -> PurePosixPath | None:
@@ -321,7 +324,7 @@ def _named_as_uploaded(batch: Batch) -> Iterator[None]:
         ]) from None
 
 
-def _stored_fields(record: ProblemRecord | CandidateRecord) -> dict[str, Any]:
+def _stored_fields(record: ProblemRecord | CandidateRecord | TranscriptRecord) -> dict[str, Any]:
     values = dataclasses.asdict(record)
     for name in ("location", "problem", "require_problem"):
         values.pop(name, None)
@@ -355,6 +358,8 @@ def _preview(batch: Batch, part: ImportPart, name: str) -> FilePreview:
     for record in part.records:
         if isinstance(record, ProblemRecord):
             shown.problems += 1
+        elif isinstance(record, TranscriptRecord):
+            shown.transcripts += 1
         else:
             shown.candidates += 1
             shown.labels += record.label is not None
@@ -362,7 +367,7 @@ def _preview(batch: Batch, part: ImportPart, name: str) -> FilePreview:
             shown.first.append(_stored_fields(record))
     shown.oddities = [oddity.describe(count) for oddity, count in part.oddities.items()]
     shown.repeats = list(part.repeats)
-    shown.kept_whole = part.source_file is not None and not (shown.problems or shown.candidates)
+    shown.kept_whole = part.source_file is not None and not (shown.problems or shown.candidates or shown.transcripts)
     return shown
 
 

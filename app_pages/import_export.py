@@ -32,13 +32,16 @@ def _uploads() -> list[tuple[str, bytes]]:
 
 
 def _choices() -> tuple[str | None, ReadOptions]:
-    """The import options as the command line takes them (`--format`, `--map`, `--annotator`, `--data-source`);
-    raises ValueError for a mapping that is not `field=column,...`."""
+    """The import options as the command line takes them (`--format`, `--map`, `--annotator`, `--data-source`,
+    `--model`, `--prompt`, `--id-field`); raises ValueError for a mapping that is not `field=column,...`."""
     chosen = st.session_state.get("import_format", DETECT)
     options = ReadOptions(
         mapping=parse_mapping(st.session_state.get("import_map")),
         annotator=st.session_state.get("import_annotator") or None,
         data_source=st.session_state.get("import_data_source") or None,
+        model=st.session_state.get("import_model") or None,
+        prompt=st.session_state.get("import_prompt") or None,
+        id_field=st.session_state.get("import_id_field") or None,
     )
     return (None if chosen == DETECT else chosen), options
 
@@ -98,6 +101,12 @@ with st.expander("Options: format, column mapping, whose labels"):
     st.text_input("Whose labels a labelled sheet holds (--annotator)", key="import_annotator",
                   placeholder="default: import:<file name>")
     st.text_input("Data source for rows that name none (--data-source)", key="import_data_source")
+    st.text_input("Transcripts from lm-eval or a Batch API file: the model (--model)", key="import_model",
+                  placeholder="default: the run's results file, or the answer's model")
+    st.text_input("... and the prompt name (--prompt)", key="import_prompt",
+                  placeholder="default: the lm-eval task, or the custom_id's data_id/prompt")
+    st.text_input("lm-eval samples: the doc's field holding the data_id (--id-field)", key="import_id_field",
+                  placeholder="default: data_id")
     st.checkbox("Replace records whose id exists with different content (--update)", key="import_update")
 
 uploads = _uploads()
@@ -116,14 +125,17 @@ if uploads:
         st.dataframe(
             pd.DataFrame([
                 {"file": p.file, "format": p.format, "problems": p.problems, "candidates": p.candidates,
-                 "labels": p.labels, "note": p.note, "kept as given": "; ".join(p.oddities)}
+                 "labels": p.labels, "transcripts": p.transcripts, "note": p.note,
+                 "kept as given": "; ".join(p.oddities)}
                 for p in previews
             ]),
             hide_index=True, width="stretch",
         )
         counted = transfer.totals(previews)
         st.caption(f"In all: {int(counted['problems'])} problems, {int(counted['candidates'])} candidates and "
-                   f"{int(counted['labels'])} labels, each counted once"
+                   f"{int(counted['labels'])} labels"
+                   + (f", {int(counted['transcripts'])} transcripts" if counted["transcripts"] else "")
+                   + ", each counted once"
                    + (" (a file that repeats others is not counted again)." if any(p.repeats for p in previews)
                       else "."))
         for shown in previews:

@@ -58,7 +58,7 @@ def test_a_release_zip_previews_and_imports_as_the_cli_imports_it(
         ]
         # solve.json and unsol.json repeat the per-source files: the totals count each record once.
         assert [p.file for p in previews if p.repeats] == ["ReliableMath/solve.json", "ReliableMath/unsol.json"]
-        assert transfer.totals(previews) == {"problems": 313, "candidates": 1102, "labels": 1102}
+        assert transfer.totals(previews) == {"problems": 313, "candidates": 1102, "labels": 1102, "transcripts": 0}
         assert previews[0].first[0]["question"] and len(previews[0].first) == transfer.PREVIEW_RECORDS
         with read_session(engine) as session:  # a preview stores nothing
             assert session.execute(select(func.count()).select_from(Problem)).scalar_one() == 0

@@ -55,6 +55,22 @@ def import_command(
         str | None, typer.Option(help="Whose labels a labelled sheet holds (default: a pseudo-annotator per file).")
     ] = None,
     data_source: Annotated[str | None, typer.Option(help="Data source for rows that do not name one.")] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Transcripts from lm-eval or a Batch API file: the model to store them under.")
+    ] = None,
+    prompt: Annotated[
+        str | None,
+        typer.Option(help="Transcripts from lm-eval or a Batch API file: the prompt name (default: the lm-eval task, "
+                     "or the custom_id's data_id/PROMPT)."),
+    ] = None,
+    id_field: Annotated[
+        str | None, typer.Option(help="lm-eval samples: the doc's field holding our data_id (default data_id).")
+    ] = None,
+    id_map: Annotated[
+        Path | None,
+        typer.Option(help="lm-eval samples: a .csv / .jsonl file with columns doc_id, data_id (and optionally "
+                     "task) naming each doc's item."),
+    ] = None,
     update: Annotated[
         bool, typer.Option("--update", help="Replace records whose id exists with different content.")
     ] = False,
@@ -67,7 +83,8 @@ def import_command(
     from annotator.importer import import_parts
 
     try:
-        options = ReadOptions(mapping=parse_mapping(mapping), annotator=annotator, data_source=data_source)
+        options = ReadOptions(mapping=parse_mapping(mapping), annotator=annotator, data_source=data_source,
+                              model=model, prompt=prompt, id_field=id_field, id_map=id_map)
     except ValueError as exc:
         fail(str(exc), 2)
     # Every bad file is told (one line each), not only the first.

@@ -8,6 +8,7 @@
 | treecut, umwp, gsm-ic | each imported file of that format under its own name, byte for byte  |
 | labels       | every annotator's every label (JSONL, CSV or Parquet), optionally their history  |
 | transcripts  | `transcripts.jsonl`: every model response with its judge and human verdicts    |
+| inspect      | the transcripts as Inspect AI eval logs (`.json`), one per model and prompt      |
 
 One module per format; each writer takes a read session and a directory and returns {file name: records},
 fed by the query functions of `annotator.store`. A writer's module may also have a `manifest(session,
@@ -48,6 +49,7 @@ _WRITERS = {
     "gsm-ic": ("gsm_ic", "write_files"),
     "labels": ("labels", "write_labels"),
     "transcripts": ("transcripts", "write_transcripts"),
+    "inspect": ("inspect_log", "write_inspect_logs"),
 }
 FORMATS = tuple(_WRITERS)
 # The options a format's writer takes as keyword arguments (`export(..., options=...)`).
@@ -130,7 +132,7 @@ def nothing_to_write(session: Session, format: str) -> str | None:
         return None if _any(select(Candidate.id)) else "the database holds no candidates"
     if format == "labels":
         return None if _any(select(Annotation.id)) else "nobody has labelled a candidate yet"
-    if format == "transcripts":
+    if format in ("transcripts", "inspect"):
         return None if _any(select(Transcript.id)) else "the database holds no transcripts"
     if format == "gsm-ic":
         distractors = select(Candidate.id).where(

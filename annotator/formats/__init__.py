@@ -5,6 +5,8 @@
 | batch        | an annotator's Excel batch (`batches`), filled in: their labels only      |
 | inspect_log  | an Inspect AI eval log (`.eval` / `.json`), one transcript per sample     |
 | transcripts  | model transcripts, JSONL / JSON (`data_id`, `model`, `prompt`, `response`) |
+| lm_eval      | lm-evaluation-harness `--log_samples` files (`samples_<task>_<time>.jsonl`) |
+| openai_batch | OpenAI Batch API output files (`custom_id`, `response.body`)              |
 | treecut      | TreeCut JSONL (`problem`, `answer`, `proof`), parameters in the file name  |
 | umwp         | UMWP JSONL / JSON (`id`, `question`, `answer`, `answerable`, ...)          |
 | gsm_ic       | GSM-IC JSON / JSONL (`original_question`, `new_question`, ...)             |

@@ -3,7 +3,8 @@
 Each sample is one transcript: the item's data_id is the sample's `metadata.data_id`, else its `id`; the model
 is the log's; the prompt is `metadata.prompt` of the sample, else of the task, else the task's name; the
 sample number is the epoch counted from 0; the response is the output's completion, the reasoning the
-output message's reasoning blocks; params the log's generate config.
+output message's reasoning blocks; params the log's generate config (a log our `inspect` export wrote keeps
+each sample's params and finish_reason in its metadata: those are taken).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def _fields(log: Any, sample: Any) -> dict[str, Any]:
     usage = output.usage
     config = log.eval.model_generate_config
     params = config.model_dump(exclude_none=True) if config is not None else None
+    stop_reason = output.choices[0].stop_reason if output.choices else None
     return {
         "data_id": metadata.get("data_id", str(sample.id)),
         "model": log.eval.model,
@@ -56,8 +58,9 @@ def _fields(log: Any, sample: Any) -> dict[str, Any]:
         "response": output.completion,
         "sample": max(sample.epoch - 1, 0),
         "reasoning": _reasoning(output),
-        "params": params or None,
-        "finish_reason": output.choices[0].stop_reason if output.choices else None,
+        # A log written by our `inspect` export keeps each transcript's own params and finish reason here.
+        "params": metadata["params"] if isinstance(metadata.get("params"), dict) else params or None,
+        "finish_reason": metadata["finish_reason"] if "finish_reason" in metadata else stop_reason,
         "prompt_tokens": usage.input_tokens if usage else None,
         "completion_tokens": usage.output_tokens if usage else None,
     }

@@ -8,6 +8,9 @@ FORMATS: dict[str, str] = {
     "batch": "an annotator's Excel batch (.xlsx from `batches`), filled in: their labels",
     "inspect_log": "an Inspect AI eval log (.eval or .json): one transcript per sample",
     "transcripts": "model transcripts, JSONL / JSON (data_id, model, prompt, response, ...)",
+    "lm_eval": "lm-evaluation-harness --log_samples output (samples_<task>_<time>.jsonl): one transcript per answer",
+    "openai_batch": "an OpenAI Batch API output file (JSONL; custom_id: data_id, data_id/prompt or "
+                    "data_id/prompt/sample)",
     "treecut": "TreeCut JSONL (problem, answer, proof), parameters in the file name, or a directory of them",
     "umwp": "UMWP JSONL / JSON (id, question, answer, answerable, ...)",
     "gsm_ic": "GSM-IC JSON / JSONL (original_question, new_question, ...)",
@@ -19,6 +22,8 @@ FORMATS: dict[str, str] = {
 # Other names `--format` takes: the flat export formats read back as tables.
 ALIASES: dict[str, str] = {
     "inspect": "inspect_log",
+    "lm-eval": "lm_eval",
+    "openai-batch": "openai_batch",
     "gsm-ic": "gsm_ic",
     "sheet": "annotation",
     "jsonl": "table",

@@ -30,6 +30,12 @@ class ReadOptions:
     # Who the labels in a labelled sheet belong to; an unknown name becomes a system annotator.
     annotator: str | None = None
     data_source: str | None = None
+    # Transcripts from a harness (lm_eval, openai_batch): the model and prompt names to store them under instead
+    # of the ones the files give, and how an lm-eval doc names its item (a doc field, or a doc_id -> data_id file).
+    model: str | None = None
+    prompt: str | None = None
+    id_field: str | None = None
+    id_map: Path | None = None
 
     def annotator_for(self, path: Path) -> str:
         """Whose labels the file at `path` holds: the given name, else a pseudo-annotator for the file."""
@@ -66,6 +72,8 @@ def registry() -> dict[str, Format]:
         check,
         gsm_ic,
         inspect_log,
+        lm_eval,
+        openai_batch,
         reliablemath,
         table,
         transcripts,
@@ -75,7 +83,8 @@ def registry() -> dict[str, Format]:
 
     # An Excel batch is known by its extension. Formats with keys of their own come before ReliableMath's
     # shapes, which overlap (a release file, a check file, a sheet); a flat table of problems is the last resort.
-    ordered = (batch, inspect_log, transcripts, treecut, umwp, gsm_ic, reliablemath, check, annotation, table)
+    ordered = (batch, inspect_log, transcripts, lm_eval, openai_batch, treecut, umwp, gsm_ic, reliablemath, check,
+               annotation, table)
     return {module.FORMAT.name: module.FORMAT for module in ordered}
 
 

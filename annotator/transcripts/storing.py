@@ -118,10 +118,14 @@ EXPORT_COLUMNS = (
 )
 
 
-def iter_transcripts(session: Session, *, batch: int = 1000) -> Iterator[dict[str, Any]]:
-    """Every transcript as its export row, by id, with `verdict` (the human's where given, else the judge's);
-    streamed, so memory does not grow with the number of transcripts."""
-    query = select(*EXPORT_COLUMNS).order_by(Transcript.id).execution_options(yield_per=batch)
+def iter_transcripts(
+    session: Session, *, batch: int = 1000, columns: Sequence[Any] = (), by_model_and_prompt: bool = False
+) -> Iterator[dict[str, Any]]:
+    """Every transcript as its export row (`EXPORT_COLUMNS` and any other `columns`), by id (within each model and
+    prompt with `by_model_and_prompt`), with `verdict` (the human's where given, else the judge's); streamed, so
+    memory does not grow with the number of transcripts."""
+    order = (Transcript.model, Transcript.prompt, Transcript.id) if by_model_and_prompt else (Transcript.id,)
+    query = select(*EXPORT_COLUMNS, *columns).order_by(*order).execution_options(yield_per=batch)
     for row in session.execute(query):
         values = row._asdict()
         values["verdict"] = values["human"] or values["judge"]

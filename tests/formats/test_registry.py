@@ -21,11 +21,14 @@ def test_the_name_list_is_exactly_the_registry_in_detection_order() -> None:
     assert list(format_names.FORMATS.items()) == [(f.name, f.description) for f in registry().values()]
     assert format_names.ALIASES == aliases()
     assert list(registry()) == [
-        "batch", "inspect_log", "transcripts", "treecut", "umwp", "gsm_ic", "reliablemath", "check", "annotation",
+        "batch", "inspect_log", "transcripts", "lm_eval", "openai_batch",
+        "treecut", "umwp", "gsm_ic", "reliablemath", "check", "annotation",
         "table",
     ]
     assert aliases() == {
         "inspect": "inspect_log",
+        "lm-eval": "lm_eval",
+        "openai-batch": "openai_batch",
         "gsm-ic": "gsm_ic",
         "sheet": "annotation",
         "jsonl": "table",
@@ -99,7 +102,7 @@ def test_read_takes_names_and_aliases_and_reports_unknown_ones(tmp_path: Path) -
     for name in ("gsm_ic", "gsm-ic"):
         (part,) = read(path, format=name)
         assert part.source_file is not None and part.source_file.format == "gsm_ic"
-    choices = "batch, inspect_log, transcripts, treecut, umwp, gsm_ic, reliablemath"
+    choices = "batch, inspect_log, transcripts, lm_eval, openai_batch, treecut, umwp, gsm_ic, reliablemath"
     with pytest.raises(InputError, match=f"unknown format 'docx'; choose one of {choices}"):
         read(path, format="docx")
     with pytest.raises(InputError, match="no such file or directory"):

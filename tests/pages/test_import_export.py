@@ -157,3 +157,36 @@ def test_an_export_with_nothing_to_write_says_so(engine: Engine) -> None:
     assert buttons["treecut"].disabled
     said = [caption.value for caption in app.caption if caption.value.startswith("Nothing to export yet")]
     assert len(said) == 1 and escape_markdown("treecut: no TreeCut files were imported") in said[0]
+
+
+def test_transcripts_from_a_harness_take_the_model_and_prompt_given(engine: Engine, shared_data: Path) -> None:
+    """An lm-eval samples file uploaded alone (no results file beside it, its name changed): the page's
+    --model / --prompt fields name what the file cannot."""
+    from annotator.formats import read
+    from annotator.importer import import_parts
+    from annotator.models import Transcript
+
+    release = shared_data / "reliablemath"
+    import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
+    samples = next((Path(__file__).resolve().parents[1] / "data" / "lm_eval" / "scripted-dummy").glob(
+        "samples_reliablemath_aime_*.jsonl"))
+    app = open_page("import_export", engine, name="ada", role="admin")
+    app.get("file_uploader")[0].set_value([("answers.jsonl", samples.read_bytes(), "application/octet-stream")])
+    app.run()
+    assert [e.value for e in app.error] == [escape_markdown(
+        "answers.jsonl: cannot tell the task from the file name (samples_<task>_<time>.jsonl); give --prompt")]
+    app.text_input(key="import_prompt").set_value("boxed")
+    app.run()
+    assert [e.value for e in app.error] == [escape_markdown(
+        "answers.jsonl: no results file of the same run beside it (results_<time>.json) to name the model; give "
+        "--model")]
+    app.text_input(key="import_model").set_value("qwen-math")
+    app.run()
+    assert not app.error and not app.exception, ([element.value for element in app.error], app.exception)
+    assert app.dataframe[0].value.set_index("file").loc["answers.jsonl", "transcripts"] == 4
+    app.button(key="import_run").click().run()
+    assert not app.exception, app.exception
+    with read_session(engine) as session:
+        stored = session.execute(select(Transcript.model, Transcript.prompt, func.count()).group_by(
+            Transcript.model, Transcript.prompt)).all()
+    assert [tuple(row) for row in stored] == [("qwen-math", "boxed", 4)]
