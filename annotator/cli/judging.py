@@ -109,16 +109,14 @@ def _compare(session: Any, names: tuple[str, str], prompt: str | None, resamples
 
 def disagreed_text(rows: list[dict[str, Any]]) -> str:
     """`report --disagreed N`: the items the models disagree on most, each model's verdicts on one line."""
-    from annotator.transcripts.where import verdict_text
+    from annotator.transcripts.where import verdicts_text
 
     if not rows:
         return "no item that two models answered differently"
     table = [["disagreement", "models", "prompt", "data_id", "type", "verdicts"]]
     for row in rows:
-        verdicts = "; ".join(f"{model}: {verdict_text(list(counts.values()))}"
-                             for model, counts in row["verdicts"].items())
         table.append([f"{row['disagreement']:.3f}", str(row["models"]), row["prompt"], row["data_id"],
-                      row["rewrite_type"] or "solvable", verdicts])
+                      row["rewrite_type"] or "solvable", verdicts_text(row["verdicts"])])
     widths = [max(len(line[i]) for line in table) for i in range(len(table[0]) - 1)]
     lines = ["  ".join([*(cell.ljust(width) for cell, width in zip(line, widths)), line[-1]]).rstrip()
              for line in table]

@@ -54,6 +54,11 @@ def verdict_text(counts: Sequence[int]) -> str:
     return " · ".join(f"{verdict} {n}" for verdict, n in zip(VERDICTS, counts) if n)
 
 
+def verdicts_text(verdicts: dict[str, dict[str, int]]) -> str:
+    """Every model's verdicts on one item (a `disagreed_items` row's `verdicts`) on one line: "a: S; b: S 2 · F 1"."""
+    return "; ".join(f"{model}: {verdict_text([counts[v] for v in VERDICTS])}" for model, counts in verdicts.items())
+
+
 def _per_item(groups: Iterable[Group]) -> tuple[dict[tuple[Any, ...], dict[str, list[int]]], dict[Any, Group]]:
     """{(prompt, item): {model: [S, R, F]}} and one group of each item (its data source, type, difficulty)."""
     counts: dict[tuple[Any, ...], dict[str, list[int]]] = defaultdict(dict)
@@ -126,9 +131,9 @@ def item_transcripts(
     session: Session, *, problem_id: int, candidate_id: int | None, prompt: str
 ) -> dict[str, Any] | None:
     """One item's transcripts under one prompt, to read side by side: `item` (as `review.load_review` gives
-    it: the question, the ground truth, the candidate's fields) and `models`: {model: [transcript, ...]} by
-    model name, each model's by sample, each transcript with its `verdict` (the effective one). None when the
-    item has no transcript under the prompt."""
+    it: the question, the ground truth, the candidate's fields), `data_id`, `candidate_id` (None: a solvable
+    problem), `prompt` and `models`: {model: [transcript, ...]} by model name, each model's by sample, each
+    transcript with its `verdict` (the effective one). None when the item has no transcript under the prompt."""
     query = select(*_SIDE_BY_SIDE).where(Transcript.problem_id == problem_id, Transcript.prompt == prompt)
     query = query.where(Transcript.candidate_id.is_(None) if candidate_id is None
                         else Transcript.candidate_id == candidate_id)
@@ -141,4 +146,4 @@ def item_transcripts(
         models.setdefault(row["model"], []).append(row)
     view = load_review(session, transcript_id=rows[0]["id"])
     return {"item": view["item"] if view else None, "data_id": view["data_id"] if view else None,
-            "prompt": prompt, "models": models}
+            "candidate_id": candidate_id, "prompt": prompt, "models": models}
