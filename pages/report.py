@@ -55,10 +55,11 @@ def _width_caption(smallest: int) -> str:
 def _report() -> dict[str, Any]:
     with read_session(engine) as session:
         groups = reporting.verdict_groups(session)
+        # One bootstrap for the three breakdowns: their pooled rows and A sets are resampled once.
+        by_source, by_type, by_difficulty = reporting.reports(
+            session, breakdowns=[["data_source"], ["rewrite_type"], ["difficulty_eval"]], groups=groups)
         return {
-            "by_source": reporting.report(session, by=["data_source"], groups=groups),
-            "rewrite_type": reporting.report(session, by=["rewrite_type"], groups=groups),
-            "difficulty_eval": reporting.report(session, by=["difficulty_eval"], groups=groups),
+            "by_source": by_source, "rewrite_type": by_type, "difficulty_eval": by_difficulty,
             "disagreed": where.disagreed_items(session, groups=groups),
             "rules_disagree": reporting.rules_disagree(session),
             "tags": transcripts.tag_counts(session),

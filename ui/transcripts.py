@@ -54,7 +54,7 @@ def side_by_side(opened: dict[str, Any]) -> None:
         item(opened["item"], candidate=opened["candidate_id"] is not None)
     models = list(opened["models"].items())
     for start in range(0, len(models), PER_ROW):
-        columns = st.columns(PER_ROW, gap="small")
+        columns = st.columns(min(PER_ROW, len(models)), gap="small")  # two models: halves, not two thirds
         for column, (model, transcripts) in zip(columns, models[start : start + PER_ROW]):
             with column:
                 st.markdown(f"##### {escape_markdown(model)}")

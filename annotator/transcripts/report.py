@@ -178,13 +178,33 @@ def report(
     `verdict_groups`) saves the read when several breakdowns are wanted. Intervals: Wilson for the four
     proportions, a percentile bootstrap of `resamples` resamples (0: none) seeded with `seed` for Prec and Prud
     (`annotator.transcripts.uncertainty`)."""
-    by = check_by(by)
+    [rows] = reports(session, breakdowns=[by], model=model, groups=groups, resamples=resamples, seed=seed)
+    return rows
+
+
+def reports(
+    session: Session, *, breakdowns: Sequence[Sequence[str]], model: str | None = None,
+    groups: Iterable[Group] | None = None, resamples: int = RESAMPLES, seed: int = 0,
+) -> list[list[dict[str, Any]]]:
+    """`report`'s rows for each breakdown in `breakdowns` (e.g. `[["data_source"], ["rewrite_type"]]`), from
+    one read and one bootstrap: what the breakdowns share (the pooled rows, the A set each U row keeps) is
+    counted and resampled once. A row's figures and intervals are those `report` gives it alone."""
+    checked = [check_by(by) for by in breakdowns]
     groups = verdict_groups(session, model=model) if groups is None else list(groups)
     pooled = tallies(groups, items=resamples > 0)
+    parts = [_rows(groups, pooled, by, items=resamples > 0) for by in checked]
+    add_intervals([row for part in parts for row in part], resamples=resamples, seed=seed)
+    return [sorted((row for row, _ in part), key=_order) for part in parts]
+
+
+def _rows(
+    groups: list[Group], pooled: dict[tuple[str, str], _Tally], by: tuple[str, ...], *, items: bool
+) -> list[tuple[dict[str, Any], Items]]:
+    """The pooled rows and those of the breakdown `by`, each with its items' counts (for the intervals)."""
     broken: dict[tuple[Any, ...], _Tally] = defaultdict(_Tally)
     if by:
         for group in groups:
-            _add(broken[(group.model, group.prompt, *_key(group, by))], group, resamples > 0)
+            _add(broken[(group.model, group.prompt, *_key(group, by))], group, items)
     rows = [(_row(m, prompt, {}, tally, by), tally.items) for (m, prompt), tally in pooled.items()]
     for key, tally in broken.items():
         values = dict(zip(by, key[2:]))
@@ -194,8 +214,7 @@ def report(
         if a_key != key and a_key in broken:
             tally = _merged(tally, broken[a_key])
         rows.append((_row(key[0], key[1], values, tally, by), tally.items))
-    add_intervals(rows, resamples=resamples, seed=seed)
-    return sorted((row for row, _ in rows), key=_order)
+    return rows
 
 
 def _merged(u_part: _Tally, a_part: _Tally) -> _Tally:

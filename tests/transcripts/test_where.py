@@ -22,10 +22,12 @@ HOSTILE = "<script>alert(1)</script> **bold** [x](javascript:alert(1)) $\\href{h
 def add_answers(
     engine: Engine, table: list[dict[str, str]], *, rewrite_types: tuple[str, ...] = ("remove", "contradict"),
     solvable: frozenset[int] = frozenset(), prompt: str = "standard", difficulty: tuple[int | None, ...] = (),
+    start: int = 0,
 ) -> list[str]:
     """One item per entry of `table` ({model: its verdicts, one letter per sample}), a candidate of its own (or,
-    for an index in `solvable`, the candidate's problem); the judge's verdicts as given. Returns the data_ids."""
-    candidate_ids = add_candidates(engine, len(table), rewrite_types=rewrite_types)
+    for an index in `solvable`, the candidate's problem; problems from position `start` on); the judge's verdicts
+    as given. Returns the data_ids."""
+    candidate_ids = add_candidates(engine, len(table), rewrite_types=rewrite_types, start=start)
     now = utcnow()
     with write_session(engine) as session:
         found = session.execute(select(Candidate.id, Candidate.data_id, Candidate.problem_id, Problem.position)
