@@ -25,26 +25,28 @@ PASSWORD = "correct horse"
 
 
 @pytest.fixture
-def app(tmp_path: Path, tracker: Tracker) -> Iterator[tuple[RunningApp, str]]:  # noqa: F811
-    """Two models on two items: they agree on the first, differ on the second (the one item listed); each
-    model's responses are hostile text naming the model. Returns the app and the disagreed item's data_id."""
+def app(tmp_path: Path, tracker: Tracker) -> Iterator[tuple[RunningApp, list[str]]]:  # noqa: F811
+    """Two models on three items: they agree on the first, differ on the others (listed by data_id, both
+    disagreeing fully); each model's responses are hostile text naming the model. Returns the app and the
+    listed items' data_ids."""
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
     engine = get_engine(url)
     add_user(engine, "rev", role="reviewer", password=PASSWORD)
-    data_ids = add_answers(engine, [{"model-a": "S", "model-b": "S"}, {"model-a": "S", "model-b": "F"}])
+    data_ids = add_answers(engine, [{"model-a": "S", "model-b": "S"}, {"model-a": "S", "model-b": "F"},
+                                    {"model-a": "R", "model-b": "F"}])
     with write_session(engine) as session:
         for model in ("model-a", "model-b"):
             session.execute(update(Transcript).where(Transcript.model == model)
                             .values(response=hostile(f"response-{model}", tracker.url)))
     running = start_app(url, tmp_path / "streamlit.log")
-    yield running, data_ids[1]
+    yield running, data_ids[1:]
     stop_app(running)
 
 
 def test_a_disagreed_item_opens_both_responses_side_by_side(app, tracker: Tracker, browser) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     from playwright.sync_api import expect
 
-    running, data_id = app
+    running, (first_id, data_id) = app
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     sign_in(page, running.url)
     go(page, "Report")
@@ -68,8 +70,15 @@ def test_a_disagreed_item_opens_both_responses_side_by_side(app, tracker: Tracke
         expect(column).to_contain_text(f"response-{model} starts")
         other = "model-b" if model == "model-a" else "model-a"
         expect(column).not_to_contain_text(f"response-{other} starts")
-    expect(columns.filter(has_text="response-model-a starts")).to_contain_text("Successful")
+    expect(columns.filter(has_text="response-model-a starts")).to_contain_text("Refused")
     expect(columns.filter(has_text="response-model-b starts")).to_contain_text("Failed")
     assert_inert(page, tracker, ["response-model-a", "response-model-b"])
     assert tracker.paths == []
+
+    # A click on the table's first row opens that item instead.
+    grid = page.locator(".st-key-disagreed_table [data-testid=stDataFrame]").bounding_box()
+    assert grid is not None
+    page.mouse.click(grid["x"] + 12, grid["y"] + 35 + 17)  # the first row's selection box
+    expect(choice).to_have_value(f"{first_id} · standard prompt")
+    expect(columns.filter(has_text="response-model-a starts")).to_contain_text("Successful")
     page.close()
