@@ -13,8 +13,9 @@ split the U set; each of their rows keeps the A set of its data source, so that 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -104,9 +105,17 @@ def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]
 _ANY = ("any",)  # stands for every value of a U-only breakdown in an A response's key
 
 
-def _key(group: Group, by: tuple[str, ...]) -> tuple[Any, ...]:
-    """The breakdown row a group counts in: its values of `by`; an A response has none for the U-only ones."""
-    return tuple(_ANY if name in _U_ONLY and not group.unsolvable else getattr(group, name) for name in by)
+def _keyer(by: tuple[str, ...]) -> Callable[[Group], tuple[Any, ...]]:
+    """The breakdown row a group counts in, as a function made once per breakdown (it runs once per group):
+    the group's values of `by`; an A response has none (`_ANY`) for the U-only ones."""
+    values = attrgetter(*by)
+    u_only = tuple(name in _U_ONLY for name in by)
+    if len(by) == 1:
+        if u_only[0]:
+            return lambda group: (values(group),) if group.unsolvable else (_ANY,)
+        return lambda group: (values(group),)
+    return lambda group: values(group) if group.unsolvable else tuple(
+        _ANY if u else value for u, value in zip(u_only, values(group)))
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -203,8 +212,9 @@ def _rows(
     """The pooled rows and those of the breakdown `by`, each with its items' counts (for the intervals)."""
     broken: dict[tuple[Any, ...], _Tally] = defaultdict(_Tally)
     if by:
+        key = _keyer(by)
         for group in groups:
-            _add(broken[(group.model, group.prompt, *_key(group, by))], group, items)
+            _add(broken[(group.model, group.prompt, *key(group))], group, items)
     rows = [(_row(m, prompt, {}, tally, by), tally.items) for (m, prompt), tally in pooled.items()]
     for key, tally in broken.items():
         values = dict(zip(by, key[2:]))
