@@ -12,7 +12,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from annotator.db import read_session, write_session
 from annotator.models import Candidate, Problem, Transcript, utcnow
-from annotator.transcripts.report import report, verdict_groups
+from annotator.transcripts.report import report, reports, verdict_groups
 from annotator.transcripts.where import disagreed_items, disagreement, item_transcripts, verdict_text
 from tests.support.candidates import add_candidates
 
@@ -176,3 +176,24 @@ def test_prec_and_prud_by_rewrite_type_and_difficulty_by_hand(engine: Engine) ->
         low, high = row["prec_ci"]
         assert min(reachable) <= low <= row["prec"] <= high <= max(reachable)
         assert row["prud_ci"][0] <= row["prud"] <= row["prud_ci"][1]
+
+
+def test_several_breakdowns_from_one_bootstrap_are_each_breakdown_alone(engine: Engine) -> None:
+    """`report.reports` (the Report page's one read and one bootstrap) gives every row exactly as `report` gives
+    it alone; a breakdown by two fields splits the same counts (one data source here: its rows are the
+    rewrite type's)."""
+    verdicts = ["S", "R", "S", "F", "F", "F", "S", "F"]
+    add_answers(engine, [{"m": v, "n": "F" if v == "S" else "S"} for v in verdicts], solvable=frozenset({6, 7}),
+                difficulty=(0, 0, 1, 1, 1, 0))
+    breakdowns = [["data_source"], ["rewrite_type"], ["difficulty_eval"], ["data_source", "rewrite_type"]]
+    with read_session(engine) as session:
+        together = reports(session, breakdowns=breakdowns, resamples=300, seed=3)
+        alone = [report(session, by=by, resamples=300, seed=3) for by in breakdowns]
+    assert together == alone
+    by_type, by_both = together[1], together[3]
+    split = [row for row in by_both if row["data_source"] == "math" and row["rewrite_type"] != "all"]
+    assert [(row["model"], row["rewrite_type"], row["US"], row["UR"], row["UF"], row["AS"], row["AF"])
+            for row in split] == [(row["model"], row["rewrite_type"], row["US"], row["UR"], row["UF"], row["AS"],
+                                   row["AF"]) for row in by_type if row["rewrite_type"] != "all"]
+    assert [(row["model"], row["rewrite_type"], row["US"]) for row in split] == [
+        ("m", "contradict", 0), ("m", "remove", 2), ("n", "contradict", 3), ("n", "remove", 1)]
