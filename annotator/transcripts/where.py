@@ -1,8 +1,8 @@
 """Where models hallucinate (issue 20, item 5): the items models disagree on most, and their transcripts.
 
 Prec and Prud by rewrite type and by difficulty_eval, with their intervals, are `report.report(..., by=...)`
-(ReliableMath Section 4.2, Fig. 5 plots Prec(U) that way); the tags per model are `review.tag_counts`. This
-module adds the items the models disagree on.
+(`report.reports` for several at once; ReliableMath Section 4.2, Fig. 5 plots Prec(U) those two ways); the tags
+per model are `review.tag_counts`. This module adds the items the models disagree on.
 
 Disagreement of one item under one prompt, answered by K >= 2 models: the chance that two different models,
 each giving one of its responses on the item at random, get different verdicts (S, R, F: the effective ones,
@@ -13,9 +13,9 @@ a reviewer's where given). With p_m(c) model m's share of its responses on the i
 With one response per model it is the share of the model pairs whose verdicts differ: 0 when all agree, 1 when
 no two agree (three models answering S, R and F; two answering S and F); models S, S, F give 2/3 (two of the
 three pairs differ). Each model weighs the same however many samples it has. A model that varies between its
-own samples adds to the figure (its responses disagree with the others' some of the time), a model with one
-verdict adds nothing beyond it. Ties are ordered by the number of models (more first), then by prompt and
-data_id.
+own samples adds to the figure as often as its responses differ from the others' (S and F in equal parts
+against a model answering S: 1/2), but its samples are never compared with each other. Ties are ordered by the
+number of models (more first), then by prompt and data_id.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""`python -m annotator import` of transcripts, `report [--json] [--by]`, `judge --rule` and the transcripts export,
-end to end in fresh interpreters on a real SQLite file."""
+"""`python -m annotator import` of transcripts, `report [--json] [--by] [--disagreed N]`, `judge --rule` and the
+transcripts export, end to end in fresh interpreters on a real SQLite file."""
 
 from __future__ import annotations
 
