@@ -1,6 +1,8 @@
 """Report: Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), as the paper lays them out
-(Tables 3 and 6-9), a reliability plot, Prec(U) by difficulty, the reviewers' hallucination tags per model (a
-bar opens its transcripts on Review) and how far the judge agrees with the reviewers.
+(Tables 3 and 6-9), a reliability plot, then where models hallucinate: the figures by rewrite type and by
+difficulty_eval with their intervals, the reviewers' hallucination tags per model (a bar opens its transcripts on
+Review) and the items the models disagree on most (one opens its transcripts side by side); last, how far the
+judge agrees with the reviewers.
 
 The same figures as `python -m annotator report`; reviewers and admins only.
 """
@@ -14,7 +16,9 @@ from annotator import freshness, transcripts
 from annotator.db import read_session
 from annotator.metrics.intervals import wilson
 from annotator.transcripts import report as reporting
+from annotator.transcripts import where
 from ui import charts, guard
+from ui import transcripts as side_by_side
 from ui.snapshot import Snapshot, show_freshness
 
 TTL_SECONDS = 30
@@ -50,9 +54,12 @@ def _width_caption(smallest: int) -> str:
 def _report() -> dict[str, Any]:
     with read_session(engine) as session:
         groups = reporting.verdict_groups(session)
+        # One bootstrap for the three breakdowns: their pooled rows and A sets are resampled once.
+        by_source, by_type, by_difficulty = reporting.reports(
+            session, breakdowns=[["data_source"], ["rewrite_type"], ["difficulty_eval"]], groups=groups)
         return {
-            "by_source": reporting.report(session, by=["data_source"], groups=groups),
-            "by_difficulty": reporting.report(session, by=["difficulty_eval"], groups=groups, resamples=0),
+            "by_source": by_source, "rewrite_type": by_type, "difficulty_eval": by_difficulty,
+            "disagreed": where.disagreed_items(session, groups=groups),
             "rules_disagree": reporting.rules_disagree(session),
             "tags": transcripts.tag_counts(session),
         }
@@ -97,6 +104,73 @@ def _tags(counts: list[dict[str, Any]]) -> None:
         st.switch_page("app_pages/review.py")
 
 
+BREAKDOWNS = {"rewrite_type": "By rewrite type", "difficulty_eval": "By difficulty_eval"}
+
+
+def _breakdowns(data: dict[str, Any]) -> None:
+    """The figures by rewrite type and by difficulty_eval (ReliableMath Fig. 5 plots Prec(U) so), each a chart
+    with 95% intervals and the paper's table; the U set split, each row with the whole A set."""
+    st.subheader("By rewrite type and by difficulty")
+    st.caption("Over every data source. Each row splits the unsolvable items (U) and keeps all the solvable ones (A), "
+               "so Prec and Prud stay defined; their intervals are a bootstrap over the items, the others Wilson.")
+    figure = st.selectbox("Figure on the charts", list(charts.BREAKDOWN_FIGURES), key="breakdown_figure")
+    for tab, by in zip(st.tabs(list(BREAKDOWNS.values())), BREAKDOWNS):
+        with tab:
+            points = charts.breakdown_rows(data[by], by=by, figure=figure)
+            if points.empty:
+                st.caption("Nothing to show here yet: these figures need responses on unsolvable items.")
+                continue
+            st.altair_chart(charts.breakdown_chart(points, by=by, figure=figure), width="stretch",
+                            key=f"chart_{by}")
+            rows = [row for row in data[by] if row[by] != reporting.ALL]
+            table = pd.DataFrame(reporting.paper_layout(rows, intervals=True)).drop(columns=["data_source"])
+            if by == "difficulty_eval":
+                table[by] = [charts.DIFFICULTY.get(value, str(value)) for value in table[by]]
+            st.dataframe(table, hide_index=True, width="stretch", key=f"table_{by}",
+                         column_config={"model": st.column_config.TextColumn(pinned=True),
+                                        **{name: st.column_config.NumberColumn(format="%.3f")
+                                           for name in FIGURE_COLUMNS}})
+
+
+DISAGREED_COLUMNS = ["disagreement", "models", "prompt", "data_id", "data_source", "rewrite_type", "verdicts"]
+
+
+def _disagreed(rows: list[dict[str, Any]]) -> None:
+    """The items the models disagree on most; one chosen (a row of the table, or the list below it: keyboard)
+    opens its transcripts side by side, one column per model."""
+    st.subheader("Items the models disagree on most")
+    if not rows:
+        st.caption("Items show here once two models have answered the same item under the same prompt "
+                   "differently.")
+        return
+    st.caption("Disagreement: the chance that two different models, each giving one of its responses at random, "
+               "get different verdicts (0: all agree, 1: no two agree); verdicts are the reviewers' where given.")
+    table = pd.DataFrame([{**row, "rewrite_type": row["rewrite_type"] or "solvable",
+                           "verdicts": where.verdicts_text(row["verdicts"])} for row in rows],
+                         columns=DISAGREED_COLUMNS)
+    event = st.dataframe(table, hide_index=True, width="stretch", key="disagreed_table", on_select="rerun",
+                         selection_mode="single-row",
+                         column_config={"disagreement": st.column_config.NumberColumn(format="%.3f")})
+    keys = [(row["prompt"], row["data_id"]) for row in rows]
+    picked = (event.get("selection") or {}).get("rows") or []
+    if picked and picked[0] < len(keys) and keys[picked[0]] != st.session_state.get("disagreed_clicked"):
+        # A newly clicked row becomes the list's choice (set before the list is drawn in this run).
+        st.session_state["disagreed_clicked"] = st.session_state["disagreed_pick"] = keys[picked[0]]
+    chosen = st.selectbox("Item to open side by side (click a row, or choose here)", keys, index=None,
+                          key="disagreed_pick", placeholder="Choose an item",
+                          format_func=lambda key: f"{key[1]} · {key[0]} prompt")
+    if chosen is None:
+        return
+    row = rows[keys.index(chosen)]
+    with read_session(engine) as session:
+        opened = where.item_transcripts(session, problem_id=row["problem_id"], candidate_id=row["candidate_id"],
+                                        prompt=row["prompt"])
+    if opened is None:
+        st.caption("This item's transcripts are gone (deleted or imported again); the list updates shortly.")
+        return
+    side_by_side.side_by_side(opened)
+
+
 st.title("Report")
 snapshot = _snapshot(str(engine.url))
 with st.spinner("Counting verdicts..."):
@@ -127,18 +201,13 @@ if points.empty:
     st.caption("The reliability plot needs responses on solvable items (Prec).")
 else:
     st.altair_chart(charts.reliability_chart(points), width="stretch", key="chart_reliability")
-hard = pd.DataFrame([
-    {"model": r["model"], "prompt": r["prompt"], "difficulty_eval": charts.DIFFICULTY[r["difficulty_eval"]],
-     "Prec(U)": r["prec_u"]}
-    for r in data["by_difficulty"] if r["difficulty_eval"] != reporting.ALL and r["prec_u"] is not None
-])
-if hard.empty:
-    st.caption("Prec(U) by difficulty shows once unsolvable items have a difficulty (difficulty_eval).")
-else:
-    st.altair_chart(charts.prec_u_chart(hard), width="stretch", key="chart_prec_u")
-_tags(data["tags"])
 
-st.subheader("Judge and reviewers")
+st.header("Where models hallucinate")
+_breakdowns(data)
+_tags(data["tags"])
+_disagreed(data["disagreed"])
+
+st.header("Judge and reviewers")
 pooled = [row for row in data["by_source"] if row["data_source"] == reporting.ALL]
 figures = st.container(horizontal=True, gap="medium")  # wraps rather than cutting the titles at 1024 px
 figures.metric("Responses reviewed", sum(row["reviewed"] for row in pooled), width="content")

@@ -171,19 +171,50 @@ def reliability_chart(points: pd.DataFrame) -> alt.LayerChart:
                      if bars else "Reliability: Prudence against Precision").properties(height=HEIGHT)
 
 
-def prec_u_chart(frame: pd.DataFrame) -> alt.Chart:
-    """Prec(U) per model and prompt, one bar per difficulty (colours with a legend), names on the y axis."""
-    frame = frame.assign(item=frame["model"] + " · " + frame["prompt"])
+# The figures a breakdown chart can show (the title people read: the report row's key). Prec(U) first: the
+# paper's Fig. 5 plots it by rewrite type and by difficulty (ReliableMath Section 4.2).
+BREAKDOWN_FIGURES = {"Prec(U)": "prec_u", "Prud(U)": "prud_u", "Prec": "prec", "Prud": "prud"}
+
+
+def breakdown_rows(rows: Sequence[dict[str, Any]], *, by: str, figure: str) -> pd.DataFrame:
+    """Report rows broken down `by` rewrite_type or difficulty_eval (the pooled "all" rows left out) as a
+    breakdown chart's rows: model · prompt, the value of `by` as people read it, the `figure` and its 95%
+    interval (`low`, `high`; None without one)."""
+    name = BREAKDOWN_FIGURES[figure]
+    out = []
+    for row in rows:
+        if row[by] == "all" or row[name] is None:
+            continue
+        low, high = row[f"{name}_ci"] or (None, None)
+        value = DIFFICULTY.get(row[by], str(row[by])) if by == "difficulty_eval" else str(row[by])
+        out.append({"model": row["model"], "prompt": row["prompt"], "item": f"{row['model']}{SEPARATOR}{row['prompt']}",
+                    by: value, figure: row[name], "low": low, "high": high})
+    return pd.DataFrame(out, columns=["model", "prompt", "item", by, figure, "low", "high"])
+
+
+def breakdown_chart(frame: pd.DataFrame, *, by: str, figure: str) -> alt.LayerChart:
+    """`figure` per model and prompt (names on the y axis), one point per value of `by` (colours with a legend),
+    each with its 95% interval as a bar; the x axis is 0..1 so that charts of different figures compare."""
     order = sorted(frame["item"].unique())
-    return alt.Chart(frame, title="Prec(U) by difficulty").mark_bar().encode(
+    if by == "difficulty_eval":
+        values, colours = list(DIFFICULTY.values()), alt.Scale(domain=list(DIFFICULTY.values()),
+                                                               range=DIFFICULTY_COLOURS)
+    else:
+        values, colours = sorted(frame[by].unique()), CATEGORIES
+    base = alt.Chart(frame).encode(
         y=alt.Y("item:N", sort=order, title="model · prompt", axis=alt.Axis(labelLimit=LABEL_LIMIT)),
-        yOffset=alt.YOffset("difficulty_eval:N", sort=list(DIFFICULTY.values())),
-        x=alt.X("Prec(U):Q", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("difficulty_eval:N", sort=list(DIFFICULTY.values()),
-                        legend=_legend("difficulty_eval", columns=3),
-                        scale=alt.Scale(domain=list(DIFFICULTY.values()), range=DIFFICULTY_COLOURS)),
-        tooltip=["model:N", "prompt:N", "difficulty_eval:N", alt.Tooltip("Prec(U):Q", format=".3f")],
-    ).properties(height=alt.Step(12))  # with an offset, the step is each bar's: 12 px
+        yOffset=alt.YOffset(f"{by}:N", sort=values),
+        color=alt.Color(f"{by}:N", sort=values, scale=colours, legend=_legend(by, columns=4)),
+        tooltip=["model:N", "prompt:N", f"{by}:N", alt.Tooltip(f"{figure}:Q", format=".3f"),
+                 alt.Tooltip("low:Q", format=".3f", title="95% low"), alt.Tooltip("high:Q", format=".3f",
+                                                                                   title="95% high")],
+    )
+    axis = alt.X(f"{figure}:Q", scale=alt.Scale(domain=[0, 1]), title=figure)
+    bars = base.mark_rule(strokeWidth=2, opacity=0.7).encode(x=alt.X("low:Q", scale=alt.Scale(domain=[0, 1]),
+                                                                      title=figure), x2="high:Q")
+    points = base.mark_point(filled=True, size=70, opacity=1).encode(x=axis)
+    return alt.layer(bars, points, title=f"{figure} by {by}, 95% intervals").properties(
+        height=alt.Step(14))  # with an offset, the step is each point's row
 
 
 PICK = "pick"  # the tags chart's selection: the bar a person clicked (model and tag)

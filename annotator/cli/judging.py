@@ -107,6 +107,36 @@ def _compare(session: Any, names: tuple[str, str], prompt: str | None, resamples
             for p in shared]
 
 
+def disagreed_text(rows: list[dict[str, Any]]) -> str:
+    """`report --disagreed N`: the items the models disagree on most, each model's verdicts on one line."""
+    from annotator.transcripts.where import verdicts_text
+
+    if not rows:
+        return "no item that two models answered differently"
+    table = [["disagreement", "models", "prompt", "data_id", "type", "verdicts"]]
+    for row in rows:
+        table.append([f"{row['disagreement']:.3f}", str(row["models"]), row["prompt"], row["data_id"],
+                      row["rewrite_type"] or "solvable", verdicts_text(row["verdicts"])])
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]) - 1)]
+    lines = ["  ".join([*(cell.ljust(width) for cell, width in zip(line, widths)), line[-1]]).rstrip()
+             for line in table]
+    lines.append(DISAGREEMENT_NOTE)
+    return "\n".join(lines)
+
+
+DISAGREEMENT_NOTE = ("disagreement: the chance that two different models, each giving one of its responses on the item "
+                     "at random, get different verdicts (0: all agree; 1: no two agree)")
+
+
+def _disagreed(limit: int, as_json: bool) -> None:
+    from annotator.db import get_engine, read_session
+    from annotator.transcripts.where import disagreed_items
+
+    with read_session(get_engine()) as session:
+        rows = disagreed_items(session, limit=limit)
+    typer.echo(json.dumps(rows, indent=2, ensure_ascii=False) if as_json else disagreed_text(rows))
+
+
 @app.command()
 def report(
     as_json: Annotated[
@@ -127,6 +157,12 @@ def report(
                      metavar="MODEL_A MODEL_B"),
     ] = None,
     prompt: Annotated[str | None, typer.Option(help="With --compare: only this prompt.")] = None,
+    disagreed: Annotated[
+        int | None,
+        typer.Option(help="Instead: the N items the models disagree on most (an item under each prompt counts apart), "
+                          "with each model's verdicts.",
+                     **bounded(limits.DISAGREED)),
+    ] = None,
 ) -> None:
     """Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), from the effective verdicts, with
     95% intervals (Wilson 1927 for each proportion; a percentile bootstrap over items for Prec and Prud)."""
@@ -138,6 +174,11 @@ def report(
         breakdowns = reporting.check_by(names)
     except ValueError as exc:
         fail(str(exc), 2)
+    if disagreed is not None:
+        if model or breakdowns or compare or prompt is not None:
+            fail("--disagreed takes no --model, --by, --compare or --prompt", 2)
+        _disagreed(disagreed, as_json)
+        return
     if compare is not None:
         if model or breakdowns:
             fail("--compare takes no --model or --by", 2)

@@ -13,8 +13,9 @@ split the U set; each of their rows keeps the A set of its data source, so that 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -104,9 +105,17 @@ def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]
 _ANY = ("any",)  # stands for every value of a U-only breakdown in an A response's key
 
 
-def _key(group: Group, by: tuple[str, ...]) -> tuple[Any, ...]:
-    """The breakdown row a group counts in: its values of `by`; an A response has none for the U-only ones."""
-    return tuple(_ANY if name in _U_ONLY and not group.unsolvable else getattr(group, name) for name in by)
+def _keyer(by: tuple[str, ...]) -> Callable[[Group], tuple[Any, ...]]:
+    """The breakdown row a group counts in, as a function made once per breakdown (it runs once per group):
+    the group's values of `by`; an A response has none (`_ANY`) for the U-only ones."""
+    values = attrgetter(*by)
+    u_only = tuple(name in _U_ONLY for name in by)
+    if len(by) == 1:
+        if u_only[0]:
+            return lambda group: (values(group),) if group.unsolvable else (_ANY,)
+        return lambda group: (values(group),)
+    return lambda group: values(group) if group.unsolvable else tuple(
+        _ANY if u else value for u, value in zip(u_only, values(group)))
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -178,13 +187,34 @@ def report(
     `verdict_groups`) saves the read when several breakdowns are wanted. Intervals: Wilson for the four
     proportions, a percentile bootstrap of `resamples` resamples (0: none) seeded with `seed` for Prec and Prud
     (`annotator.transcripts.uncertainty`)."""
-    by = check_by(by)
+    [rows] = reports(session, breakdowns=[by], model=model, groups=groups, resamples=resamples, seed=seed)
+    return rows
+
+
+def reports(
+    session: Session, *, breakdowns: Sequence[Sequence[str]], model: str | None = None,
+    groups: Iterable[Group] | None = None, resamples: int = RESAMPLES, seed: int = 0,
+) -> list[list[dict[str, Any]]]:
+    """`report`'s rows for each breakdown in `breakdowns` (e.g. `[["data_source"], ["rewrite_type"]]`), from
+    one read and one bootstrap: what the breakdowns share (the pooled rows, the A set each U row keeps) is
+    counted and resampled once. A row's figures and intervals are those `report` gives it alone."""
+    checked = [check_by(by) for by in breakdowns]
     groups = verdict_groups(session, model=model) if groups is None else list(groups)
     pooled = tallies(groups, items=resamples > 0)
+    parts = [_rows(groups, pooled, by, items=resamples > 0) for by in checked]
+    add_intervals([row for part in parts for row in part], resamples=resamples, seed=seed)
+    return [sorted((row for row, _ in part), key=_order) for part in parts]
+
+
+def _rows(
+    groups: list[Group], pooled: dict[tuple[str, str], _Tally], by: tuple[str, ...], *, items: bool
+) -> list[tuple[dict[str, Any], Items]]:
+    """The pooled rows and those of the breakdown `by`, each with its items' counts (for the intervals)."""
     broken: dict[tuple[Any, ...], _Tally] = defaultdict(_Tally)
     if by:
+        key = _keyer(by)
         for group in groups:
-            _add(broken[(group.model, group.prompt, *_key(group, by))], group, resamples > 0)
+            _add(broken[(group.model, group.prompt, *key(group))], group, items)
     rows = [(_row(m, prompt, {}, tally, by), tally.items) for (m, prompt), tally in pooled.items()]
     for key, tally in broken.items():
         values = dict(zip(by, key[2:]))
@@ -194,8 +224,7 @@ def report(
         if a_key != key and a_key in broken:
             tally = _merged(tally, broken[a_key])
         rows.append((_row(key[0], key[1], values, tally, by), tally.items))
-    add_intervals(rows, resamples=resamples, seed=seed)
-    return sorted((row for row, _ in rows), key=_order)
+    return rows
 
 
 def _merged(u_part: _Tally, a_part: _Tally) -> _Tally:

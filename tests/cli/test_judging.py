@@ -1,5 +1,5 @@
-"""`python -m annotator import` of transcripts, `report [--json] [--by]`, `judge --rule` and the transcripts export,
-end to end in fresh interpreters on a real SQLite file."""
+"""`python -m annotator import` of transcripts, `report [--json] [--by] [--disagreed N]`, `judge --rule` and the
+transcripts export, end to end in fresh interpreters on a real SQLite file."""
 
 from __future__ import annotations
 
@@ -103,3 +103,37 @@ def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path)
     ]:
         bad = run_cli(url, "report", *args)
         assert bad.returncode == code and message in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)
+
+
+def test_report_by_rewrite_type_and_the_most_disagreed_items(tmp_path: Path) -> None:
+    """`report --by rewrite_type` with its intervals, and `report --disagreed N` as text and JSON, on the
+    hand-built transcripts of tests/transcripts/test_where.py (figures worked out there)."""
+    from tests.transcripts.test_where import TABLE, add_answers
+
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    data_ids = add_answers(get_engine(url), TABLE, solvable=frozenset({6}))
+
+    rows = json.loads(run_cli(url, "report", "--json", "--by", "rewrite_type", "--model", "a").stdout)
+    assert [row["rewrite_type"] for row in rows] == ["all", "contradict", "remove"]
+    remove = rows[2]  # a on remove items 0, 2, 4: S, S, R; on the solvable item 6: S
+    assert (remove["US"], remove["UR"], remove["U"], remove["AS"], remove["A"]) == (2, 1, 3, 1, 1)
+    assert remove["prec_u_ci"][0] < 2 / 3 < remove["prec_u_ci"][1] and remove["prec_ci"] is not None
+
+    done = run_cli(url, "report", "--disagreed", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)
+    assert [(row["data_id"], row["models"]) for row in listed] == [(data_ids[0], 3), (data_ids[4], 2),
+                                                                   (data_ids[2], 3)]
+    assert listed[0]["disagreement"] == 1.0 and listed[2]["verdicts"]["c"] == {"S": 0, "R": 0, "F": 1}
+    text = run_cli(url, "report", "--disagreed", "5").stdout.splitlines()
+    assert text[0].split() == ["disagreement", "models", "prompt", "data_id", "type", "verdicts"]
+    assert text[1].split()[:5] == ["1.000", "3", "standard", data_ids[0], "remove"]
+    assert text[1].endswith("a: S; b: R; c: F") and text[4].split()[:5] == ["0.667", "3", "standard",
+                                                                              data_ids[6], "solvable"]
+    assert text[5].endswith("a: S 1 · F 1; b: S") and text[-1].startswith("disagreement: the chance that two")
+
+    for args, message in [(("--disagreed", "0"), "1 to 10,000"), (("--disagreed", "3", "--model", "a"),
+                                                                  "--disagreed takes no --model"),
+                          (("--disagreed", "3", "--by", "rewrite_type"), "--disagreed takes no")]:
+        bad = run_cli(url, "report", *args)
+        assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)

@@ -3,6 +3,7 @@ plot, Prec(U) by difficulty and judge-human agreement, for reviewers and admins 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +17,7 @@ from annotator.importer import import_parts
 from annotator.models import Transcript
 from tests.support.candidates import open_page
 from tests.support.transcripts import import_records, records_for
+from ui.markdown import escape_markdown
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "report.py")
 
@@ -47,13 +49,13 @@ def test_reviewers_see_table_6_plots_and_agreement(engine: Engine, shared_data: 
     assert table.loc["GPT-4o", "U S/R/F"] == "22/5/105"
     assert abs(table.loc["DeepSeek-R1", "Prec"] - 0.547) <= 0.0011
     assert abs(table.loc["GPT-4o", "Prud"] - 0.019) <= 0.0011
-    plot, by_difficulty = app.get("vega_lite_chart")
+    plot, by_type, by_difficulty = app.get("vega_lite_chart")
     assert '"Prud"' in plot.proto.spec and '"point"' in plot.proto.spec
     _shows_intervals(app, table, plot.proto.spec)
-    assert '"difficulty_eval"' in by_difficulty.proto.spec
+    assert '"rewrite_type"' in by_type.proto.spec and '"difficulty_eval"' in by_difficulty.proto.spec
     metrics = {metric.label: metric.value for metric in app.metric}
     assert metrics["Responses reviewed"] == "4" and metrics["Responses"] == "324"
-    agreement = app.dataframe[1].value.set_index("model")
+    agreement = app.dataframe[-1].value.set_index("model")
     assert agreement.loc["DeepSeek-R1", "reviewed"] == 4 and agreement.loc["GPT-4o", "reviewed"] == 0
     # One data source at a time, as in Tables 6-9.
     app.selectbox[0].select("aime").run()
@@ -82,3 +84,48 @@ def test_annotators_may_not_open_the_report(engine: Engine) -> None:
 def test_no_transcripts_says_so(engine: Engine) -> None:
     app = _open(engine, "boss", "admin")
     assert [i.value for i in app.info][0].startswith("No transcripts yet")
+
+
+def test_where_models_hallucinate(engine: Engine) -> None:
+    """The figures by rewrite type and by difficulty_eval with their intervals (charts and tables), and the items
+    the models disagree on most: choosing one shows each model's response in its own column, as text (the
+    hand-built transcripts and figures of tests/transcripts/test_where.py)."""
+    from tests.transcripts.test_where import HOSTILE, TABLE, add_answers
+
+    data_ids = add_answers(engine, TABLE, solvable=frozenset({6}), difficulty=(0, 1, 1, 0, 1, 0))
+    app = _open(engine, "rev", "reviewer")
+    assert not app.exception, app.exception
+    _reliability, by_type, by_difficulty = app.get("vega_lite_chart")
+    for chart, by in ((by_type, "rewrite_type"), (by_difficulty, "difficulty_eval")):
+        spec = json.loads(chart.proto.spec)
+        assert spec["title"] == f"Prec(U) by {by}, 95% intervals"
+        rules, points = spec["layer"]
+        assert (rules["mark"]["type"], rules["encoding"]["x"]["field"], rules["encoding"]["x2"]["field"]) == (
+            "rule", "low", "high")
+        assert points["encoding"]["color"]["field"] == by
+    main, by_type_table, by_difficulty_table, disagreed, _agreement = (frame.value for frame in app.dataframe)
+    # Model c on the remove items 0, 2, 4: F, F, (none); a: S, S, R (Prec(U) 2/3 with its Wilson interval).
+    remove = by_type_table.set_index(["model", "rewrite_type"]).loc[("a", "remove")]
+    assert remove["U S/R/F"] == "2/1/0" and remove["Prec(U) 95% CI"] == "[0.21, 0.94]"
+    assert remove["Prec 95% CI"].startswith("[")
+    assert set(by_difficulty_table["difficulty_eval"]) == {"simple", "hard"}
+
+    assert list(disagreed["data_id"]) == [data_ids[i] for i in (0, 4, 2, 6, 3)]
+    assert list(disagreed["rewrite_type"])[3] == "solvable"
+    assert disagreed["verdicts"][0] == "a: S; b: R; c: F" and disagreed["verdicts"][4] == "a: S 1 · F 1; b: S"
+    assert not [m for m in app.markdown if m.value.startswith("##### ")]  # nothing opened until chosen
+
+    app.selectbox(key="disagreed_pick").select(("standard", data_ids[3])).run()
+    assert not app.exception, app.exception
+    headings = [m.value for m in app.markdown if m.value.startswith("##### ")]
+    assert headings == ["##### a", "##### b"]
+    # Each response as text under its verdict: the hostile HTML, link and \\href escaped, nothing rendered.
+    responses = [m.value for m in app.markdown if m.value.startswith("**Successful**") or
+                 m.value.startswith("**Failed**")]
+    assert responses == [f"**{verdict}** · sample {sample}\n\n" + escape_markdown(
+        f"{model} on {data_ids[3]}, sample {sample}: {HOSTILE}") for model, sample, verdict in
+        (("a", 0, "Successful"), ("a", 1, "Failed"), ("b", 0, "Successful"))]
+    assert all("<script>" not in text and "](javascript" not in text for text in responses)
+
+    app.selectbox(key="breakdown_figure").select("Prud").run()
+    assert json.loads(app.get("vega_lite_chart")[1].proto.spec)["title"] == "Prud by rewrite_type, 95% intervals"

@@ -100,17 +100,28 @@ def test_reliability_tells_models_apart_by_colour_and_shape_with_one_legend_and_
         0.0, 0.3]
 
 
-def test_prec_u_by_difficulty_names_model_and_prompt_on_the_axis_with_a_legend() -> None:
-    frame = pd.DataFrame([
-        {"model": LONG, "prompt": "reliable", "difficulty_eval": "hard", "Prec(U)": 0.3},
-        {"model": LONG, "prompt": "reliable", "difficulty_eval": "simple", "Prec(U)": 0.5},
-    ])
-    spec = charts.prec_u_chart(frame).to_dict()
-    assert spec["encoding"]["y"]["field"] == "item" and spec["encoding"]["y"]["axis"]["labelLimit"] >= 400
-    assert spec["encoding"]["color"]["legend"]["title"] == "difficulty_eval"
-    assert spec["encoding"]["color"]["sort"] == ["simple", "hard", "not labelled"]
+def test_breakdowns_name_model_and_prompt_on_the_axis_with_a_legend_and_error_bars() -> None:
+    def row(by: str, value: Any, prec_u: float | None, ci: list[float] | None) -> dict[str, Any]:
+        return {"model": LONG, "prompt": "reliable", by: value, "prec_u": prec_u, "prec_u_ci": ci}
+
+    rows = [row("difficulty_eval", "all", 0.4, [0.3, 0.5]), row("difficulty_eval", 1, 0.3, [0.2, 0.45]),
+            row("difficulty_eval", 0, 0.5, [0.35, 0.65]), row("difficulty_eval", None, None, None)]
+    frame = charts.breakdown_rows(rows, by="difficulty_eval", figure="Prec(U)")
+    # The pooled row and the undefined figure left out; difficulty as people say it.
+    assert list(frame["difficulty_eval"]) == ["hard", "simple"] and list(frame["low"]) == [0.2, 0.35]
+    spec = charts.breakdown_chart(frame, by="difficulty_eval", figure="Prec(U)").to_dict()
+    bars, points = spec["layer"]
+    assert points["encoding"]["y"]["field"] == "item" and points["encoding"]["y"]["axis"]["labelLimit"] >= 400
+    assert points["encoding"]["color"]["legend"]["title"] == "difficulty_eval"
+    assert points["encoding"]["color"]["sort"] == ["simple", "hard", "not labelled"]
+    assert (bars["mark"]["type"], bars["encoding"]["x"]["field"], bars["encoding"]["x2"]["field"]) == (
+        "rule", "low", "high")
+    assert points["encoding"]["x"]["field"] == "Prec(U)" and points["encoding"]["x"]["scale"]["domain"] == [0, 1]
+    assert spec["title"] == "Prec(U) by difficulty_eval, 95% intervals"
     [values] = spec["datasets"].values()
     assert {row["item"] for row in values} == {f"{LONG} · reliable"}
+    types = charts.breakdown_rows([row("rewrite_type", "remove", 0.5, None)], by="rewrite_type", figure="Prec(U)")
+    assert list(types["rewrite_type"]) == ["remove"] and types["low"].isna().all()  # no interval: no bar
 
 
 def test_tags_chart_stacks_tags_per_model_with_integer_ticks_and_a_click_selection() -> None:
