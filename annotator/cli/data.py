@@ -2,7 +2,7 @@
 
 Nothing heavy is imported at start-up (no database layer, reader, writer or statistics): each command
 imports what it needs, so that `--help` and the other commands start at once. The format lists in the help
-come from the registries' import-free name lists.
+come from the registries, which load no reader or writer.
 """
 
 from __future__ import annotations
@@ -14,17 +14,14 @@ import typer
 
 from annotator import exports
 from annotator.cli._app import app, fail, out_directory
-from annotator.formats import names as format_names
+from annotator.formats import FORMATS as IMPORT_FORMATS
 
 
 def import_format_help() -> str:
     """The `import --format` help: every registered format with its description, in detection order, and the
     other names it takes."""
-    formats = "; ".join(f"{name}: {description}" for name, description in format_names.FORMATS.items())
-    by_format: dict[str, list[str]] = {}
-    for alias, name in format_names.ALIASES.items():
-        by_format.setdefault(name, []).append(alias)
-    aliases = ", ".join(f"{'/'.join(names)} for {name}" for name, names in by_format.items())
+    formats = "; ".join(f"{fmt.name}: {fmt.description}" for fmt in IMPORT_FORMATS)
+    aliases = ", ".join(f"{'/'.join(fmt.aliases)} for {fmt.name}" for fmt in IMPORT_FORMATS if fmt.aliases)
     return f"Detected if omitted. {formats}. Also: {aliases}."
 
 

@@ -107,7 +107,7 @@ def test_the_data_commands_import_nothing_heavy_at_start_up() -> None:
     light = {"__future__", "pathlib", "typing", "typer", "annotator", "annotator.cli._app", "annotator.formats"}
     assert top_level == light
     heavy = ("sqlalchemy", "sqlmodel", "alembic", "pandas", "pyarrow", "openai", "annotator.db", "annotator.stats")
-    statement = "import annotator.exports, annotator.formats.names"
+    statement = "import annotator.exports, annotator.formats"
     assert modules_loaded_by(statement, *heavy, "annotator.importer", "annotator.formats.table") == []
 
 
