@@ -20,7 +20,7 @@ from sqlmodel import Session
 from annotator.adjudication import label_provenance
 from annotator.files import write_file
 from annotator.formats.reliablemath import FLOAT_DIFFICULTY, INSTRUCTION_KIND, NAME, dumps
-from annotator.models import Candidate
+from annotator.models import Candidate, Problem
 from annotator.queue import incomplete, labels_per_candidate, vetted
 from annotator.store import (
     data_sources,
@@ -114,3 +114,8 @@ def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str,
 def write_json(path: Path, records: list[dict[str, Any]], style: dict[str, Any]) -> None:
     """A JSON array in the release's style (`indent=4`; non-ASCII escaped if `style` says so)."""
     write_file(path, dumps(records, ensure_ascii=bool(style.get("ensure_ascii"))))
+
+
+def nothing_to_write(session: Session) -> str | None:
+    """Why the release would hold no record, or None (the solve files hold every problem)."""
+    return None if session.scalar(select(Problem.id).limit(1)) is not None else "the database holds no problems"
