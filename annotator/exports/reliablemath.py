@@ -4,7 +4,7 @@ Only vetted candidates are released (`queue.vetted`: resolved to human_check = 1
 labels, or adjudicated so; `include_incomplete` also takes those with fewer labels resolving to 1, and the
 manifest says which rule was used and how many were left out), and only those meant to be unsolvable:
 for a solvable-by-design candidate (a GSM-IC `distractor`) human_check = 1 means "answer unchanged", so it
-never goes into the `unsol` files (the `gsm-ic` export writes those). Files imported from a release are
+never goes into the `unsol` files (the `gsm_ic` export writes those). Files imported from a release are
 written back in their own style (`annotator.formats.reliablemath.dumps`), byte for byte, and so is the release's
 `math_instruction.json` when the imported one had it.
 """

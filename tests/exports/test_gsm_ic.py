@@ -25,7 +25,7 @@ def test_gsm_ic_round_trips_record_for_record(engine: Engine, shared_data: Path,
     summary = import_parts(read(source), engine=engine)
     assert summary.candidates_added == len(rows)
     assert summary.problems_added == len({r["original_question"] for r in rows})
-    export("gsm-ic", tmp_path / "out", engine=engine)
+    export("gsm_ic", tmp_path / "out", engine=engine)
     exported = json.loads((tmp_path / "out" / source.name).read_text(encoding="utf-8"))
     assert exported == rows
     assert [list(r) for r in exported] == [list(r) for r in rows]
@@ -44,7 +44,7 @@ def test_records_become_distractor_candidates(sqlite_engine: Engine, tmp_path: P
     assert all(c.rewrite_type == "distractor" for c in candidates)
     assert candidates[0].rewritten_condition == "Kim's mother plants 20 more potatoes."
     assert candidates[1].extra["gsm_ic"]["fields"]["number_label"] == "out_range"
-    export("gsm-ic", tmp_path / "out", engine=sqlite_engine)
+    export("gsm_ic", tmp_path / "out", engine=sqlite_engine)
     assert (tmp_path / "out" / source.name).read_bytes() == source.read_bytes()
 
 
@@ -62,7 +62,7 @@ def test_data_fields_of_any_json_type_round_trip_and_are_named(engine: Engine, t
         "GSM-IC_2step.json: 2 records with n_steps not a whole number or a role, number, template or label not "
         "text, kept as given",
     ]
-    export("gsm-ic", tmp_path / "out", engine=engine)
+    export("gsm_ic", tmp_path / "out", engine=engine)
     assert (tmp_path / "out" / source.name).read_bytes() == source.read_bytes()
 
 
