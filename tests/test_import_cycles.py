@@ -82,40 +82,23 @@ def import_graph() -> dict[str, set[str]]:
     return {module: _imports_of(module, path, known) for module, path in modules.items()}
 
 
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    frontier = [start]
+    while frontier:
+        for target in graph[frontier.pop()] - seen:
+            seen.add(target)
+            frontier.append(target)
+    return seen
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan's algorithm), each sorted, with one
-    cycle through each to show."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(graph[node]):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return sorted(found)
+    """The groups of modules that import each other, directly or not (strongly connected components of more
+    than one module), each sorted."""
+    reach = {node: _reachable(graph, node) for node in graph}
+    groups = {tuple(sorted(other for other in reach[node] if node in reach[other]))
+              for node in graph if node in reach[node]}
+    return sorted(list(group) for group in groups)
 
 
 def _a_cycle(graph: dict[str, set[str]], component: list[str]) -> list[str]:
