@@ -1,5 +1,5 @@
-"""What every reader yields (problems, candidates, labels, grouped in import parts), and the checks every
-reader applies to its input."""
+"""What every reader takes (`ReadOptions`) and yields (problems, candidates, labels, grouped in import parts),
+and the checks every reader applies to its input."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from annotator import limits
@@ -278,6 +279,26 @@ def optional_int(value: Any, loc: Location, field_name: str, *, minimum: int = 0
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise loc.error(f"expected a whole number >= {minimum}, got {_preview(value)}", field_name)
     return value
+
+
+@dataclass
+class ReadOptions:
+    """What the user said about the files (`import --map`, `--annotator`, `--data-source`), for every reader."""
+
+    mapping: dict[str, str] = field(default_factory=dict)
+    # Who the labels in a labelled sheet belong to; an unknown name becomes a system annotator.
+    annotator: str | None = None
+    data_source: str | None = None
+    # Transcripts from a harness (lm_eval, openai_batch): the model and prompt names to store them under instead
+    # of the ones the files give, and how an lm-eval doc names its item (a doc field, or a doc_id -> data_id file).
+    model: str | None = None
+    prompt: str | None = None
+    id_field: str | None = None
+    id_map: Path | None = None
+
+    def annotator_for(self, path: Path) -> str:
+        """Whose labels the file at `path` holds: the given name, else a pseudo-annotator for the file."""
+        return self.annotator or f"import:{path.name}"
 
 
 @dataclass

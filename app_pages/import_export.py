@@ -1,7 +1,7 @@
 """Import and export (admins): upload files or .zips of them, see what they hold, import them in one transaction;
 download any export format as a .zip of exactly the files `python -m annotator export` writes.
 
-The formats come from the registries (`annotator.formats.registry`, `annotator.exports.FORMATS`); the work is
+The formats come from the registries (`annotator.formats.FORMATS`, `annotator.exports.EXPORTS`); the work is
 `annotator.transfer`'s.
 """
 
@@ -154,7 +154,7 @@ include_incomplete = st.checkbox(
 )
 with read_session(engine) as session:
     counted = stats.compute(session)
-    empty = {name: exports.nothing_to_write(session, name) for name in exports.FORMATS}
+    empty = {spec.name: spec.nothing_to_write(session) for spec in exports.EXPORTS}
 st.caption(
     f"The reliablemath release holds {int(counted['total']['kept'])} vetted candidate(s) "
     f"({int(counted['labels_per_candidate'])} label(s) resolving to human_check = 1, or adjudicated so) "
@@ -162,13 +162,14 @@ st.caption(
     + f" {int(counted['total']['incomplete'])} incomplete one(s)."
 )
 columns = st.columns(4)
-for index, name in enumerate(exports.FORMATS):
-    options = {"include_incomplete": True} if name == "reliablemath" and include_incomplete else None
+for index, spec in enumerate(exports.EXPORTS):
+    name = spec.name
+    options = {"include_incomplete": True} if "include_incomplete" in spec.options and include_incomplete else None
     columns[index % 4].download_button(
         name, data=partial(transfer.export_zip, name, engine=engine, options=options), file_name=f"{name}.zip",
         mime="application/zip", on_click="ignore", key=f"export_{name}", icon=":material/download:",
         disabled=empty[name] is not None,
-        help=None if empty[name] is None else escape_markdown(f"Nothing to export: {empty[name]}."),
+        help=escape_markdown(spec.description if empty[name] is None else f"Nothing to export: {empty[name]}."),
     )
-if nothing := [name for name in exports.FORMATS if empty[name] is not None]:
+if nothing := [name for name, reason in empty.items() if reason is not None]:
     st.caption(escape_markdown("Nothing to export yet: " + "; ".join(f"{name}: {empty[name]}" for name in nothing)))

@@ -2,7 +2,7 @@
 
 Nothing heavy is imported at start-up (no database layer, reader, writer or statistics): each command
 imports what it needs, so that `--help` and the other commands start at once. The format lists in the help
-come from the registries' import-free name lists.
+come from the registries, which load no reader or writer.
 """
 
 from __future__ import annotations
@@ -14,18 +14,36 @@ import typer
 
 from annotator import exports
 from annotator.cli._app import app, fail, out_directory
-from annotator.formats import names as format_names
+from annotator.formats import FORMATS as IMPORT_FORMATS
 
 
 def import_format_help() -> str:
     """The `import --format` help: every registered format with its description, in detection order, and the
     other names it takes."""
-    formats = "; ".join(f"{name}: {description}" for name, description in format_names.FORMATS.items())
-    by_format: dict[str, list[str]] = {}
-    for alias, name in format_names.ALIASES.items():
-        by_format.setdefault(name, []).append(alias)
-    aliases = ", ".join(f"{'/'.join(names)} for {name}" for name, names in by_format.items())
+    formats = "; ".join(f"{fmt.name}: {fmt.description}" for fmt in IMPORT_FORMATS)
+    aliases = ", ".join(f"{'/'.join(fmt.aliases)} for {fmt.name}" for fmt in IMPORT_FORMATS if fmt.aliases)
     return f"Detected if omitted. {formats}. Also: {aliases}."
+
+
+def export_format_help() -> str:
+    """The `export --format` help: every export with what it writes, and the other names it takes."""
+    formats = "; ".join(f"{spec.name}: {spec.description}" for spec in exports.EXPORTS)
+    aliases = ", ".join(f"{'/'.join(spec.aliases)} for {spec.name}" for spec in exports.EXPORTS if spec.aliases)
+    return f"One of: {formats}." + (f" Also: {aliases}." if aliases else "")
+
+
+# The flag that gives each writer option (`Export.options`) on the command line.
+_EXPORT_FLAGS = {"file_format": "--as", "with_history": "--with-history", "include_incomplete": "--include-incomplete"}
+
+
+def _refuse_options(spec: exports.Export, given: dict[str, object]) -> None:
+    """Exit 2 naming the flags and the exports that take them when `spec` takes one of `given` not."""
+    for name in given:
+        if name not in spec.options:
+            takers = [other for other in exports.EXPORTS if name in other.options]
+            flags = [_EXPORT_FLAGS[option] for other in takers for option in other.options]
+            verb = "applies" if len(flags) == 1 else "apply"
+            fail(f"{' and '.join(flags)} {verb} to --format {' or '.join(t.name for t in takers)} only", 2)
 
 
 def _redacted(url: str) -> str:
@@ -102,7 +120,7 @@ def _nothing_to_write(format: str) -> str | None:
 @app.command("export")
 def export_command(
     format: Annotated[
-        str, typer.Option("--format", "-f", help=f"One of: {', '.join(exports.FORMATS)}.")
+        str, typer.Option("--format", "-f", help=export_format_help())
     ] = "reliablemath",
     out: Annotated[Path | None, typer.Option(help="Output directory (default: exports/FORMAT).")] = None,
     file_format: Annotated[
@@ -120,27 +138,23 @@ def export_command(
     """Write the dataset; `reliablemath` keeps only vetted candidates (labels_per_candidate labels resolving to
     human_check = 1, or adjudicated so); `labels` writes every annotator's labels."""
     from annotator.db import PROJECT_ROOT
+    from annotator.exports.rows import FILE_FORMATS
 
-    target = out_directory(out or PROJECT_ROOT / "exports" / format)
-    options: dict[str, object] = {"file_format": file_format} if file_format else {}
-    if with_history:
-        options["with_history"] = True
-    if options and format != "labels":
-        fail("--as and --with-history apply to --format labels only", 2)
-    if include_incomplete:
-        if format != "reliablemath":
-            fail("--include-incomplete applies to --format reliablemath only", 2)
-        options["include_incomplete"] = True
-    if file_format not in (None, "jsonl", "csv", "parquet"):
-        fail(f"--as takes jsonl, csv or parquet, got {file_format!r}", 2)
-    if format in exports.FORMATS and (reason := _nothing_to_write(format)):
-        typer.echo(f"nothing to export: {reason}; nothing written")
-        return
     try:
         # The database is opened only once the format is known to have a writer.
-        manifest = exports.export(format, target, options=options)
+        spec = exports.find(format)
     except exports.UnknownExportFormat as exc:
         fail(str(exc), 2)
+    target = out_directory(out or PROJECT_ROOT / "exports" / spec.name)
+    given = {"file_format": file_format, "with_history": with_history, "include_incomplete": include_incomplete}
+    options = {name: value for name, value in given.items() if value}
+    _refuse_options(spec, options)
+    if file_format not in (None, *FILE_FORMATS):
+        fail(f"--as takes {', '.join(FILE_FORMATS[:-1])} or {FILE_FORMATS[-1]}, got {file_format!r}", 2)
+    if reason := _nothing_to_write(spec.name):
+        typer.echo(f"nothing to export: {reason}; nothing written")
+        return
+    manifest = exports.export(spec.name, target, options=options)
     for name, entry in manifest["files"].items():
         typer.echo(f"{target / name}: {entry['records']} records")
     vetted = manifest.get("vetted") or {}

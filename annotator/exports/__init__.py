@@ -1,21 +1,12 @@
 """Exports: each format writes files into a directory; every export adds a `manifest.json` beside them.
 
-| format       | what                                                                          |
-|--------------|-------------------------------------------------------------------------------|
-| reliablemath | the release layout (solve / unsol files), only vetted candidates (`queue.vetted`) |
-| annotation   | the paper's annotation sheet (Fig. 10), every candidate                        |
-| jsonl, csv, parquet | flat tables, one row per candidate                                     |
-| treecut, umwp, gsm-ic | each imported file of that format under its own name, byte for byte  |
-| labels       | every annotator's every label (JSONL, CSV or Parquet), optionally their history  |
-| transcripts  | `transcripts.jsonl`: every model response with its judge and human verdicts    |
-| inspect      | the transcripts as Inspect AI eval logs (`.json`), one per model and prompt      |
-
-One module per format; each writer takes a read session and a directory and returns {file name: records},
-fed by the query functions of `annotator.store`. A writer's module may also have a `manifest(session,
-**options)` returning entries of its own for the manifest (the release's `vetted` rule, label provenance).
-Exports hold dataset content and labels only: no annotator passwords, API keys or settings. Importing this
-package loads no writer (nor the database layer), so that the command line can list `FORMATS` at once;
-`export` loads them.
+`EXPORTS` is the one list of export formats: each names its writer, the options it takes, the function that
+adds its own manifest entries (the release's `vetted` rule, label provenance), what it is, and any other names
+it answers to. A writer's module has the writer `(session, out, **options) -> {file name: records}`, fed by the
+query functions of `annotator.store` (JSONL / CSV / Parquet files through `annotator.exports.rows`), and
+`nothing_to_write(session)`: why it would write no record, or None. Exports hold dataset content and labels
+only: no annotator passwords, API keys or settings. Importing this package loads no writer (nor the database
+layer), so that the command line can list the formats at once; `export` loads the one it runs.
 """
 
 from __future__ import annotations
@@ -23,8 +14,8 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,43 +26,81 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlmodel import Session
 
-Exporter = Callable[["Session", Path], dict[str, int]]  # writes files, returns {file name: record count}
-# Each format's writer as (module of this package, function), loaded only when an export runs, so that the
-# command line can list the formats at once.
-_WRITERS = {
-    "reliablemath": ("reliablemath", "write_release"),
-    "annotation": ("annotation", "write_sheet"),
-    "jsonl": ("table", "write_jsonl"),
-    "csv": ("table", "write_csv"),
-    "parquet": ("table", "write_parquet"),
-    "treecut": ("treecut", "write_files"),
-    "umwp": ("umwp", "write_files"),
-    "gsm-ic": ("gsm_ic", "write_files"),
-    "labels": ("labels", "write_labels"),
-    "transcripts": ("transcripts", "write_transcripts"),
-    "inspect": ("inspect_log", "write_inspect_logs"),
-}
-FORMATS = tuple(_WRITERS)
-# The options a format's writer takes as keyword arguments (`export(..., options=...)`).
-OPTIONS = {"labels": ("file_format", "with_history"), "reliablemath": ("include_incomplete",)}
+Exporter = Callable[..., dict[str, int]]  # (session, out, **options): writes files, returns {file name: records}
+
+
+@dataclass(frozen=True)
+class Export:
+    """An export format: its name (what `export --format` takes and the page's download says), its writer as
+    `module:function`, what it writes, the options the writer takes as keyword arguments, the function of the
+    module that adds entries of its own to the manifest (`(session, **options) -> dict`), if any, and the other
+    names it answers to."""
+
+    name: str
+    writer: str
+    description: str
+    options: tuple[str, ...] = ()
+    manifest: str | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def module(self) -> str:
+        return self.writer.split(":")[0]
+
+    def function(self, name: str) -> Callable[..., Any]:
+        """A function of the writer's module, loaded now."""
+        function: Callable[..., Any] = getattr(importlib.import_module(self.module), name)
+        return function
+
+    def write(self, session: Session, out: Path, **options: Any) -> dict[str, int]:
+        counts: dict[str, int] = self.function(self.writer.split(":")[1])(session, out, **options)
+        return counts
+
+    def manifest_entries(self, session: Session, **options: Any) -> dict[str, Any]:
+        return self.function(self.manifest)(session, **options) if self.manifest else {}
+
+    def nothing_to_write(self, session: Session) -> str | None:
+        reason: str | None = self.function("nothing_to_write")(session)
+        return reason
+
+
+EXPORTS: tuple[Export, ...] = (
+    Export("reliablemath", "annotator.exports.reliablemath:write_release",
+           "the release layout (solve / unsol files), only vetted candidates",
+           options=("include_incomplete",), manifest="manifest"),
+    Export("annotation", "annotator.exports.annotation:write_sheet",
+           "the paper's annotation sheet (Fig. 10), every candidate", manifest="manifest"),
+    Export("jsonl", "annotator.exports.table:write_jsonl", "candidates.jsonl: a flat table, one row per candidate"),
+    Export("csv", "annotator.exports.table:write_csv", "candidates.csv: a flat table, one row per candidate"),
+    Export("parquet", "annotator.exports.table:write_parquet",
+           "candidates.parquet: a flat table, one row per candidate"),
+    Export("treecut", "annotator.exports.treecut:write_files",
+           "each imported TreeCut file under its own name, byte for byte"),
+    Export("umwp", "annotator.exports.umwp:write_files", "each imported UMWP file under its own name"),
+    Export("gsm_ic", "annotator.exports.gsm_ic:write_files",
+           "each imported GSM-IC file under its own name, and the vetted distractors", aliases=("gsm-ic",)),
+    Export("labels", "annotator.exports.labels:write_labels",
+           "every annotator's every label (JSONL, CSV or Parquet), optionally their history",
+           options=("file_format", "with_history")),
+    Export("transcripts", "annotator.exports.transcripts:write_transcripts",
+           "every model response with its judge and human verdicts"),
+    Export("inspect", "annotator.exports.inspect_log:write_inspect_logs",
+           "the transcripts as Inspect AI eval logs (.json), one per model and prompt"),
+)
 
 
 class UnknownExportFormat(ValueError):
-    """An export format that no writer has."""
+    """An export format that no writer has, or an option its writer does not take."""
 
 
-@cache
-def exporters() -> dict[str, Exporter]:
-    """Every export format's writer, by format name."""
-    return {
-        name: getattr(importlib.import_module(f"annotator.exports.{module}"), function)
-        for name, (module, function) in _WRITERS.items()
-    }
-
-
-def _manifest_entries(format: str) -> Callable[..., dict[str, Any]] | None:
-    """The `manifest(session, **options)` function of a format's writer module, if it has one."""
-    return getattr(importlib.import_module(f"annotator.exports.{_WRITERS[format][0]}"), "manifest", None)
+def find(name: str) -> Export:
+    """The export called `name` or answering to it; raises UnknownExportFormat naming the choices."""
+    found = next((spec for spec in EXPORTS if name == spec.name or name in spec.aliases), None)
+    if found is None:
+        raise UnknownExportFormat(
+            f"unknown export format {name!r}; choose one of {', '.join(spec.name for spec in EXPORTS)}"
+        )
+    return found
 
 
 def export(
@@ -80,27 +109,24 @@ def export(
     """Write `format` into `out` and a manifest (counts, sha256 of each file, export time, tool version, the
     options given).
 
-    Raises UnknownExportFormat before touching the database or `out` when no writer has `format`, or it
-    takes none of `options` (see `OPTIONS`).
+    Raises UnknownExportFormat before touching the database or `out` when no export has `format` (a name or
+    an alias), or it takes none of `options` (its `Export.options`).
     """
-    writer = exporters().get(format)
-    if writer is None:
-        raise UnknownExportFormat(f"unknown export format {format!r}; choose one of {', '.join(FORMATS)}")
+    spec = find(format)
     options = options or {}
-    unknown = sorted(set(options) - set(OPTIONS.get(format, ())))
+    unknown = sorted(set(options) - set(spec.options))
     if unknown:
-        raise UnknownExportFormat(f"the {format} export takes no option {', '.join(unknown)}")
+        raise UnknownExportFormat(f"the {spec.name} export takes no option {', '.join(unknown)}")
     from annotator.db import get_engine, read_session
 
     out.mkdir(parents=True, exist_ok=True)
     with read_session(engine or get_engine()) as session:
-        counts = writer(session, out, **options)
-        own = _manifest_entries(format)
-        entries = own(session, **options) if own is not None else {}
+        counts = spec.write(session, out, **options)
+        entries = spec.manifest_entries(session, **options)
     manifest = {
         "tool": "annotator",
         "version": __version__,
-        "format": format,
+        "format": spec.name,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         **({"options": options} if options else {}),
         "files": {name: {"records": counts[name], "sha256": sha256_file(out / name)} for name in sorted(counts)},
@@ -113,36 +139,9 @@ def export(
 def nothing_to_write(session: Session, format: str) -> str | None:
     """Why the `format` export would write no record (e.g. "no TreeCut files were imported"), or None: asked
     before writing, so that the Import and export page and the command line say "nothing to export" and why.
-    A few indexed counts, one rule per format (tests check each against what its writer writes)."""
-    from sqlalchemy import select
-
-    from annotator.models import Annotation, Candidate, Problem, SourceFile, Transcript
-    from annotator.queue import labels_per_candidate, vetted
-    from annotator.vocabulary import SOLVABLE_BY_DESIGN
-
-    def _any(query: Any) -> bool:
-        return session.execute(query.limit(1)).first() is not None
-
-    def _imported(format: str) -> bool:
-        return _any(select(SourceFile.id).where(SourceFile.format == format))
-
-    if format == "reliablemath":
-        return None if _any(select(Problem.id)) else "the database holds no problems"
-    if format in ("annotation", "jsonl", "csv", "parquet"):
-        return None if _any(select(Candidate.id)) else "the database holds no candidates"
-    if format == "labels":
-        return None if _any(select(Annotation.id)) else "nobody has labelled a candidate yet"
-    if format in ("transcripts", "inspect"):
-        return None if _any(select(Transcript.id)) else "the database holds no transcripts"
-    if format == "gsm-ic":
-        distractors = select(Candidate.id).where(
-            vetted(labels_per_candidate(session)), Candidate.rewrite_type.in_([str(t) for t in SOLVABLE_BY_DESIGN])
-        )
-        if _imported(format) or _any(distractors):
-            return None
-        return "no GSM-IC files were imported and no distractor is vetted yet"
-    names = {"treecut": "TreeCut", "umwp": "UMWP"}
-    return None if _imported(format) else f"no {names.get(format, format)} files were imported"
+    A few indexed counts, one rule per format in its writer's module (tests check each against what its writer
+    writes)."""
+    return find(format).nothing_to_write(session)
 
 
-__all__ = ["FORMATS", "OPTIONS", "Exporter", "UnknownExportFormat", "export", "exporters", "nothing_to_write"]
+__all__ = ["EXPORTS", "Export", "Exporter", "UnknownExportFormat", "export", "find", "nothing_to_write"]

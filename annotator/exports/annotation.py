@@ -8,6 +8,7 @@ from typing import Any
 from sqlmodel import Session
 
 from annotator.adjudication import adjudications, label_provenance
+from annotator.exports import table
 from annotator.exports.reliablemath import write_json
 from annotator.store import iter_candidates, original_question_and_answer
 
@@ -45,3 +46,6 @@ def write_sheet(session: Session, out: Path) -> dict[str, int]:
 def manifest(session: Session) -> dict[str, Any]:
     """The sheet's manifest entry `labels`: where each labelled candidate's resolved label comes from."""
     return {"labels": label_provenance(session)}
+
+
+nothing_to_write = table.nothing_to_write  # the sheet has a row per candidate, as the flat tables do

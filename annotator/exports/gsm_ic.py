@@ -17,11 +17,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
 from sqlmodel import Session
 
 from annotator.exports.umwp import dumps_file
 from annotator.files import write_file
 from annotator.formats.gsm_ic import NAME
+from annotator.models import Candidate
 from annotator.queue import labels_per_candidate, vetted
 from annotator.store import iter_candidates, original_question_and_answer, source_files
 from annotator.vocabulary import SOLVABLE_BY_DESIGN
@@ -83,3 +85,14 @@ def write_files(session: Session, out: Path) -> dict[str, int]:
         write_file(out / GENERATED_FILE, dumps(generated))
         counts[GENERATED_FILE] = len(generated)
     return counts
+
+
+def nothing_to_write(session: Session) -> str | None:
+    """Why the export would write no file, or None: it writes every imported GSM-IC file and the vetted
+    distractors."""
+    distractors = select(Candidate.id).where(
+        vetted(labels_per_candidate(session)), Candidate.rewrite_type.in_([str(t) for t in SOLVABLE_BY_DESIGN])
+    )
+    if source_files(session, format=NAME) or session.scalar(distractors.limit(1)) is not None:
+        return None
+    return "no GSM-IC files were imported and no distractor is vetted yet"

@@ -30,6 +30,7 @@ from typing import IO, Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+from annotator.exports import transcripts as transcripts_export
 from annotator.models import Transcript
 from annotator.transcripts.items import Item, items_by_data_id
 from annotator.transcripts.storing import iter_transcripts
@@ -42,6 +43,11 @@ _COLUMNS = (Transcript.reasoning, Transcript.params, Transcript.finish_reason, T
 _STOP_REASONS = {"stop": "stop", "length": "max_tokens", "max_tokens": "max_tokens", "tool_calls": "tool_calls",
                  "content_filter": "content_filter", "model_length": "model_length"}
 _ITEMS_AT_ONCE = 500
+
+
+def nothing_to_write(session: Session) -> str | None:
+    """Why the Inspect export would hold no sample, or None: as for the transcripts export."""
+    return transcripts_export.nothing_to_write(session)
 
 
 def _slug(text: str) -> str:

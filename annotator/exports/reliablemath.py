@@ -4,7 +4,7 @@ Only vetted candidates are released (`queue.vetted`: resolved to human_check = 1
 labels, or adjudicated so; `include_incomplete` also takes those with fewer labels resolving to 1, and the
 manifest says which rule was used and how many were left out), and only those meant to be unsolvable:
 for a solvable-by-design candidate (a GSM-IC `distractor`) human_check = 1 means "answer unchanged", so it
-never goes into the `unsol` files (the `gsm-ic` export writes those). Files imported from a release are
+never goes into the `unsol` files (the `gsm_ic` export writes those). Files imported from a release are
 written back in their own style (`annotator.formats.reliablemath.dumps`), byte for byte, and so is the release's
 `math_instruction.json` when the imported one had it.
 """
@@ -20,7 +20,7 @@ from sqlmodel import Session
 from annotator.adjudication import label_provenance
 from annotator.files import write_file
 from annotator.formats.reliablemath import FLOAT_DIFFICULTY, INSTRUCTION_KIND, NAME, dumps
-from annotator.models import Candidate
+from annotator.models import Candidate, Problem
 from annotator.queue import incomplete, labels_per_candidate, vetted
 from annotator.store import (
     data_sources,
@@ -114,3 +114,8 @@ def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str,
 def write_json(path: Path, records: list[dict[str, Any]], style: dict[str, Any]) -> None:
     """A JSON array in the release's style (`indent=4`; non-ASCII escaped if `style` says so)."""
     write_file(path, dumps(records, ensure_ascii=bool(style.get("ensure_ascii"))))
+
+
+def nothing_to_write(session: Session) -> str | None:
+    """Why the release would hold no record, or None (the solve files hold every problem)."""
+    return None if session.scalar(select(Problem.id).limit(1)) is not None else "the database holds no problems"

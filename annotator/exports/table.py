@@ -3,21 +3,22 @@
 CSV and Parquet cells cannot keep a JSON type, so they hold `ground_truth` and `source_id` as JSON text in
 `{name}_json` columns (`annotator.formats.table.JSON_ENCODED`), which an import decodes again. CSV text
 cells that a spreadsheet would run as a formula get a `'` in front (`annotator.csv_cells`; an import removes
-it). Rows stream from the database: memory does not grow with the number of candidates.
+it). Rows stream from the database into the one table writer (`annotator.exports.rows`): memory does not grow
+with the number of candidates.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Text, type_coerce
+from sqlalchemy import Text, select, type_coerce
 from sqlmodel import Session
 
-from annotator.csv_cells import DictWriter
+from annotator.exports.rows import FILE_FORMATS, write_table
 from annotator.formats.table import JSON_ENCODED
+from annotator.models import Candidate
 from annotator.store import CANDIDATE_COLUMNS, candidates_query, iter_candidates, iter_raw
 
 FLAT_COLUMNS = (
@@ -60,85 +61,40 @@ def flat_row(candidate: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def write_jsonl(session: Session, out: Path) -> dict[str, int]:
+# Each CSV / Parquet column with its kind (`rows.KINDS`): JSON-typed values are `{name}_json` text cells.
+_INTEGER = ("problem_position", "condition_index", "label_count", "human_check", "difficulty_eval")
+FLAT_KINDS = {
+    (f"{name}_json" if name in JSON_ENCODED else name): ("int" if name in _INTEGER else "string")
+    for name in FLAT_COLUMNS
+}
+FILES = {file_format: f"candidates.{file_format}" for file_format in FILE_FORMATS}
+
+
+def write_candidates(session: Session, out: Path, file_format: str) -> dict[str, int]:
+    """`candidates.{file_format}`, one row per candidate in id order."""
     out.mkdir(parents=True, exist_ok=True)
-    count = 0
-    encode = _object_encoder()
-    pieces: list[str] = []
-    with (out / "candidates.jsonl").open("w", encoding="utf-8") as handle:
-        for row in iter_raw(session, candidates_query(columns=_JSONL_SELECT, order="id")):
-            # JSON-typed columns are stored as JSON text: splice them in rather than decode and re-encode.
-            raw = [row.pop(name) for name in _RAW_JSON]
-            pieces.append(encode(row)[:-1])
-            pieces.extend(f', "{name}": {value or "null"}' for name, value in zip(_RAW_JSON, raw))
-            pieces.append("}\n")
-            count += 1
-            if len(pieces) >= 20_000:
-                handle.writelines(pieces)
-                pieces.clear()
-        handle.writelines(pieces)
-    return {"candidates.jsonl": count}
+    if file_format == "jsonl":
+        # JSON-typed columns are stored as JSON text: spliced in rather than decoded and encoded again.
+        rows = iter_raw(session, candidates_query(columns=_JSONL_SELECT, order="id"))
+        count = write_table(out / FILES["jsonl"], rows, file_format="jsonl", json_text=_RAW_JSON)
+    else:
+        rows = (flat_row(c) for c in iter_candidates(session, columns=FLAT_SELECT, order="id"))
+        count = write_table(out / FILES[file_format], rows, file_format=file_format, columns=FLAT_KINDS)
+    return {FILES[file_format]: count}
 
 
-def _object_encoder() -> Callable[[dict[str, Any]], str]:
-    """`json.dumps(obj, ensure_ascii=False)` for one object at a time, without its per-call set-up.
-
-    `json.dumps` builds a new C encoder on every call, which costs more than encoding a short row; build
-    it once (falling back to the public API where the C encoder is missing).
-    """
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return json.JSONEncoder(ensure_ascii=False).encode
-    encoder = make(None, None, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
-    return lambda obj: "".join(encoder(obj, 0))
+def write_jsonl(session: Session, out: Path) -> dict[str, int]:
+    return write_candidates(session, out, "jsonl")
 
 
 def write_csv(session: Session, out: Path) -> dict[str, int]:
-    out.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with (out / "candidates.csv").open("w", encoding="utf-8", newline="") as handle:
-        writer: DictWriter | None = None
-        for candidate in iter_candidates(session, columns=FLAT_SELECT, order="id"):
-            row = flat_row(candidate)
-            if writer is None:
-                writer = DictWriter(handle, fieldnames=list(row))
-                writer.writeheader()
-            writer.writerow(row)
-            count += 1
-    return {"candidates.csv": count}
+    return write_candidates(session, out, "csv")
 
 
 def write_parquet(session: Session, out: Path) -> dict[str, int]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    out.mkdir(parents=True, exist_ok=True)
-    count = 0
-    writer: pq.ParquetWriter | None = None
-    batch: list[dict[str, Any]] = []
-    schema = None
-
-    def write_batch() -> None:
-        nonlocal writer, schema
-        if writer is None:
-            schema = _parquet_schema(pa)
-            writer = pq.ParquetWriter(out / "candidates.parquet", schema)
-        writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-        batch.clear()
-
-    for candidate in iter_candidates(session, columns=FLAT_SELECT, order="id"):
-        batch.append(flat_row(candidate))
-        count += 1
-        if len(batch) >= 5000:
-            write_batch()
-    if batch or writer is None:
-        write_batch()
-    assert writer is not None
-    writer.close()
-    return {"candidates.parquet": count}
+    return write_candidates(session, out, "parquet")
 
 
-def _parquet_schema(pa: Any) -> Any:
-    integer = {"problem_position", "condition_index", "label_count", "human_check", "difficulty_eval"}
-    names = [c if c not in JSON_ENCODED else f"{c}_json" for c in FLAT_COLUMNS]
-    return pa.schema([(name, pa.int64() if name in integer else pa.string()) for name in names])
+def nothing_to_write(session: Session) -> str | None:
+    """Why a table of candidates would hold no row, or None."""
+    return None if session.scalar(select(Candidate.id).limit(1)) is not None else "the database holds no candidates"

@@ -6,11 +6,13 @@ human, verdict (the effective one: the human's where given, else the judge's), t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from sqlalchemy import select
 from sqlmodel import Session
 
+from annotator.exports.rows import write_table
+from annotator.models import Transcript
 from annotator.transcripts.storing import iter_transcripts
 
 KEYS = ("data_id", "model", "prompt", "sample", "response", "extracted_answer", "judge_rule", "judge_class",
@@ -19,11 +21,12 @@ FILE = "transcripts.jsonl"
 
 
 def write_transcripts(session: Session, out: Path) -> dict[str, int]:
-    count = 0
     out.mkdir(parents=True, exist_ok=True)
-    # Streamed line by line: responses are long and there may be 100,000s of them.
-    with (out / FILE).open("w", encoding="utf-8", newline="\n") as handle:
-        for row in iter_transcripts(session):
-            handle.write(json.dumps({key: row[key] for key in KEYS}, ensure_ascii=False) + "\n")
-            count += 1
-    return {FILE: count}
+    # Streamed: responses are long and there may be 100,000s of them.
+    rows = ({key: row[key] for key in KEYS} for row in iter_transcripts(session))
+    return {FILE: write_table(out / FILE, rows, file_format="jsonl")}
+
+
+def nothing_to_write(session: Session) -> str | None:
+    """Why the transcripts export would hold no line, or None."""
+    return None if session.scalar(select(Transcript.id).limit(1)) is not None else "the database holds no transcripts"

@@ -65,3 +65,8 @@ def write_files(session: Session, out: Path) -> dict[str, int]:
         write_file(out / name, file_text(lines, options))
         counts[name] = len(lines)
     return counts
+
+
+def nothing_to_write(session: Session) -> str | None:
+    """Why the export would write no file, or None."""
+    return None if source_files(session, format=NAME) else "no TreeCut files were imported"

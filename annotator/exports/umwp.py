@@ -54,3 +54,8 @@ def write_files(session: Session, out: Path) -> dict[str, int]:
         write_file(out / name, dumps_file([record for _, record in indexed], source_file["options"] or {}))
         counts[name] = len(indexed)
     return counts
+
+
+def nothing_to_write(session: Session) -> str | None:
+    """Why the export would write no file, or None."""
+    return None if source_files(session, format=NAME) else "no UMWP files were imported"

@@ -16,13 +16,13 @@ from typing import Any
 
 from annotator.files import sha256_file
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.formats.reliablemath import candidate_from
 from annotator.records import (
     CandidateRecord,
     ImportPart,
     InputError,
     Location,
+    ReadOptions,
     SourceFileInfo,
     optional_str,
     parse_data_id,
@@ -100,6 +100,3 @@ def _label_row(obj: dict[str, Any], loc: Location, *, annotator: str) -> Candida
     if label is not None:
         label.account = True
     return candidate_from(data_id, loc, rewritten_question=None, label=label, label_only=True)
-
-
-FORMAT = Format(name="batch", sniff=sniff, read=read)

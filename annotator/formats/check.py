@@ -15,13 +15,13 @@ from typing import Any
 
 from annotator.files import sha256_bytes
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.formats.reliablemath import CHECK_KEY_RE, NAME, candidate_from, problem_from, sample_kind
 from annotator.records import (
     CandidateRecord,
     ImportPart,
     Location,
     ProblemRecord,
+    ReadOptions,
     SourceFileInfo,
     label_in,
     optional_str,
@@ -89,6 +89,3 @@ def _nested_candidates(
             label=label_in(nested, field_loc, annotator=annotator),
             llm_outputs={k2: v for k2, v in nested.items() if k2 not in known} or None,
         )
-
-
-FORMAT = Format(name="check", sniff=sniff, read=read)

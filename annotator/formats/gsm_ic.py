@@ -20,13 +20,13 @@ from typing import Any
 
 from annotator.files import sha256_bytes
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.records import (
     CandidateRecord,
     ImportPart,
     Location,
     Oddity,
     ProblemRecord,
+    ReadOptions,
     SourceFileInfo,
     check_json_value,
     require,
@@ -155,6 +155,3 @@ def read_file(path: Path) -> ImportPart:
             )
 
     return ImportPart(str(path), records(), info, oddities)
-
-
-FORMAT = Format(name=NAME, sniff=sniff, read=read)

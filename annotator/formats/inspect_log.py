@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from annotator.formats.registry import Format, ReadOptions
 from annotator.formats.transcripts import transcript_record
-from annotator.records import ImportPart, InputError, Location, TranscriptRecord
+from annotator.records import ImportPart, InputError, Location, ReadOptions, TranscriptRecord
 
 NAME = "inspect_log"
 _HEADER_BYTES = 4096
@@ -82,6 +81,3 @@ def read(path: Path, options: ReadOptions) -> list[ImportPart]:
             yield transcript_record(_fields(log, sample), loc, source=NAME)
 
     return [ImportPart(str(path), records())]
-
-
-FORMAT = Format(name=NAME, sniff=sniff, read=read, by_file=True)

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.formats.transcripts import transcript_record
-from annotator.records import ImportPart, InputError, Location, TranscriptRecord, require
+from annotator.records import ImportPart, InputError, Location, ReadOptions, TranscriptRecord, require
 
 NAME = "lm_eval"
 KEYS = ("doc_id", "doc", "arguments", "resps", "filtered_resps")
@@ -175,4 +174,3 @@ def read(path: Path, options: ReadOptions) -> list[ImportPart]:
     return [ImportPart(str(path), records())]
 
 
-FORMAT = Format(name=NAME, sniff=sniff, read=read)

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.formats.transcripts import transcript_record
-from annotator.records import ImportPart, Location, Oddity, TranscriptRecord, optional_int, require
+from annotator.records import ImportPart, Location, Oddity, ReadOptions, TranscriptRecord, optional_int, require
 
 NAME = "openai_batch"
 FAILED = Oddity(
@@ -174,4 +173,3 @@ def read(path: Path, options: ReadOptions) -> list[ImportPart]:
     return [ImportPart(str(path), records(), oddities=oddities)]
 
 
-FORMAT = Format(name=NAME, sniff=sniff, read=read)

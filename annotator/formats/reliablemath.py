@@ -21,7 +21,6 @@ from typing import Any
 
 from annotator.files import sha256_bytes
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.records import (
     CandidateRecord,
     ImportPart,
@@ -29,6 +28,7 @@ from annotator.records import (
     LabelRecord,
     Location,
     ProblemRecord,
+    ReadOptions,
     SourceFileInfo,
     check_json_value,
     label_in,
@@ -252,6 +252,3 @@ def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, posit
     if obj.get("rewrite_type") not in (None, "", data_id.rewrite_type):
         raise loc.error(f"{obj['rewrite_type']!r} does not match {id_field} {str(data_id)!r}", "rewrite_type")
     return record
-
-
-FORMAT = Format(name=NAME, sniff=sniff, read=read)

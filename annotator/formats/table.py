@@ -15,9 +15,8 @@ from typing import Any
 
 from annotator.files import sha256_file
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.formats.reliablemath import kind_of, problem_from, sample_kind, sheet_candidate
-from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord, SourceFileInfo
+from annotator.records import CandidateRecord, ImportPart, Location, ProblemRecord, ReadOptions, SourceFileInfo
 
 # Columns whose JSON type a CSV or Parquet cell cannot keep: flat files hold them as `{name}_json` text.
 JSON_ENCODED = {"ground_truth", "source_id"}
@@ -100,6 +99,3 @@ def _int(value: Any, loc: Location, field: str) -> int:
     if number < 0 or (isinstance(value, float) and value != number):
         raise loc.error(f"expected a whole number >= 0, got {value!r}", field)
     return number
-
-
-FORMAT = Format(name="table", sniff=sniff, read=read)

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.records import (
     ImportPart,
     Location,
+    ReadOptions,
     TranscriptRecord,
     check_json_value,
     optional_int,
@@ -69,6 +69,3 @@ def read(path: Path, options: ReadOptions) -> list[ImportPart]:
             yield transcript_record(obj, loc)
 
     return [ImportPart(str(path), records())]
-
-
-FORMAT = Format(name=NAME, sniff=sniff, read=read)

@@ -30,7 +30,6 @@ from typing import Any
 from annotator import treecut
 from annotator.files import sha256_bytes
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.formats.reliablemath import is_release_dir
 from annotator.records import (
     CandidateRecord,
@@ -38,6 +37,7 @@ from annotator.records import (
     InputError,
     Location,
     ProblemRecord,
+    ReadOptions,
     SourceFileInfo,
     require,
     require_str,
@@ -330,6 +330,3 @@ def read_file(path: Path, *, provenance: dict[str, Any] | None = None) -> Import
             )
 
     return ImportPart(str(path), records(), info)
-
-
-FORMAT = Format(name=NAME, sniff=sniff, read=read)

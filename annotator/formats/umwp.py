@@ -19,13 +19,13 @@ from typing import Any
 
 from annotator.files import sha256_bytes
 from annotator.formats import _io
-from annotator.formats.registry import Format, ReadOptions
 from annotator.records import (
     CandidateRecord,
     ImportPart,
     Location,
     Oddity,
     ProblemRecord,
+    ReadOptions,
     SourceFileInfo,
     check_json_value,
     require,
@@ -184,6 +184,3 @@ def _kept(obj: dict[str, Any], file: str, index: int) -> dict[str, Any]:
     """Everything of a record that the problem / candidate columns do not hold, and the key order."""
     kept = {key: value for key, value in obj.items() if key != "question"}
     return {"file": file, "index": index, "keys": list(obj), "fields": kept}
-
-
-FORMAT = Format(name=NAME, sniff=sniff, read=read)

@@ -25,7 +25,7 @@ from annotator.pipeline.progress import GenerateProgress, RunSummary
 from annotator.pipeline.prompts import PromptSet, load_prompts
 from annotator.pipeline.steps import Pipeline
 from annotator.pipeline.work import ProblemWork
-from annotator.runs.kinds import RunKindSpec
+from annotator.runs.spec import RunKindSpec
 from annotator.vocabulary import RunKind, RunStatus
 
 

@@ -11,13 +11,13 @@ from sqlalchemy import Engine, update
 
 from annotator.db import PROJECT_ROOT, write_session
 from annotator.models import Run, utcnow
-from annotator.runs.kinds import command
 from annotator.runs.lifecycle import RunError
+from annotator.runs.spec import command
 from annotator.vocabulary import RunStatus
 
 
 def start_background(engine: Engine, *, run_id: int, log_dir: Path | None = None) -> int:
-    """Execute queued run `run_id` in a new process (`python -m annotator <kind> --run-id N`, `kinds.command`);
+    """Execute queued run `run_id` in a new process (`python -m annotator <kind> --run-id N`, `spec.command`);
     returns its pid.
 
     The pid is stored on the run at once, so that a process which dies before it claims the run is seen

@@ -1,4 +1,4 @@
-"""The kinds of run: what each one is (`RunKindSpec`) and the one list of them (`KINDS`).
+"""The kinds of run: the one list of them (`KINDS`); what each one is, `RunKindSpec`, is in `spec`.
 
 A kind's module declares `SPEC = RunKindSpec(...)`: its options (a frozen dataclass with `roles()` and
 `from_run(run)`), how a run of it is created (queued, with its options), described (its row in a runs table)
@@ -15,59 +15,16 @@ A run's life (claim, heartbeat, cancel, stale, outcome) is the same for every ki
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from annotator.runs.lifecycle import RunError
+from annotator.runs.spec import RunKindSpec, command
 from annotator.vocabulary import RunKind
-
-if TYPE_CHECKING:
-    from sqlmodel import Session
-
-    from annotator.models import Run
-    from annotator.runs.progress import Summary
 
 # The one list: each kind of run and the module that declares its `SPEC`.
 KINDS: dict[RunKind, str] = {
     RunKind.generate: "annotator.pipeline.generate",
     RunKind.evaluate: "annotator.transcripts.collect",
 }
-
-
-@dataclass(frozen=True)
-class RunKindSpec:
-    """One kind of run.
-
-    Attributes:
-        kind: its name: the `Run.kind` of its runs and the CLI command that executes one.
-        unit: what it works through, one of them ("problem", "response"): the progress bar's, the progress
-            line's and the runs table's word.
-        options: its options' type (`from_run(run)` reads them back from a run).
-        create: `(session, *, options, created_by)` -> a queued run (raises `RunError` naming what to fix).
-        describe: `(run)` -> its row in the kind's runs table.
-        execute: `async (engine, *, run_id, progress_callback)` -> the run's `Summary`, once it has ended.
-    """
-
-    kind: RunKind
-    unit: str
-    options: type
-    create: Callable[..., Run]
-    describe: Callable[[Run], dict[str, Any]]
-    execute: Callable[..., Awaitable[Summary]]
-
-    @property
-    def units(self) -> str:
-        return f"{self.unit}s"
-
-    def queue(self, session: Session, *, options: Any, created_by: str | None) -> int:
-        """A queued run of this kind with `options` (the CLI's and the pages' way in); its models' key variables
-        are checked first, so a missing one is told now rather than in the run's log. Returns its id."""
-        for role in options.roles().values():
-            role.api_key()  # raises LLMConfigError naming the variable
-        run_id = self.create(session, options=options, created_by=created_by).id
-        assert run_id is not None
-        return run_id
 
 
 def spec(kind: str) -> RunKindSpec:
@@ -85,9 +42,4 @@ def specs() -> list[RunKindSpec]:
     return [spec(kind) for kind in KINDS]
 
 
-def command(kind: str, *, run_id: int) -> list[str]:
-    """The arguments after `python -m annotator` that execute queued run `run_id` of `kind` in a process of its
-    own (no progress bar: its output is a log file); RunError for a kind that is not in `KINDS`."""
-    if kind not in KINDS:
-        raise RunError(f"run {run_id} is of an unknown kind {kind!r}")
-    return [str(kind), "--run-id", str(run_id), "--no-progress"]
+__all__ = ["KINDS", "RunKindSpec", "command", "spec", "specs"]

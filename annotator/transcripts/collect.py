@@ -26,7 +26,7 @@ from annotator import runs
 from annotator.db import insert_ignore, write_session
 from annotator.llm import CallStats, Completion, Database, LLMCallFailed, LLMClient
 from annotator.models import Run, Transcript, utcnow
-from annotator.runs.kinds import RunKindSpec
+from annotator.runs.spec import RunKindSpec
 from annotator.transcripts.items import Item, evaluation_items
 from annotator.transcripts.options import MODEL, EvaluateOptions, sample_role
 from annotator.transcripts.prompts import messages, template

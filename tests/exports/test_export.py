@@ -1,8 +1,10 @@
-"""The exporters' registry: the import-free name list agrees with it, an unknown format is refused before the
-database or the output directory is touched, and writers are loaded only when an export runs."""
+"""The exports' one list: every writer module has its entry and each entry's functions exist, names and aliases
+are unique, an unknown format is refused before the database or the output directory is touched, and writers
+are loaded only when an export runs."""
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -16,10 +18,30 @@ from tests.conftest import PROJECT_ROOT
 from tests.support.imports import modules_loaded_by
 
 
-def test_the_name_list_is_exactly_the_registry() -> None:
-    assert exports.FORMATS == tuple(exports.exporters())
-    modules = {p.stem for p in (PROJECT_ROOT / "annotator" / "exports").glob("*.py") if p.stem != "__init__"}
-    assert {writer.__module__.rsplit(".", 1)[1] for writer in exports.exporters().values()} == modules
+def test_every_writer_module_has_an_entry_whose_functions_exist() -> None:
+    modules = {p.stem for p in (PROJECT_ROOT / "annotator" / "exports").glob("*.py")} - {"__init__", "rows"}
+    assert {spec.module for spec in exports.EXPORTS} == {f"annotator.exports.{stem}" for stem in modules}
+    for spec in exports.EXPORTS:
+        writer = spec.function(spec.writer.split(":")[1])
+        assert set(inspect.signature(writer).parameters) == {"session", "out", *spec.options}, spec.name
+        assert callable(spec.function("nothing_to_write")), spec.name
+        if spec.manifest:
+            assert set(inspect.signature(spec.function(spec.manifest)).parameters) == {"session", *spec.options}
+        assert spec.description and "\n" not in spec.description and "`" not in spec.description
+    names = [name for spec in exports.EXPORTS for name in (spec.name, *spec.aliases)]
+    assert len(names) == len(set(names))
+    assert all(exports.find(name) is spec for spec in exports.EXPORTS for name in (spec.name, *spec.aliases))
+
+
+def test_formats_both_read_and_written_have_one_name_and_the_same_aliases() -> None:
+    from annotator.formats import FORMATS
+
+    both = {fmt.name for fmt in FORMATS} & {spec.name for spec in exports.EXPORTS}
+    assert both == {"reliablemath", "annotation", "treecut", "umwp", "gsm_ic", "transcripts"}
+    for spec in exports.EXPORTS:
+        if spec.name in both:
+            (fmt,) = [fmt for fmt in FORMATS if fmt.name == spec.name]
+            assert set(spec.aliases) <= set(fmt.aliases), spec.name
 
 
 def test_an_unknown_format_is_refused_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,7 +70,7 @@ def test_nothing_to_write_says_why_exactly_when_an_export_writes_no_record(
         if stage == "release":
             import_parts(read(shared_data / "reliablemath"), engine=engine)
         with read_session(engine) as session:
-            reasons = {format: exports.nothing_to_write(session, format) for format in exports.FORMATS}
+            reasons = {spec.name: exports.nothing_to_write(session, spec.name) for spec in exports.EXPORTS}
         for format, reason in reasons.items():
             assert (reason is not None) == (_written(engine, format, tmp_path / stage) == 0), (stage, format, reason)
     assert reasons["treecut"] == "no TreeCut files were imported"

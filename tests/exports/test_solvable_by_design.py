@@ -39,7 +39,7 @@ def test_kept_distractors_stay_out_of_the_unsolvable_files(engine: Engine, tmp_p
         ], name
 
     # The distractors go to their own export, in GSM-IC's format.
-    export("gsm-ic", tmp_path / "ic", engine=engine)
+    export("gsm_ic", tmp_path / "ic", engine=engine)
     rows = json.loads((tmp_path / "ic" / "GSM-IC_distract.json").read_text(encoding="utf-8"))
     assert [r["new_question"] for r in rows] == [f"Problem gsm8k {i}: let $x > {i}$. Find $x^2$." for i in (4, 5, 6)]
     assert [r["answer"] for r in rows] == ["25", "36", "49"]

@@ -129,7 +129,7 @@ def test_the_vetted_evaluation_set_and_the_gsm_ic_export_use_the_same_rule(
             labels.record_label(session, candidate_id=candidate_id, annotator_id=cy.id, human_check=1,
                                 difficulty_eval=0)
     _adjudicate(engine, second)
-    export("gsm-ic", tmp_path, engine=engine)
+    export("gsm_ic", tmp_path, engine=engine)
     rows = json.loads((tmp_path / "GSM-IC_distract.json").read_text(encoding="utf-8"))
     assert [r["new_question"] for r in rows] == ["Problem gsm8k 1: let $x > 1$. Find $x^2$."]
 

@@ -1,5 +1,5 @@
-"""The format registry: one entry per format module, the import-free name list agrees with it, readers stay
-readers (no database, no writers), and `read` resolves names and aliases as before."""
+"""The format registry: one entry per format module in one list, loaded only when a path is sniffed or read,
+readers stay readers (no database, no writers), and `read` resolves names and aliases as before."""
 
 from __future__ import annotations
 
@@ -9,17 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from annotator.formats import InputError, aliases, read, registry
-from annotator.formats import names as format_names
+from annotator.formats import FORMATS, InputError, aliases, find, read, registry
 from tests.conftest import PROJECT_ROOT
 from tests.support.imports import modules_loaded_by
 
 FORMATS_DIR = PROJECT_ROOT / "annotator" / "formats"
 
 
-def test_the_name_list_is_exactly_the_registry_in_detection_order() -> None:
-    assert list(format_names.FORMATS.items()) == [(f.name, f.description) for f in registry().values()]
-    assert format_names.ALIASES == aliases()
+def test_the_list_is_in_detection_order_with_one_name_per_format() -> None:
     assert list(registry()) == [
         "batch", "inspect_log", "transcripts", "lm_eval", "openai_batch",
         "treecut", "umwp", "gsm_ic", "reliablemath", "check", "annotation",
@@ -38,15 +35,27 @@ def test_the_name_list_is_exactly_the_registry_in_detection_order() -> None:
     }
 
 
-def test_each_format_module_declares_its_entry() -> None:
+def test_every_name_and_alias_finds_its_format_and_names_are_unique() -> None:
+    every = [name for fmt in FORMATS for name in (fmt.name, *fmt.aliases)]
+    assert len(every) == len(set(every))
+    for fmt in FORMATS:
+        assert all(find(name) is fmt for name in (fmt.name, *fmt.aliases))
+    assert find("docx") is None
+
+
+def test_each_format_module_has_its_entry_and_reads() -> None:
     modules = {
         path.stem
         for path in FORMATS_DIR.glob("*.py")
-        if not path.stem.startswith("_") and path.stem not in ("names", "registry")
+        if not path.stem.startswith("_") and path.stem not in ("reading", "registry")
     }
-    assert modules == set(registry())
-    for name, fmt in registry().items():
-        assert fmt.sniff.__module__ == f"annotator.formats.{name}", name
+    assert {fmt.module for fmt in FORMATS} == {f"annotator.formats.{stem}" for stem in modules}
+    for fmt in FORMATS:
+        reader = fmt.reader()
+        assert callable(reader.sniff) and callable(reader.read), fmt.name
+        # A module that names its format itself (what it stores as a source file's format) names it as the list.
+        source = Path(reader.__file__ or "").read_text(encoding="utf-8")
+        assert "\nNAME = " not in source or f'\nNAME = "{fmt.name}"\n' in source, fmt.name
         assert fmt.description and "\n" not in fmt.description
 
 
@@ -75,9 +84,10 @@ def test_loading_every_reader_loads_no_database_layer() -> None:
     assert modules_loaded_by(statement, *layers, "pandas", "pyarrow") == []
 
 
-def test_importing_the_package_or_its_names_loads_no_reader() -> None:
-    loaded = modules_loaded_by("import annotator.formats, annotator.formats.names", "annotator.formats.")
-    assert loaded == ["annotator.formats._io", "annotator.formats.names", "annotator.formats.registry"]
+def test_importing_the_package_or_its_list_loads_no_reader() -> None:
+    loaded = modules_loaded_by("import annotator.formats.registry", "annotator.formats.")
+    assert loaded == ["annotator.formats._io", "annotator.formats.reading", "annotator.formats.registry"]
+    assert modules_loaded_by("from annotator.formats import FORMATS; FORMATS[0].sniff", "annotator.formats.") == loaded
 
 
 def test_nothing_outside_the_package_imports_its_private_helpers() -> None:

@@ -28,7 +28,7 @@ def test_admins_get_an_upload_the_limit_and_a_download_per_format(engine: Engine
     assert not app.exception, app.exception
     assert any("Up to 200 MB per file" in caption.value for caption in app.caption)
     downloads = [element.proto.label for element in app.get("download_button")]
-    assert sorted(downloads) == sorted(exports.FORMATS)
+    assert sorted(downloads) == sorted(spec.name for spec in exports.EXPORTS)
 
 
 @pytest.mark.parametrize("role", ["annotator", "reviewer"])
@@ -55,7 +55,8 @@ def test_the_release_checkbox_says_what_the_download_holds(engine: Engine) -> No
     said = [caption.value for caption in app.caption if "reliablemath release" in caption.value]
     assert said[0].endswith("and 1 incomplete one(s).")
     # The other downloads are still there, one per format.
-    assert sorted(element.proto.label for element in app.get("download_button")) == sorted(exports.FORMATS)
+    labels = sorted(element.proto.label for element in app.get("download_button"))
+    assert labels == sorted(spec.name for spec in exports.EXPORTS)
 
 
 def _zip(name: str, data: bytes, compression: int = zipfile.ZIP_DEFLATED) -> bytes:
