@@ -1,0 +1,57 @@
+"""`annotator app` (= `python -m annotator app`): the web app started through the CLI, its arguments passed to
+`streamlit run`, the database checked first; an optional dependency that is missing is one line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from annotator.db import PROJECT_ROOT
+from tests.e2e.conftest import free_port
+from tests.support.waiting import wait_for
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def test_the_app_command_starts_the_server_with_streamlits_arguments(tmp_path: Path) -> None:
+    port = free_port()
+    database = tmp_path / "app.sqlite"
+    # From another folder, the package found as an installed one would be: app.py is found from the package.
+    env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{database}", "PYTHONPATH": str(PROJECT_ROOT)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "annotator", "app", "--server.port", str(port), "--server.headless", "true"],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for(lambda: _healthy(port) or server.poll() is not None, 60, "the app to answer")
+        assert server.poll() is None and _healthy(port)
+        assert database.exists()  # created and migrated before the server started
+    finally:
+        server.send_signal(signal.SIGTERM)
+        output = server.communicate(timeout=30)[0].decode()
+    assert "Traceback" not in output
+
+
+def test_an_inspect_log_without_inspect_ai_is_one_line(tmp_path: Path) -> None:
+    """inspect-ai is the `inspect` extra: without it, importing a log says how to get it (a None entry in
+    sys.modules is how Python itself marks a module that cannot be imported)."""
+    log = tmp_path / "run.eval"
+    log.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip, as `.eval` logs are zips
+    script = "import sys; sys.modules['inspect_ai'] = None; from annotator.cli import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "import", str(log), "--format", "inspect"], cwd=PROJECT_ROOT,
+        env={**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite'}"},
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (f"error: {log}: reading Inspect AI logs needs inspect-ai: pip install -e '.[inspect]'\n")
