@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 
 from annotator import queue
 from annotator.db import get_engine, write_session
-from tests.support.candidates import open_page
+from tests.support.pages import open_page
 from tests.support.progress import add_progress
 
 
