@@ -79,7 +79,7 @@ def list_candidates(
     if annotator_id is not None and annotator_id != viewer.id and not sees_everyone(viewer):
         raise PermissionError("annotators see only their own labels")
     mine = and_(Annotation.candidate_id == Candidate.id, Annotation.annotator_id == viewer.id)
-    # The page's rows join my annotation; the filters' subqueries use their own alias of the table.
+    # The page's rows join my label; the filters' subqueries use their own alias of the table.
     labelled = aliased(Annotation)
 
     def labelled_by(annotator: int) -> Any:

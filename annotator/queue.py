@@ -65,10 +65,10 @@ def vetted(target: int, *, rule: VettedRule = VettedRule.complete_or_adjudicated
     `labels_per_candidate` labels) or adjudicated; `VettedRule.include_incomplete` also takes those whose
     fewer labels so far resolve to human_check = 1.
     """
-    kept = Candidate.human_check == 1
+    resolved_to_1 = Candidate.human_check == 1
     if rule == VettedRule.include_incomplete:
-        return kept
-    return and_(kept, _complete_or_adjudicated(target))
+        return resolved_to_1
+    return and_(resolved_to_1, _complete_or_adjudicated(target))
 
 
 def incomplete(target: int) -> ColumnElement[bool]:

@@ -21,7 +21,7 @@ class Role(StrEnum):
 class CandidateStatus(StrEnum):
     """Where a candidate stands in the workflow.
 
-    `pending` candidates are in the annotation queue; `filtered` ones failed an automatic step
+    `pending` candidates are in the queue; `filtered` ones failed an automatic step
     (e.g. LLM verification) and are hidden from the queue by default but kept; `unverified` ones were
     written by ReliableMath Step 1 alone (`generate --steps 1`) and wait for Step 2 (`--steps 2`) outside the
     queue (Browse still opens them).
