@@ -67,10 +67,7 @@ def _fields(log: Any, sample: Any) -> dict[str, Any]:
 
 
 def read(path: Path, options: ReadOptions) -> list[ImportPart]:
-    try:
-        from inspect_ai.log import read_eval_log  # heavy: loaded only to read a log
-    except ImportError:  # an optional dependency: `pip install -e .[inspect]`
-        raise InputError(str(path), "reading Inspect AI logs needs inspect-ai: pip install -e '.[inspect]'") from None
+    from inspect_ai.log import read_eval_log  # heavy: loaded only to read a log
 
     try:
         log = read_eval_log(str(path))

@@ -1,5 +1,5 @@
 """`annotator app` (= `python -m annotator app`): the web app started through the CLI, its arguments passed to
-`streamlit run`, the database checked first; an optional dependency that is missing is one line."""
+`streamlit run`, the database checked first."""
 
 from __future__ import annotations
 
@@ -41,17 +41,3 @@ def test_the_app_command_starts_the_server_with_streamlits_arguments(tmp_path: P
         output = server.communicate(timeout=30)[0].decode()
     assert "Traceback" not in output
 
-
-def test_an_inspect_log_without_inspect_ai_is_one_line(tmp_path: Path) -> None:
-    """inspect-ai is the `inspect` extra: without it, importing a log says how to get it (a None entry in
-    sys.modules is how Python itself marks a module that cannot be imported)."""
-    log = tmp_path / "run.eval"
-    log.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip, as `.eval` logs are zips
-    script = "import sys; sys.modules['inspect_ai'] = None; from annotator.cli import main; main()"
-    done = subprocess.run(
-        [sys.executable, "-c", script, "import", str(log), "--format", "inspect"], cwd=PROJECT_ROOT,
-        env={**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite'}"},
-        capture_output=True, text=True, timeout=120,
-    )
-    assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr == (f"error: {log}: reading Inspect AI logs needs inspect-ai: pip install -e '.[inspect]'\n")
