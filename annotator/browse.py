@@ -19,15 +19,14 @@ from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate
 from annotator.policies import Capability, allows
 from annotator.queue import incomplete, labels_per_candidate, vetted
 from annotator.store import label_state as state_of
-from annotator.vocabulary import LabelState
+from annotator.vocabulary import LabelState, MyLabels, Resolution
 
 PAGE_SIZE = 50
 SNIPPET_CHARS = 160
-# Label states everyone may filter on, and the ones that reveal other people's labels.
-OWN_STATES = ("any", "labelled by me", "not labelled by me")
-# The label states (`LabelState`), then the resolved label as `stats` counts it: "kept" is vetted (`queue.vetted`),
-# "incomplete" resolves to human_check 1 over fewer labels, "rejected" to 0.
-ALL_STATES = OWN_STATES + tuple(state.value for state in LabelState) + ("kept", "incomplete", "rejected")
+# Label states everyone may filter on (their own labels), and the ones that reveal other people's labels: the
+# label states (`LabelState`), then what the labels resolve to as `stats` counts it (`Resolution`).
+OWN_STATES = tuple(choice.value for choice in MyLabels)
+ALL_STATES = OWN_STATES + tuple(state.value for state in LabelState) + tuple(word.value for word in Resolution)
 # What an event in the label history did, in the users' words.
 ACTIONS = {"create": "labelled", "update": "changed", "adjudicate": "adjudicated"}
 LABEL_FIELDS = ("human_check", "difficulty_eval")
@@ -64,7 +63,7 @@ def list_candidates(
     viewer: User,
     data_source: str | None = None,
     rewrite_type: str | None = None,
-    label_state: str = "any",
+    label_state: str = MyLabels.any,
     annotator_id: int | None = None,
     search: str | None = None,
     page: int = 1,
@@ -80,7 +79,7 @@ def list_candidates(
     if annotator_id is not None and annotator_id != viewer.id and not sees_everyone(viewer):
         raise PermissionError("annotators see only their own labels")
     mine = and_(Annotation.candidate_id == Candidate.id, Annotation.annotator_id == viewer.id)
-    # The page's rows join my annotation; the filters' subqueries use their own alias of the table.
+    # The page's rows join my label; the filters' subqueries use their own alias of the table.
     labelled = aliased(Annotation)
 
     def labelled_by(annotator: int) -> Any:
@@ -138,15 +137,16 @@ def _columns(viewer: User, target: int) -> list[Any]:
 
 
 def _state_condition(label_state_name: str, mine: Any, target: int) -> Any:
-    """The filter for one of `ALL_STATES` (None for "any"); `mine` holds for candidates the viewer labelled."""
+    """The filter for one of `ALL_STATES` (None for `MyLabels.any`); `mine` holds for candidates the viewer
+    labelled."""
     if label_state_name in LabelState.__members__.values():
         return state_of(target) == label_state_name
     return {
-        "labelled by me": mine,
-        "not labelled by me": ~mine,
-        "kept": vetted(target),
-        "incomplete": incomplete(target),
-        "rejected": Candidate.human_check == 0,
+        MyLabels.labelled: mine,
+        MyLabels.not_labelled: ~mine,
+        Resolution.vetted: vetted(target),
+        Resolution.incomplete: incomplete(target),
+        Resolution.rejected: Candidate.human_check == 0,
     }.get(label_state_name)
 
 

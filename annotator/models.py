@@ -1,8 +1,9 @@
 """Database tables.
 
 Names follow the users' words: a *problem* is a solvable source problem, a *candidate* is a rewritten
-version of it that is meant to be unsolvable, an *annotation* is one annotator's `human_check` /
-`difficulty_eval` label on one candidate. Every label change is also appended to `annotationevent`.
+version of it that is meant to be unsolvable, a *label* is one annotator's `human_check` / `difficulty_eval`
+on one candidate (a row of the `Annotation` table: the table keeps its first name, the code and the pages say
+label). Every label change is also appended to `annotationevent`.
 
 Values whose JSON type matters for exports (`ground_truth`, ids from source files) live in JSON columns so
 that a str stays a str, a float a float and a list a list.

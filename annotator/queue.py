@@ -65,10 +65,10 @@ def vetted(target: int, *, rule: VettedRule = VettedRule.complete_or_adjudicated
     `labels_per_candidate` labels) or adjudicated; `VettedRule.include_incomplete` also takes those whose
     fewer labels so far resolve to human_check = 1.
     """
-    kept = Candidate.human_check == 1
+    resolved_to_1 = Candidate.human_check == 1
     if rule == VettedRule.include_incomplete:
-        return kept
-    return and_(kept, _complete_or_adjudicated(target))
+        return resolved_to_1
+    return and_(resolved_to_1, _complete_or_adjudicated(target))
 
 
 def incomplete(target: int) -> ColumnElement[bool]:
@@ -346,30 +346,6 @@ def load(session: Session, *, candidate_id: int, annotator_id: int) -> dict[str,
     ).first()
     view["my_label"] = None if mine is None else mine._asdict()
     return view
-
-
-def my_label_count(session: Session, *, annotator_id: int) -> int:
-    return session.execute(
-        select(func.count()).select_from(Annotation).where(Annotation.annotator_id == annotator_id)
-    ).scalar_one()
-
-
-def overall_progress(
-    session: Session, *, data_source: str | None = None, rewrite_type: str | None = None
-) -> dict[str, int]:
-    """Candidates in the queue (`total`) and how many have all their labels (`done`).
-
-    Counts over ix_candidate_queue when unfiltered; pages cache it for a few seconds, not per keypress.
-    """
-    target = labels_per_candidate(session)
-    base = of_source_and_type(
-        select(func.count()).select_from(Candidate).where(Candidate.status == CandidateStatus.pending),
-        data_source=data_source,
-        rewrite_type=rewrite_type,
-    )
-    total = session.execute(base).scalar_one()
-    done = session.execute(base.where(complete(target))).scalar_one()
-    return {"total": total, "done": done, "labels_per_candidate": target}
 
 
 def filter_options(session: Session) -> dict[str, list[str]]:

@@ -1,12 +1,13 @@
 """The paper's Table 2 / 10 / 11 view: per data source, candidates by rewrite type and difficulty,
-checked versus kept. Deterministic (no timestamps, stable key order) so tools can compare two outputs.
+checked versus vetted. Deterministic (no timestamps, stable key order) so tools can compare two outputs.
 
 The totals count the candidates meant to be unsolvable; solvable-by-design ones (GSM-IC `distractor`s,
-whose "kept" means "answer unchanged") keep their row per rewrite type but are totalled apart, under
-`solvable_by_design`, so a kept count is never a mix of solvable and unsolvable problems.
+whose human_check = 1 means "answer unchanged") keep their row per rewrite type but are totalled apart, under
+`solvable_by_design`, so a vetted count is never a mix of solvable and unsolvable problems.
 
-`kept` counts the vetted candidates (`queue.vetted`: complete or adjudicated), the ones the release's `unsol`
-files hold; candidates whose fewer labels so far resolve to human_check 1 are `incomplete`, not kept.
+The counts are named in the users' words (`vocabulary`): `vetted` counts the candidates `queue.vetted` holds for
+(complete or adjudicated), the ones the release's `unsol` files hold; candidates whose fewer labels so far
+resolve to human_check 1 are `incomplete`, not vetted.
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ from annotator.labels import activity
 from annotator.models import Candidate, Problem
 from annotator.queue import labels_per_candidate, vetted
 from annotator.store import data_sources, label_state
-from annotator.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus, LabelState
+from annotator.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus, LabelState, Resolution
 
-COUNT_KEYS = ("candidates", "checked", "kept", "incomplete", "rejected", "disputed", "simple", "hard", "filtered",
-              "unverified")
-_STATUS_KEYS = {CandidateStatus.filtered: "filtered", CandidateStatus.unverified: "unverified"}
+SIMPLE, HARD = "simple", "hard"  # difficulty_eval 0 / 1 of the vetted ones
+COUNT_KEYS: tuple[str, ...] = tuple(str(key) for key in (
+    "candidates", "checked", *Resolution, LabelState.disputed, SIMPLE, HARD, LabelState.filtered, LabelState.unverified
+))
+# Counted by status, labelled or not (a filtered candidate someone labelled anyway is counted under both).
+_STATUS_KEYS = {CandidateStatus.filtered: LabelState.filtered, CandidateStatus.unverified: LabelState.unverified}
+# The states a labelled candidate is never in: the rest are "checked".
+_NOT_CHECKED = (LabelState.unlabelled, LabelState.filtered, LabelState.unverified)
 
 
 def _empty() -> dict[str, int]:
@@ -35,7 +41,7 @@ def _empty() -> dict[str, int]:
 def compute(session: Session) -> dict[str, Any]:
     """Counts per data source and rewrite type, with per-source and overall totals.
 
-    `checked` candidates have at least one label; of those `kept` are vetted (resolved to human_check 1 over
+    `checked` candidates have at least one label; of those `vetted` ones are (resolved to human_check 1 over
     `labels_per_candidate` labels, or adjudicated so; split into `simple` / `hard` by difficulty_eval),
     `incomplete` resolve to 1 over fewer labels, `rejected` to 0, and `disputed` ones are tied. `filtered`
     ones failed the LLM verification, `unverified` ones wait for it (`generate --steps 2`).
@@ -74,18 +80,18 @@ def _count(counts: dict[str, int], count: int, *, status: str, state: str, human
     counts["candidates"] += count
     if status in _STATUS_KEYS:
         counts[_STATUS_KEYS[status]] += count
-    if state == LabelState.unlabelled:
+    if state in _NOT_CHECKED:
         return
     counts["checked"] += count
     if human_check == 1 and is_vetted:
-        counts["kept"] += count
-        counts["hard" if difficulty == 1 else "simple"] += count
+        counts[Resolution.vetted] += count
+        counts[HARD if difficulty == 1 else SIMPLE] += count
     elif human_check == 1:
-        counts["incomplete"] += count
+        counts[Resolution.incomplete] += count
     elif human_check == 0:
-        counts["rejected"] += count
+        counts[Resolution.rejected] += count
     else:
-        counts["disputed"] += count
+        counts[LabelState.disputed] += count
 
 
 def _groups(session: Session, target: int) -> Any:
@@ -140,16 +146,8 @@ def _solvable_row(source: str, counts: dict[str, int], problems: int | str | Non
     return [{"data_source": source, "rewrite_type": "solvable by design", "problems": problems, **counts}]
 
 
-# The states a candidate is in, for the Overview's chart: each candidate in exactly one, in `LabelState`'s words;
-# an unlabelled candidate that failed the LLM verification or waits for it is `filtered` / `unverified`.
-STATES = (*(state.value for state in LabelState), "filtered", "unverified")
-
-
-def _state(status: str, state: str) -> str:
-    if state == LabelState.unlabelled:
-        # A filtered candidate never reaches the queue; once someone labelled it anyway, its labels count.
-        return _STATUS_KEYS.get(status, state)
-    return state
+# The states a candidate is in, for the Overview's chart (each candidate in exactly one), in the chart's order.
+STATES = tuple(state.value for state in LabelState)
 
 
 def progress(session: Session) -> dict[str, list[dict[str, Any]]]:
@@ -157,8 +155,8 @@ def progress(session: Session) -> dict[str, list[dict[str, Any]]]:
     and state (`STATES`; rows with a count only), `per_day` the labels people gave per day (imports left out)."""
     counts: dict[tuple[str, str, str], int] = {}
     rows = _groups(session, labels_per_candidate(session))
-    for source, rewrite_type, status, state, _human_check, _is_vetted, _difficulty, count in rows:
-        key = (source, rewrite_type, _state(status, state))
+    for source, rewrite_type, _status, state, _human_check, _is_vetted, _difficulty, count in rows:
+        key = (source, rewrite_type, state)
         counts[key] = counts.get(key, 0) + count
     states = [
         {"data_source": source, "rewrite_type": rewrite_type, "state": state, "candidates": count}
@@ -180,6 +178,6 @@ def to_text(stats: dict[str, Any]) -> str:
     lines.append("  ".join("-" * w for w in widths))
     lines.extend("  ".join(cell.ljust(w) for cell, w in zip(r, widths)) for r in body)
     target = stats["labels_per_candidate"]
-    lines.append(f"kept = vetted: {target} label(s) resolving to human_check = 1, or adjudicated so; incomplete = "
+    lines.append(f"vetted: {target} label(s) resolving to human_check = 1, or adjudicated so; incomplete = "
                  "resolving to 1 over fewer labels (export --include-incomplete adds them)")
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, Insert, Select, Update, case, func, nulls_last, select
+from sqlalchemy import ColumnElement, Insert, Select, Update, and_, case, func, nulls_last, select
 from sqlmodel import Session
 
 from annotator.limits import Range
@@ -24,7 +24,7 @@ from annotator.models import (
     Setting,
     SourceFile,
 )
-from annotator.vocabulary import RELEASE_REWRITE_ORDER, LabelSource, LabelState
+from annotator.vocabulary import RELEASE_REWRITE_ORDER, CandidateStatus, LabelSource, LabelState
 
 STREAM_BATCH = 5000
 
@@ -86,11 +86,15 @@ def complete(target: int) -> ColumnElement[bool]:
 
 def label_state(target: int) -> ColumnElement[str]:
     """The candidate's `LabelState` as one SQL expression (`target` = `labels_per_candidate`): Browse shows and
-    filters on it, `stats` and the Overview count by it. A reviewer's decision wins; then no labels; then a tie
-    on human_check (no resolved label); then all the labels asked for; else some."""
+    filters on it, `stats` and the Overview count by it. A reviewer's decision wins; then no labels (unlabelled,
+    or filtered / unverified by its status); then a tie on human_check (no resolved label); then all the labels
+    asked for; else some. The queue asks only `complete` (the part of this its index can walk)."""
+    unlabelled = Candidate.label_count == 0
     return case(
         (Candidate.label_source == LabelSource.adjudicated.value, LabelState.adjudicated.value),
-        (Candidate.label_count == 0, LabelState.unlabelled.value),
+        (and_(unlabelled, Candidate.status == CandidateStatus.filtered.value), LabelState.filtered.value),
+        (and_(unlabelled, Candidate.status == CandidateStatus.unverified.value), LabelState.unverified.value),
+        (unlabelled, LabelState.unlabelled.value),
         (Candidate.human_check.is_(None), LabelState.disputed.value),
         (complete(target), LabelState.complete.value),
         else_=LabelState.in_progress.value,

@@ -21,7 +21,7 @@ class Role(StrEnum):
 class CandidateStatus(StrEnum):
     """Where a candidate stands in the workflow.
 
-    `pending` candidates are in the annotation queue; `filtered` ones failed an automatic step
+    `pending` candidates are in the queue; `filtered` ones failed an automatic step
     (e.g. LLM verification) and are hidden from the queue by default but kept; `unverified` ones were
     written by ReliableMath Step 1 alone (`generate --steps 1`) and wait for Step 2 (`--steps 2`) outside the
     queue (Browse still opens them).
@@ -88,11 +88,14 @@ class LabelSource(StrEnum):
 
 
 class LabelState(StrEnum):
-    """Where a candidate's labelling stands: each candidate is in exactly one state (`store.label_state`), the
-    words Browse, the Overview and `stats` use.
+    """Where a candidate stands: each candidate is in exactly one state (`store.label_state`), the words Browse,
+    the Overview, `stats` and the queue use.
 
-    `disputed` candidates have labels that tie on human_check (no resolved label) and no reviewer's decision yet;
-    `complete` ones have `labels_per_candidate` labels; `adjudicated` ones were decided by a reviewer.
+    With no label yet a candidate is `unlabelled` (in the queue), `filtered` (it failed an automatic check, e.g.
+    the LLM verification: out of the queue unless asked for) or `unverified` (written by ReliableMath Step 1
+    alone, waiting for Step 2). Once labelled, a reviewer's decision makes it `adjudicated`; labels that tie on
+    human_check (no resolved label) make it `disputed`; `labels_per_candidate` labels make it `complete`;
+    fewer leave it `in progress`. In this order on the Overview's chart.
     """
 
     unlabelled = "unlabelled"
@@ -100,6 +103,29 @@ class LabelState(StrEnum):
     complete = "complete"
     disputed = "disputed"
     adjudicated = "adjudicated"
+    filtered = "filtered"
+    unverified = "unverified"
+
+
+class Resolution(StrEnum):
+    """What a labelled candidate's labels come to, as `stats` counts them and Browse filters on them.
+
+    `vetted` is the one word for a candidate that passed the human check (ReliableMath Step 3: its resolved
+    human_check is 1 over `labels_per_candidate` labels, or a reviewer decided so; `queue.vetted`): what the
+    release's `unsol` files hold. The others are not (yet) vetted.
+    """
+
+    vetted = "vetted"
+    incomplete = "incomplete"  # resolves to human_check = 1 over fewer labels, not adjudicated: not vetted yet
+    rejected = "rejected"  # resolves to human_check = 0
+
+
+class MyLabels(StrEnum):
+    """Browse's filters on the viewer's own labels, which everyone may use."""
+
+    any = "any"
+    labelled = "labelled by me"
+    not_labelled = "not labelled by me"
 
 
 class VettedRule(StrEnum):

@@ -156,7 +156,7 @@ with read_session(engine) as session:
     counted = stats.compute(session)
     empty = {spec.name: spec.nothing_to_write(session) for spec in exports.EXPORTS}
 st.caption(
-    f"The reliablemath release holds {int(counted['total']['kept'])} vetted candidate(s) "
+    f"The reliablemath release holds {int(counted['total']['vetted'])} vetted candidate(s) "
     f"({int(counted['labels_per_candidate'])} label(s) resolving to human_check = 1, or adjudicated so) "
     + ("and" if include_incomplete else "and leaves out")
     + f" {int(counted['total']['incomplete'])} incomplete one(s)."

@@ -46,7 +46,7 @@ else:
     row.metric("Problems", result["problems"], width="content")
     row.metric("Candidates", total["candidates"], width="content")
     row.metric("Checked", total["checked"], width="content")
-    row.metric("Kept", total["kept"], width="content", help=f"Vetted: {target} label(s) resolving to human_check = 1, "
+    row.metric("Vetted", total["vetted"], width="content", help=f"{target} label(s) resolving to human_check = 1, "
                "or adjudicated so; the candidates the reliablemath export releases.")
     row.metric("Incomplete", total["incomplete"], width="content", help=f"Resolved to human_check = 1 over fewer "
                f"than {target} label(s) and not adjudicated: not vetted yet, left out of the release.")

@@ -7,8 +7,9 @@ counter) runs in the same way, from the same directory (so with the same `.strea
 driven in the same run: floor and apps take turns press by press, the same number of presses each.
 
 Each press is measured twice:
-- in the page: from the keydown event to the first frame painted after the next item's heading (and, on
-  the annotate page, its rewritten question text) is in the DOM (a MutationObserver, no round trips);
+- in the page, with `bench_keypress.py`'s probe: from the keydown event to the first frame painted once the
+  heading names the next item (`bench_N_...`) and its text `(rewrite rNx)` shows (a MutationObserver, no
+  round trips; the floor draws its counter in the same form);
 - by Playwright: from `keyboard.press` until those are visible (includes the automation round trips).
 Before each press (untimed) the run has ended, the button is mounted, and `--pause-ms` passes: an annotator
 reads before pressing, and the server finishes what it does after a run.
@@ -40,6 +41,7 @@ from annotator import auth  # noqa: E402
 from annotator.db import get_engine, write_session  # noqa: E402
 from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem, utcnow  # noqa: E402
 from annotator.queue import set_labels_per_candidate  # noqa: E402
+from bench.bench_keypress import PROBE  # noqa: E402  (the one in-page probe of the key benchmarks)
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402
 
 PASSWORD = "quiet harbour lantern"
@@ -98,32 +100,6 @@ def seed(url: str, candidates: int, labels_per_candidate_now: int) -> None:
     engine.dispose()
 
 
-# Installed in every page before it loads: times a keypress inside the browser, from the keydown event to the
-# first frame painted after the expected heading (and text) are in the DOM. No Playwright round trips in it.
-PROBE = """
-window.__bench = {want: null, start: null, found: null, painted: null};
-addEventListener('keydown', (event) => {
-  const b = window.__bench;
-  if (b.want !== null && b.start === null) b.start = event.timeStamp;
-}, true);
-window.__benchWatch = (heading, text) => {
-  const b = window.__bench;
-  Object.assign(b, {want: [heading, text], start: null, found: null, painted: null});
-  const main = () => document.querySelector('[data-testid="stMain"]') || document.body;
-  const shown = () => [...main().querySelectorAll('h4')].some((h) => h.textContent.startsWith(heading))
-    && (text === null || main().textContent.includes(text));
-  const observer = new MutationObserver(() => {
-    if (b.start === null || b.found !== null || !shown()) return;
-    b.found = performance.now();
-    observer.disconnect();
-    // The frame that shows it: the next animation frame, then the task after its paint.
-    requestAnimationFrame(() => setTimeout(() => { b.painted = performance.now(); }, 0));
-  });
-  observer.observe(document.body, {subtree: true, childList: true, characterData: true});
-};
-"""
-
-
 class Driver:
     """One signed-in browser tab on one app; `press()` times a keypress until the next item is visible."""
 
@@ -143,19 +119,19 @@ class Driver:
     def wait_heading(self, prefix: str) -> None:
         self.page.locator("h4", has_text=prefix).first.wait_for()
 
-    def press(self, key: str, button: str, heading: str, text: str | None = None) -> tuple[float, float]:
+    def press(self, key: str, button: str, heading: str, text: str) -> tuple[float, float]:
         """(in-page ms from keydown to the painted frame, Playwright ms from `keyboard.press` to visible)."""
         # Untimed: the run has ended, the shortcut's button is mounted (else the key does nothing), and the
         # annotator "reads" for `pause_ms` (the server finishes its after-run work, as between real keys).
         self.idle()
         self.page.locator(f".st-key-{button} button").wait_for()
         self.page.wait_for_timeout(self.pause_ms)
-        self.page.evaluate("([heading, text]) => window.__benchWatch(heading, text)", [heading, text])
+        old = self.page.evaluate("window.__benchHeading()")
+        self.page.evaluate("([old, marks]) => window.__benchWatch(old, marks)", [old, ["rewrite"]])
         started = time.perf_counter()
         self.page.keyboard.press(key)
         self.wait_heading(heading)
-        if text is not None:
-            self.page.get_by_text(text).first.wait_for()
+        self.page.get_by_text(text).first.wait_for()
         round_trip = (time.perf_counter() - started) * 1000
         self.page.wait_for_function("window.__bench.painted !== null")
         in_page = self.page.evaluate("window.__bench.painted - window.__bench.start")
@@ -189,7 +165,7 @@ def _press_all(args: argparse.Namespace, urls: list[str], samples: dict[str, dic
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         floor_driver = Driver(browser, urls[0], "bench", "floor", args.pause_ms)
-        floor_driver.wait_heading("count 0 ·")
+        floor_driver.wait_heading("bench_0_floor ·")
         drivers = {}
         for size, url in zip(args.sizes, urls[1:], strict=True):
             driver = Driver(browser, url, "bench", PASSWORD, args.pause_ms)
@@ -199,7 +175,8 @@ def _press_all(args: argparse.Namespace, urls: list[str], samples: dict[str, dic
 
         def floor_press() -> tuple[float, float]:
             counters["floor"] += 1
-            return floor_driver.press("1", "next", f"count {counters['floor']} ·")
+            n = counters["floor"]
+            return floor_driver.press("1", "next", f"bench_{n}_floor ·", f"(rewrite r{n}x)")
 
         def app_press(size: int) -> tuple[float, float]:
             key = KEYS[counters[size] % len(KEYS)]

@@ -1,19 +1,20 @@
-"""Browse's label states say what `stats` says (issue 17, item 1): "kept" is vetted (complete or adjudicated),
-"incomplete" resolves to human_check = 1 over fewer than labels_per_candidate labels."""
+"""Browse's label states say what `stats` says (issue 17, item 1; issue 19, item 4): "vetted" is complete or
+adjudicated, "incomplete" resolves to human_check = 1 over fewer than labels_per_candidate labels; the search
+matches its text literally (LIKE's wildcards and escape character escaped)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+import pytest
 from sqlalchemy import Engine
 
 from annotator import adjudication, browse, labels, queue, stats
 from annotator.db import read_session, write_session
-from annotator.vocabulary import LabelState
+from annotator.vocabulary import LabelState, Resolution
 from tests.support.candidates import add_candidates, add_user
+from tests.support.progress import one_in_each_state
 
 
-def test_kept_means_vetted_and_incomplete_is_its_own_state(engine: Engine) -> None:
+def test_vetted_means_complete_or_adjudicated_and_incomplete_is_its_own_state(engine: Engine) -> None:
     ids = add_candidates(engine, 3, rewrite_types=("remove",))
     ann, bea = add_user(engine, "ann"), add_user(engine, "bea")
     reviewer = add_user(engine, "rev", role="reviewer")
@@ -29,52 +30,35 @@ def test_kept_means_vetted_and_incomplete_is_its_own_state(engine: Engine) -> No
         with read_session(engine) as session:
             return sorted(row["id"] for row in browse.list_candidates(session, viewer=reviewer, label_state=state).rows)
 
-    assert found("kept") == [ids[0], ids[2]]
-    assert found("incomplete") == [ids[1]]
-    assert "incomplete" in browse.label_states(reviewer) and "incomplete" not in browse.label_states(ann)
-
-
-def _one_in_each_state(engine: Engine) -> tuple[dict[str, int], Any, Any]:
-    """Five candidates, two labels asked for each: one in each `LabelState`. Returns {state: id}, a reviewer and
-    an annotator."""
-    ids = add_candidates(engine, 5, rewrite_types=("remove",))
-    ann, bea = add_user(engine, "ann"), add_user(engine, "bea")
-    reviewer = add_user(engine, "rev", role="reviewer")
-    given = [
-        (ids[1], ann, 1, 0),  # one label of two: in progress
-        (ids[2], ann, 1, 1), (ids[2], bea, 1, 1),  # two that agree: complete
-        (ids[3], ann, 1, 0), (ids[3], bea, 0, None),  # a tie: disputed
-        (ids[4], ann, 1, 0), (ids[4], bea, 0, None),  # a tie a reviewer decided: adjudicated
-    ]
-    with write_session(engine) as session:
-        queue.set_labels_per_candidate(session, value=2)
-        for candidate_id, who, check, difficulty in given:
-            labels.record_label(session, candidate_id=candidate_id, annotator_id=who.id, human_check=check,
-                                difficulty_eval=difficulty)
-        adjudication.adjudicate(session, candidate_id=ids[4], reviewer_id=reviewer.id, human_check=0,
-                                difficulty_eval=None)
-    states = dict(zip([state.value for state in LabelState], ids, strict=True))
-    return states, reviewer, ann
+    assert found(Resolution.vetted) == [ids[0], ids[2]]
+    assert found(Resolution.incomplete) == [ids[1]]
+    assert Resolution.incomplete in browse.label_states(reviewer)
+    assert Resolution.incomplete not in browse.label_states(ann)
 
 
 def test_each_label_state_is_one_state_in_browse_and_stats_alike(engine: Engine) -> None:
-    states, reviewer, _ann = _one_in_each_state(engine)
+    states, reviewer, _ann = one_in_each_state(engine)
     with read_session(engine) as session:
         everything = browse.list_candidates(session, viewer=reviewer).rows
         for state, candidate_id in states.items():
             found = browse.list_candidates(session, viewer=reviewer, label_state=state).rows
-            assert [(row["id"], row["state"]) for row in found] == [(candidate_id, state)]
+            assert (candidate_id, state) in [(row["id"], row["state"]) for row in found]
+            assert {row["state"] for row in found} == {state} and len(found) == (2 if state == "complete" else 1)
         progress = stats.progress(session)["states"]
         counted = stats.compute(session)["total"]
-    assert {row["id"]: row["state"] for row in everything} == {i: state for state, i in states.items()}
-    assert {row["state"]: row["candidates"] for row in progress} == dict.fromkeys(states, 1)
-    # stats' words agree: checked = not unlabelled, disputed = the tie nobody decided.
-    assert (counted["checked"], counted["disputed"], counted["rejected"], counted["kept"]) == (4, 1, 1, 1)
-    assert {row["id"]: row["label_count"] for row in everything} == dict(zip(states.values(), (0, 1, 2, 2, 2)))
+    shown = {row["id"]: row["state"] for row in everything}
+    assert {i: shown[i] for i in states.values()} == {i: state for state, i in states.items()}
+    labelled_filtered = (set(shown) - set(states.values())).pop()
+    assert shown[labelled_filtered] == LabelState.complete
+    assert {row["state"]: row["candidates"] for row in progress} == {**dict.fromkeys(states, 1), "complete": 2}
+    # stats' words agree: checked = labelled, disputed = the tie nobody decided; filtered counts by status.
+    assert (counted["checked"], counted["disputed"], counted["rejected"], counted["vetted"]) == (5, 1, 2, 1)
+    assert (counted["filtered"], counted["unverified"]) == (2, 1)
+    assert [row["label_count"] for row in everything] == [0, 1, 2, 2, 2, 0, 2, 0]
 
 
 def test_the_first_columns_are_data_id_state_my_label_and_labels_status_last(engine: Engine) -> None:
-    _states, reviewer, ann = _one_in_each_state(engine)
+    _states, reviewer, ann = one_in_each_state(engine)
     with read_session(engine) as session:
         seen_by_reviewer = browse.list_candidates(session, viewer=reviewer).rows[0]
         seen_by_ann = browse.list_candidates(session, viewer=ann).rows[0]
@@ -112,3 +96,23 @@ def test_describe_change_says_a_removed_comment() -> None:
     old = {"human_check": 0, "difficulty_eval": None, "comment": "x"}
     assert browse.describe_change(old, {**old, "comment": None}) == "comment removed"
     assert browse.describe_change(old, old) == "nothing"
+
+
+@pytest.mark.parametrize(
+    ("search", "matches", "near_misses"),
+    [
+        ("50%", "costs 50% more", "costs 500 more"),  # % is not "anything"
+        ("a_b", "set a_b here", "set axb here"),  # _ is not "any one character"
+        ("a\\b", "path a\\b here", "path ab here"),  # \ is itself, not an escape
+        ("\\%", "odd \\% sign", "odd % sign"),
+    ],
+)
+def test_the_search_matches_percent_underscore_and_backslash_literally(
+    engine: Engine, search: str, matches: str, near_misses: str
+) -> None:
+    [hit] = add_candidates(engine, 1, rewritten_question=f"Find x: {matches}.")
+    add_candidates(engine, 1, start=1, rewritten_question=f"Find x: {near_misses}.")
+    reviewer = add_user(engine, "rev", role="reviewer")
+    with read_session(engine) as session:
+        found = browse.list_candidates(session, viewer=reviewer, search=search)
+    assert [row["id"] for row in found.rows] == [hit] and found.total == 1

@@ -11,7 +11,8 @@ from sqlalchemy import Engine, select
 from annotator import gold, limits, queue, store, transcripts
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import Setting
-from tests.support.candidates import add_candidates, open_page
+from tests.support.candidates import add_candidates
+from tests.support.pages import open_page
 
 
 def test_a_range_names_the_value_and_the_range() -> None:

@@ -1,4 +1,5 @@
-"""Migrations that change what existing rows mean (0005: the resolved label's provenance)."""
+"""Migrations that change what existing rows mean (0005: the resolved label's provenance); migration files are
+named after what they do, and a database at a revision whose file was renamed still upgrades."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from datetime import datetime
 from alembic import command
 from sqlalchemy import Engine, text
 
-from annotator.db import _alembic_config
+from annotator.db import MIGRATIONS_DIR, _alembic_config
 
 NOW = datetime(2026, 1, 1, 12, 0)
 
@@ -53,3 +54,17 @@ def test_0005_gives_existing_resolved_labels_their_provenance(engine: Engine) ->
         columns = list(conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys())
     assert "label_source" not in columns and "rewritten_question" in columns
     command.upgrade(config, "heads")
+
+
+def test_migration_files_say_what_they_do_and_a_renamed_ones_database_upgrades(engine: Engine) -> None:
+    """0007's file was named after a ticket; renamed, it keeps its revision id, so a database at it upgrades."""
+    names = sorted(path.stem for path in (MIGRATIONS_DIR / "versions").glob("*.py"))
+    assert names and not [name for name in names if "issue" in name or "ticket" in name]
+    config = _alembic_config(engine)
+    command.downgrade(config, "0007_issue_11b")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0007_issue_11b"
+        assert "batch" in conn.execute(text("SELECT * FROM candidateclaim LIMIT 0")).keys()
+    command.upgrade(config, "heads")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() != "0007_issue_11b"

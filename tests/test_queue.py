@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine, select, update
 
-from annotator import browse, queue
+from annotator import browse, queue, queue_progress
 from annotator.db import get_engine, read_session, write_session
 from annotator.models import AnnotationEvent, Candidate, utcnow
 from tests.conftest import PROJECT_ROOT
@@ -44,8 +44,8 @@ def test_one_label_per_candidate_and_no_two_annotators_on_the_same_one(engine: E
     assert _next(engine, ann.id) is None
     with read_session(engine) as session:
         counts = dict(session.execute(select(Candidate.id, Candidate.label_count)).all())
-        assert queue.my_label_count(session, annotator_id=ann.id) == 2
-        assert queue.overall_progress(session) == {"total": 4, "done": 4, "labels_per_candidate": 1}
+        progress = queue_progress.count(session, annotator_id=ann.id)
+        assert (progress.mine_done, progress.total, progress.done, progress.labels_per_candidate) == (2, 4, 4, 1)
     assert counts == dict.fromkeys(ids, 1)
 
 
@@ -66,7 +66,7 @@ def test_labels_per_candidate_setting(engine: Engine) -> None:
     _decide(engine, users[0].id, ids[1])
     assert _next(engine, users[1].id) is None
     with read_session(engine) as session:
-        assert queue.overall_progress(session)["done"] == 2
+        assert queue_progress.count(session, annotator_id=users[0].id).done == 2
 
 
 def test_expired_claims_free_the_candidate(engine: Engine) -> None:
@@ -95,7 +95,7 @@ def test_filters_skip_and_filtered_status(engine: Engine) -> None:
         assert queue.filter_options(session) == {
             "data_source": ["aime", "amc", "math"], "rewrite_type": ["contradict", "remove"]
         }
-        assert queue.overall_progress(session, data_source="math")["total"] == 2
+        assert queue_progress.count(session, annotator_id=ann.id, data_source="math").total == 2
 
 
 def test_unverified_candidates_wait_outside_the_queue_but_open_from_browse(engine: Engine) -> None:
@@ -110,7 +110,7 @@ def test_unverified_candidates_wait_outside_the_queue_but_open_from_browse(engin
     assert _next(engine, ann.id) is None
     assert _next(engine, ann.id, include_filtered=True) is None
     with read_session(engine) as session:
-        assert queue.overall_progress(session)["total"] == 1
+        assert queue_progress.count(session, annotator_id=ann.id).total == 1
         view = queue.load(session, candidate_id=waiting[0], annotator_id=admin.id)
         assert view is not None and view["status"] == "unverified"
         page = browse.list_candidates(session, viewer=admin, data_source="aime")

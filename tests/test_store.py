@@ -1,15 +1,19 @@
-"""`store.execute_many`: the bulk writes of a label import on the driver's executemany."""
+"""`store.execute_many`: the bulk writes of a label import on the driver's executemany; `store.label_state`: each
+candidate in exactly one `LabelState`."""
 
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import Engine, bindparam, insert, select, text, update
+from sqlalchemy import Engine, bindparam, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from annotator import store
 from annotator.db import read_session, write_session
 from annotator.models import AnnotationEvent, Candidate, utcnow
+from annotator.queue import labels_per_candidate
+from annotator.vocabulary import LabelState
 from tests.support.candidates import add_candidates, add_user
+from tests.support.progress import one_in_each_state
 
 RAW_EVENTS = text('SELECT candidate_id, annotator_id, action, old, new, "at" FROM annotationevent ORDER BY id')
 
@@ -66,3 +70,28 @@ def test_a_driver_error_is_sqlalchemys_and_the_transaction_is_undone(engine: Eng
         store.execute_many(session, insert(AnnotationEvent.__table__), rows)
     with read_session(engine) as session:
         assert session.execute(RAW_EVENTS).all() == []
+
+
+def test_each_candidate_is_in_exactly_one_label_state(engine: Engine) -> None:
+    """One candidate in each state (a label of two: in progress; a tie: disputed; a tie decided: adjudicated;
+    no label and filtered / unverified by status), and a labelled filtered one, which is in its labels' state."""
+    states, _reviewer, _ann = one_in_each_state(engine)
+    with read_session(engine) as session:
+        state = store.label_state(labels_per_candidate(session))
+        found = dict(session.execute(select(Candidate.id, state).order_by(Candidate.id)).all())
+        counted = dict(session.execute(select(state, func.count()).group_by(state)).all())
+    assert {found[candidate_id]: candidate_id for candidate_id in states.values()} == states
+    assert counted == {**dict.fromkeys(LabelState, 1), LabelState.complete: 2}
+    assert set(found.values()) <= set(LabelState) and len(found) == 8
+
+
+def test_complete_follows_labels_per_candidate(engine: Engine) -> None:
+    states, _reviewer, _ann = one_in_each_state(engine)
+    with read_session(engine) as session:
+        for target, in_progress_is in ((1, LabelState.complete), (3, LabelState.in_progress)):
+            state = store.label_state(target)
+            shown = session.execute(select(state).where(Candidate.id == states[LabelState.in_progress])).scalar()
+            assert shown == in_progress_is
+            # A reviewer's decision and a tie do not depend on how many labels are asked for.
+            decided = session.execute(select(state).where(Candidate.id == states[LabelState.adjudicated])).scalar()
+            assert decided == LabelState.adjudicated

@@ -22,9 +22,6 @@ from ui.diff import side_by_side
 from ui.guidelines import guideline_for, umwp_category
 from ui.markdown import escape_markdown
 
-LABEL_NAMES = {(1, 0): "unsolvable · simple", (1, 1): "unsolvable · hard", (0, None): "not acceptable"}
-DISTRACTOR_LABEL_NAMES = {(1, 0): "acceptable · simple", (1, 1): "acceptable · hard", (0, None): "not acceptable"}
-
 GUIDELINE = "Guideline"
 SOLUTION = "Solution"
 MODEL_OUTPUTS = "Model outputs"

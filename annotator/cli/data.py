@@ -166,7 +166,7 @@ def export_command(
 
 @app.command()
 def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON (deterministic).")] = False) -> None:
-    """Per data source: candidates by rewrite type and difficulty, checked versus kept (vetted) (paper Tables 2,
+    """Per data source: candidates by rewrite type and difficulty, checked versus vetted (paper Tables 2,
     10, 11)."""
     from annotator import stats as stats_module
     from annotator.db import get_engine, read_session

@@ -84,7 +84,7 @@ def generate(
     run_id: llm.RunId = None,
     progress: llm.Progress = True,
 ) -> None:
-    """Extract conditions, rewrite (remove / contradict) and verify: LLM-proposed candidates for annotation.
+    """Extract conditions, rewrite (remove / contradict) and verify: LLM-proposed candidates to label.
 
     Completed requests are cached in the database: a killed or cancelled run started again re-sends none of
     them. Exits non-zero if any item failed after its retries.

@@ -3,7 +3,7 @@
 Step 1 (question rewriting): M_I lists necessary conditions of a problem (`extract`; the prompt asks for
 one to three, every one listed is kept unless `max_conditions` says otherwise); for each condition M_R
 rewrites the problem by removing or contradicting it, with an analysis (`rewrite`). A run of Step 1 alone
-leaves its candidates `unverified`, outside the annotation queue. Step 2 (model verification, `verify`): M_I
+leaves its candidates `unverified`, outside the queue. Step 2 (model verification, `verify`): M_I
 sees the original question, its answer and the rewritten question (not the extracted condition) and judges
 whether the rewrite removed (or contradicted) some key condition while keeping the others unchanged; M_R
 judges whether the result is unsolvable (analysis + True/False). A candidate passing both gets its

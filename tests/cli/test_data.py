@@ -37,7 +37,7 @@ def test_release_through_the_cli(tmp_path: Path, shared_data: Path) -> None:
     first, second = run_cli(url, "stats", "--json"), run_cli(url, "stats", "--json")
     assert first.returncode == 0 and first.stdout == second.stdout
     stats = json.loads(first.stdout)
-    assert stats["total"]["kept"] == 1102 and stats["sources"]["minerva"]["problems"] == 100
+    assert stats["total"]["vetted"] == 1102 and stats["sources"]["minerva"]["problems"] == 100
     assert run_cli(url, "import", str(release)).stdout.count("0 problems and 0 candidates added") == 1
     assert run_cli(url, "stats", "--json").stdout == first.stdout
 

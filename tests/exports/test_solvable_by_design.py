@@ -19,17 +19,17 @@ from annotator.labels import record_label
 from tests.support.candidates import add_candidates, add_user
 
 
-def _label_all_kept(engine: Engine, candidate_ids: list[int]) -> None:
+def _label_all_vetted(engine: Engine, candidate_ids: list[int]) -> None:
     user = add_user(engine, "ann")
     with write_session(engine) as session:
         for candidate_id in candidate_ids:
             record_label(session, candidate_id=candidate_id, annotator_id=user.id, human_check=1, difficulty_eval=0)
 
 
-def test_kept_distractors_stay_out_of_the_unsolvable_files(engine: Engine, tmp_path: Path) -> None:
+def test_vetted_distractors_stay_out_of_the_unsolvable_files(engine: Engine, tmp_path: Path) -> None:
     unsolvable = add_candidates(engine, 4, data_source="gsm8k", rewrite_types=("remove", "contradict"))
     distractors = add_candidates(engine, 3, data_source="gsm8k", rewrite_types=("distractor",), start=4)
-    _label_all_kept(engine, unsolvable + distractors)
+    _label_all_vetted(engine, unsolvable + distractors)
 
     export("reliablemath", tmp_path / "rm", engine=engine)
     for name in ("unsol.json", "unsol/gsm8k.json"):
@@ -49,17 +49,17 @@ def test_stats_total_solvable_by_design_apart(engine: Engine) -> None:
     unsolvable = add_candidates(engine, 2, data_source="gsm8k", rewrite_types=("remove",))
     distractors = add_candidates(engine, 3, data_source="gsm8k", rewrite_types=("distractor",), start=2)
     add_candidates(engine, 1, data_source="gsm8k", rewrite_types=("contradict",), start=5, status="unverified")
-    _label_all_kept(engine, unsolvable + distractors)
+    _label_all_vetted(engine, unsolvable + distractors)
     with read_session(engine) as session:
         result = stats.compute(session)
     source = result["sources"]["gsm8k"]
-    assert source["by_rewrite_type"]["distractor"]["kept"] == 3
-    assert source["total"]["kept"] == 2 and source["total"]["candidates"] == 3
+    assert source["by_rewrite_type"]["distractor"]["vetted"] == 3
+    assert source["total"]["vetted"] == 2 and source["total"]["candidates"] == 3
     assert source["total"]["unverified"] == 1
-    assert source["solvable_by_design"]["kept"] == 3 and result["solvable_by_design"]["candidates"] == 3
-    assert result["total"]["kept"] == 2
+    assert source["solvable_by_design"]["vetted"] == 3 and result["solvable_by_design"]["candidates"] == 3
+    assert result["total"]["vetted"] == 2
     table = stats.rows(result)
-    assert [(r["data_source"], r["rewrite_type"], r["kept"]) for r in table if r["rewrite_type"] in (
+    assert [(r["data_source"], r["rewrite_type"], r["vetted"]) for r in table if r["rewrite_type"] in (
         "all", "solvable by design")] == [
         ("gsm8k", "all", 2), ("gsm8k", "solvable by design", 3), ("all", "all", 2), ("all", "solvable by design", 3),
     ]

@@ -90,7 +90,7 @@ def test_with_one_label_per_candidate_a_single_label_is_complete(engine: Engine,
                                   "left_out": 0}
 
 
-def test_stats_count_as_kept_exactly_what_the_release_holds(
+def test_stats_count_as_vetted_exactly_what_the_release_holds(
     engine: Engine, project: dict[str, int], tmp_path: Path
 ) -> None:
     with read_session(engine) as session:
@@ -98,21 +98,21 @@ def test_stats_count_as_kept_exactly_what_the_release_holds(
         progress = stats.progress(session)
     total = result["total"]
     assert result["labels_per_candidate"] == 2
-    counted = (total["checked"], total["kept"], total["incomplete"], total["rejected"], total["disputed"])
+    counted = (total["checked"], total["vetted"], total["incomplete"], total["rejected"], total["disputed"])
     assert counted == (4, 1, 1, 1, 1)
-    assert (total["simple"], total["hard"]) == (0, 1)  # of the kept (vetted) ones only
+    assert (total["simple"], total["hard"]) == (0, 1)  # of the vetted ones only
     states = {row["state"]: row["candidates"] for row in progress["states"]}
     assert states == {"in progress": 2, "complete": 1, "disputed": 1, "unlabelled": 1}
     manifest = export("reliablemath", tmp_path / "out", engine=engine)
-    assert total["kept"] == manifest["files"]["unsol.json"]["records"]
+    assert total["vetted"] == manifest["files"]["unsol.json"]["records"]
     assert total["incomplete"] == manifest["vetted"]["left_out"]
 
     _adjudicate(engine, project["one"])
     with read_session(engine) as session:
         total = stats.compute(session)["total"]
     manifest = export("reliablemath", tmp_path / "again", engine=engine)
-    assert (total["kept"], total["incomplete"], total["simple"]) == (2, 0, 1)
-    assert total["kept"] == manifest["files"]["unsol.json"]["records"]
+    assert (total["vetted"], total["incomplete"], total["simple"]) == (2, 0, 1)
+    assert total["vetted"] == manifest["files"]["unsol.json"]["records"]
 
 
 def test_the_vetted_evaluation_set_and_the_gsm_ic_export_use_the_same_rule(
@@ -121,7 +121,7 @@ def test_the_vetted_evaluation_set_and_the_gsm_ic_export_use_the_same_rule(
     with read_session(engine) as session:
         unsolvable = [item.data_id for item in evaluation_items(session, item_set="vetted") if item.unsolvable]
     assert unsolvable == ["math_1_remove_1"]
-    # Two distractors kept by one annotator each: the one a reviewer also decided is vetted.
+    # Two distractors labelled human_check = 1 by one annotator each: the one a reviewer also decided is vetted.
     first, second = add_candidates(engine, 2, data_source="gsm8k", rewrite_types=("distractor",))
     cy = add_user(engine, "cy")
     with write_session(engine) as session:
@@ -162,7 +162,7 @@ def test_the_cli_flag(engine: Engine, database_url: str, project: dict[str, int]
     text = run_cli(database_url, "stats")
     assert text.returncode == 0 and "incomplete" in text.stdout and "2 label(s)" in text.stdout
     counted = json.loads(run_cli(database_url, "stats", "--json").stdout)
-    assert counted["total"]["kept"] == 1 and counted["total"]["incomplete"] == 1
+    assert counted["total"]["vetted"] == 1 and counted["total"]["incomplete"] == 1
 
 
 def test_the_cli_flag_on_another_format_is_a_usage_error(tmp_path: Path) -> None:

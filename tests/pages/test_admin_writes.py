@@ -16,8 +16,8 @@ from sqlalchemy import Engine, func, select
 from annotator import auth, queue
 from annotator.db import read_session, write_session
 from annotator.models import Problem, Run
-from tests.support.candidates import open_page
 from tests.support.evaluation_items import add_evaluation_items
+from tests.support.pages import open_page
 
 SIGNED_OUT = "Signed out: your account has been disabled; nothing was saved."
 

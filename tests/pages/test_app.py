@@ -382,7 +382,7 @@ def test_the_candidate_shows_once_the_buttons_work_and_earlier_keys_do_nothing(e
 def test_a_refusal_has_the_look_of_every_page_that_cannot_be_shown(engine: Engine) -> None:
     """A page kept from a role: the heading, why and the way on that `/nosuchpage` shows too
     (tests/e2e/test_pages.py)."""
-    from tests.support.candidates import open_page
+    from tests.support.pages import open_page
 
     app = open_page("team", engine, name="ann", role="annotator")
     assert not app.exception, app.exception

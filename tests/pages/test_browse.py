@@ -9,7 +9,8 @@ from sqlalchemy import Engine
 
 from annotator import labels
 from annotator.db import get_engine, write_session
-from tests.support.candidates import add_candidates, add_user, open_page
+from tests.support.candidates import add_candidates, add_user
+from tests.support.pages import open_page
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ from sqlalchemy import Engine, func, select
 from annotator import exports
 from annotator.db import get_engine, read_session
 from annotator.models import Problem
-from tests.support.candidates import add_candidates, add_vetted_and_incomplete, open_page
+from tests.support.candidates import add_candidates, add_vetted_and_incomplete
+from tests.support.pages import open_page
 from ui.markdown import escape_markdown
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 
 from annotator import queue
 from annotator.db import get_engine, write_session
-from tests.support.candidates import open_page
+from tests.support.pages import open_page
 from tests.support.progress import add_progress
 
 
@@ -38,16 +38,16 @@ def test_progress_is_drawn_and_the_table_has_dashes_not_none(engine: Engine) -> 
                       if row.rewrite_type != "all" and row.data_source != "all"]
 
 
-def test_kept_counts_only_vetted_candidates(engine: Engine) -> None:
-    add_progress(engine)  # two candidates kept by a single label each
+def test_vetted_counts_only_complete_or_adjudicated_candidates(engine: Engine) -> None:
+    add_progress(engine)  # two candidates resolved to human_check = 1 by a single label each
     app = open_page("overview", engine, name="rev", role="reviewer")
-    assert {m.label: m.value for m in app.metric}["Kept"] == "2"
+    assert {m.label: m.value for m in app.metric}["Vetted"] == "2"
     with write_session(engine) as session:
         queue.set_labels_per_candidate(session, value=2)
     app.run()
     assert not app.exception, app.exception
     shown = {m.label: m.value for m in app.metric}
-    assert (shown["Checked"], shown["Kept"], shown["Incomplete"], shown["Hard"]) == ("4", "0", "2", "0")
+    assert (shown["Checked"], shown["Vetted"], shown["Incomplete"], shown["Hard"]) == ("4", "0", "2", "0")
     table = app.dataframe[0].value
     overall = table[(table["data_source"] == "all") & (table["rewrite_type"] == "all")].iloc[0]
-    assert (overall["kept"], overall["incomplete"]) == (0, 2)
+    assert (overall["vetted"], overall["incomplete"]) == (0, 2)

@@ -15,7 +15,7 @@ from annotator.db import write_session
 from annotator.formats import read
 from annotator.importer import import_parts
 from annotator.models import Transcript
-from tests.support.candidates import open_page
+from tests.support.pages import open_page
 from tests.support.transcripts import import_records, records_for
 from ui.markdown import escape_markdown
 

@@ -11,7 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from annotator import gold, labels
 from annotator.db import get_engine, write_session
-from tests.support.candidates import add_candidates, add_user, open_page
+from tests.support.candidates import add_candidates, add_user
+from tests.support.pages import open_page
 
 
 @pytest.fixture

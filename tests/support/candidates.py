@@ -113,14 +113,3 @@ def sign_in_app(app: Any, engine: Engine, user: auth.User) -> Any:
     app.session_state["auth_token"] = token
     app.session_state["auth_recheck_at"] = 0.0
     return app
-
-
-def open_page(page: str, engine: Engine, *, name: str, role: str) -> Any:
-    """Run `app_pages/{page}.py` with AppTest, signed in as a new account `name` with `role`."""
-    from pathlib import Path
-
-    from streamlit.testing.v1 import AppTest
-
-    app = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app_pages" / f"{page}.py"), default_timeout=60)
-    sign_in_app(app, engine, add_user(engine, name, role=role))
-    return app.run()

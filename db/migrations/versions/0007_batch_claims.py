@@ -10,6 +10,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
+# The id keeps its first name: databases made before the file was renamed record it in alembic_version.
 revision: str = "0007_issue_11b"
 down_revision: str | Sequence[str] | None = "0006_transcripts"
 branch_labels: str | Sequence[str] | None = None

@@ -1,0 +1,43 @@
+"""`annotator app` (= `python -m annotator app`): the web app started through the CLI, its arguments passed to
+`streamlit run`, the database checked first."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from annotator.db import PROJECT_ROOT
+from tests.e2e.conftest import free_port
+from tests.support.waiting import wait_for
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def test_the_app_command_starts_the_server_with_streamlits_arguments(tmp_path: Path) -> None:
+    port = free_port()
+    database = tmp_path / "app.sqlite"
+    # From another folder, the package found as an installed one would be: app.py is found from the package.
+    env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{database}", "PYTHONPATH": str(PROJECT_ROOT)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "annotator", "app", "--server.port", str(port), "--server.headless", "true"],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for(lambda: _healthy(port) or server.poll() is not None, 60, "the app to answer")
+        assert server.poll() is None and _healthy(port)
+        assert database.exists()  # created and migrated before the server started
+    finally:
+        server.send_signal(signal.SIGTERM)
+        output = server.communicate(timeout=30)[0].decode()
+    assert "Traceback" not in output
+
