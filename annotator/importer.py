@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from annotator import auth, labels, queue
 from annotator.db import write_session
-from annotator.models import Annotation, AnnotationEvent, Candidate, Problem, SourceFile, utcnow
+from annotator.models import Candidate, Problem, SourceFile, utcnow
 from annotator.records import (
     CandidateRecord,
     ImportPart,
@@ -28,7 +28,7 @@ from annotator.records import (
     SourceFileInfo,
     TranscriptRecord,
 )
-from annotator.vocabulary import CandidateStatus, LabelSource
+from annotator.vocabulary import CandidateStatus
 
 BATCH_SIZE = 2000
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
@@ -277,15 +277,16 @@ class _Importer:
                 labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval, label.comment)
             )
         try:
-            added, updated = labels.record_labels(self.session, rows=rows, replace=self.update)
+            added, updated = labels.record_labels(self.session, rows=rows, replace=self.update, keep_comments=True)
         except labels.LabelConflict as conflict:
             record, _candidate_id, loc = pending[conflict.index]
             assert record.label is not None
+            stored = (f"comment {conflict.comment!r}" if conflict.field == "comment" else
+                      f"human_check {conflict.human_check}, difficulty_eval {conflict.difficulty_eval}")
             raise loc.error(
                 f"conflicts with {record.label.annotator}'s label on {record.data_id!r} already in the database "
-                f"(human_check {conflict.human_check}, difficulty_eval {conflict.difficulty_eval}). "
-                "Use --update to replace it",
-                "human_check",
+                f"({stored}). Use --update to replace it",
+                conflict.field,
             ) from None
         self.summary.labels_added += added
         self.summary.labels_updated += updated
@@ -313,48 +314,30 @@ class _Importer:
             self.ensure_problem(record)
         self._flush_problems()
         now = utcnow()
-        rows = []
-        for record in records:
-            label = record.label
-            rows.append(
-                {
-                    "problem_id": self.problems[(record.data_source, record.problem_position)].id,
-                    "data_id": record.data_id,
-                    "data_source": record.data_source,
-                    "position": record.position,
-                    "status": CandidateStatus.pending.value,
-                    "label_count": 1 if label else 0,
-                    "human_check": label.human_check if label else None,
-                    "difficulty_eval": label.difficulty_eval if label else None,
-                    "label_source": LabelSource.single if label else None,
-                    "created_at": now,
-                    "updated_at": now,
-                    **{name: getattr(record, name) for name in CANDIDATE_FIELDS},
-                }
-            )
+        rows = [
+            {
+                "problem_id": self.problems[(record.data_source, record.problem_position)].id,
+                "data_id": record.data_id,
+                "data_source": record.data_source,
+                "position": record.position,
+                "status": CandidateStatus.pending.value,
+                "label_count": 0,
+                "created_at": now,
+                "updated_at": now,
+                **{name: getattr(record, name) for name in CANDIDATE_FIELDS},
+            }
+            for record in records
+        ]
         # Core executemany: the ORM's bulk path costs several times more per row.
         connection = self.session.connection()
         connection.execute(insert(Candidate.__table__), rows)
         self.summary.candidates_added += len(rows)
-        labelled = {record.data_id: record.label for record in records if record.label}
-        if not labelled:
-            return
-        ids = dict(
-            connection.execute(
-                select(Candidate.data_id, Candidate.id).where(Candidate.data_id.in_(list(labelled)))
-            ).all()
-        )
-        annotations, events = [], []
-        for data_id, label in labelled.items():
-            candidate_id, annotator_id = ids[data_id], self._annotator_id(label.annotator)
-            value = {"human_check": label.human_check, "difficulty_eval": label.difficulty_eval,
-                     "comment": label.comment}
-            who = {"candidate_id": candidate_id, "annotator_id": annotator_id}
-            annotations.append({**who, "created_at": now, "updated_at": now, **value})
-            events.append({**who, "action": "create", "old": None, "new": value, "at": now})
-        connection.execute(insert(Annotation.__table__), annotations)
-        connection.execute(insert(AnnotationEvent.__table__), events)
-        self.summary.labels_added += len(labelled)
+        labelled = {record.data_id: record for record in records if record.label}
+        if labelled:  # their labels go with the others (`_merge_labels`)
+            query = select(Candidate.data_id, Candidate.id).where(Candidate.data_id.in_(list(labelled)))
+            for data_id, candidate_id in connection.execute(query):
+                record = labelled[data_id]
+                self.pending_labels.append((record, candidate_id, record.location or Location(self.part_path, "?")))
 
     # -- transcripts ------------------------------------------------------------------------------
 
