@@ -4,11 +4,12 @@ statement (`_resolved_labels`: the majority and tie rules, and where the label c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Column, TextClause, Update, bindparam, case, func, insert, select, text, update
+from sqlalchemy import Column, Text, TextClause, Update, bindparam, case, func, insert, select, text, update
 from sqlmodel import Session
 
 from annotator.models import Adjudication, Annotation, AnnotationEvent, Candidate, utcnow
@@ -82,6 +83,7 @@ class Plan:
         self.now = utcnow()
         self.added = self.updated = 0
         self.events: list[dict[str, Any]] = []
+        self._texts: dict[tuple[Any, ...], str] = {}
         # (table, statement kind) -> rows: labels and decisions, inserted or updated; time spent alone
         self.writes: dict[str, list[dict[str, Any]]] = {name: [] for name in _STATEMENTS}
 
@@ -126,16 +128,27 @@ class Plan:
 
     def _event(self, row: Any, action: str, old: dict[str, Any] | None, new: dict[str, Any]) -> None:
         self.events.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, "action": action,
-                            "old": old, "new": new, "at": self.now})
+                            "old_text": self._json(old), "new_text": self._json(new), "at": self.now})
+
+    def _json(self, label: dict[str, Any] | None) -> str | None:
+        """The label's JSON as `JSONText` writes it, encoded once per distinct label (an import has a handful)."""
+        if label is None:
+            return None
+        key = (label["human_check"], label["difficulty_eval"], label["comment"])
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = _ENCODE(label)
+        return text
 
     def write(self, session: Session) -> None:
         """The planned writes, their events, then the changed candidates' resolved labels."""
         for name, statement in _STATEMENTS.items():
             execute_many(session, statement, self.writes[name])
-        execute_many(session, insert(AnnotationEvent.__table__), self.events)
+        execute_many(session, _EVENT_INSERT, self.events)
         connection = session.connection()
+        unlabelled = bool(self.writes["decision insert"] or self.writes["decision update"])
         for chunk in _chunks([event["candidate_id"] for event in self.events]):
-            connection.execute(_resolved_labels(chunk, now=self.now))
+            connection.execute(_resolved_labels(chunk, now=self.now, unlabelled=unlabelled))
 
 
 def _plus(old: Stored, row: Any) -> float | None:
@@ -143,6 +156,10 @@ def _plus(old: Stored, row: Any) -> float | None:
     return old.seconds_spent if row.seconds_spent is None else (old.seconds_spent or 0) + row.seconds_spent
 
 
+# The events' old and new label as JSON text made here (`Plan._json`), not by the columns' type per row.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_EVENT_INSERT = insert(AnnotationEvent.__table__).values(old=bindparam("old_text", type_=Text()),
+                                                         new=bindparam("new_text", type_=Text()))
 _STATEMENTS: dict[str, Any] = {
     "label insert": insert(_ANNOTATION),
     "label update": update(_ANNOTATION).where(_ANNOTATION.c.id == bindparam("b_id")),
@@ -152,18 +169,21 @@ _STATEMENTS: dict[str, Any] = {
 }
 
 
-def _resolved_labels(candidate_ids: Collection[int], *, now: datetime) -> Update:
+def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelled: bool) -> Update:
     """Store these candidates' label count, resolved label and its source (`LabelSource`), in one statement.
 
     A reviewer's decision wins. Else a majority vote on human_check, a tie unresolved (None: adjudicate it);
     among the labels that accept the candidate a majority vote on difficulty_eval, a tie counting as hard (1),
-    since at least half of those annotators found it hard to see that the problem is unsolvable.
+    since at least half of those annotators found it hard to see that the problem is unsolvable. Counted from
+    the labels (cheaper), or with `unlabelled` from the candidates, for a decision on one without labels.
     """
     a, j, c = _ANNOTATION.c, _ADJUDICATION.c, _CANDIDATE.c
+    key = c.id if unlabelled else a.candidate_id
+    labels = _CANDIDATE.outerjoin(_ANNOTATION, a.candidate_id == c.id) if unlabelled else _ANNOTATION
     code = a.human_check * 3 + func.coalesce(a.difficulty_eval, 2)  # one number per distinct label
     counts = (
         select(
-            c.id.label("candidate_id"),
+            key.label("candidate_id"),
             func.count(a.id).label("n"),
             func.coalesce(func.sum(a.human_check), 0).label("accepted"),
             func.coalesce(func.sum(case((a.difficulty_eval == 1, 1), else_=0)), 0).label("hard"),
@@ -173,10 +193,9 @@ def _resolved_labels(candidate_ids: Collection[int], *, now: datetime) -> Update
             func.max(j.human_check).label("decided_check"),
             func.max(j.difficulty_eval).label("decided_difficulty"),
         )
-        .select_from(_CANDIDATE.outerjoin(_ANNOTATION, a.candidate_id == c.id)
-                     .outerjoin(_ADJUDICATION, j.candidate_id == c.id))
-        .where(_ids_in(c.id, candidate_ids))
-        .group_by(c.id)
+        .select_from(labels.outerjoin(_ADJUDICATION, j.candidate_id == key))
+        .where(_ids_in(key, candidate_ids))
+        .group_by(key)
         .subquery()
     )
     decided, n, accepted = counts.c.decided.is_not(None), counts.c.n, counts.c.accepted
