@@ -45,7 +45,7 @@ class StoredRows(NamedTuple):
 def _ids_in(column: Column[Any], ids: Collection[int]) -> TextClause:
     """`column IN (ids)` with the ids written into the statement: integers (`int` makes sure), so nothing to
     quote, no limit on bound parameters, and none of SQLAlchemy's work per value."""
-    return text(f"{column.table.name}.{column.name} IN ({','.join(str(int(i)) for i in ids)})")  # type: ignore[attr-defined]
+    return text(f"{column.table.name}.{column.name} IN ({','.join(map(str, map(int, ids)))})")  # type: ignore[attr-defined]
 
 
 def _chunks(ids: Collection[int]) -> list[list[int]]:
@@ -54,7 +54,8 @@ def _chunks(ids: Collection[int]) -> list[list[int]]:
 
 
 def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
-    """The labels on the rows' candidates, and the decisions on those the rows decide, their candidates locked."""
+    """The rows' annotators' labels on the rows' candidates, and the decisions on those the rows decide, their
+    candidates locked."""
     labels: dict[tuple[int, int], Stored] = {}
     decisions: dict[int, Stored] = {}
     # PostgreSQL (READ COMMITTED): lock the candidates first, in id order, or two annotators labelling one
@@ -62,11 +63,12 @@ def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
     # write_session already holds the database's write lock (BEGIN IMMEDIATE): nothing to lock there.
     lock = session.connection().dialect.name != "sqlite"
     a, j, c = _ANNOTATION.c, _ADJUDICATION.c, _CANDIDATE.c
-    for chunk in _chunks([row.candidate_id for row in rows]):
-        if lock:
-            session.execute(select(c.id).where(_ids_in(c.id, chunk)).order_by(c.id).with_for_update())
+    for chunk in _chunks([row.candidate_id for row in rows]) if lock else ():
+        session.execute(select(c.id).where(_ids_in(c.id, chunk)).order_by(c.id).with_for_update())
+    annotators = {row.annotator_id for row in rows if not row.decision}
+    for chunk in _chunks([row.candidate_id for row in rows if not row.decision]):
         query = select(a.candidate_id, a.id, a.annotator_id, a.human_check, a.difficulty_eval, a.comment,
-                       a.seconds_spent).where(_ids_in(a.candidate_id, chunk))
+                       a.seconds_spent).where(_ids_in(a.candidate_id, chunk), _ids_in(a.annotator_id, annotators))
         labels.update({(row[0], row[2]): Stored(*row[1:]) for row in iter_raw_tuples(session, query)})
     for chunk in _chunks([row.candidate_id for row in rows if row.decision]):
         query = select(j.candidate_id, j.annotator_id, j.human_check, j.difficulty_eval, j.comment).where(
@@ -107,12 +109,14 @@ class Plan:
         return None
 
     def _insert(self, row: Any, new: dict[str, Any]) -> None:
-        who = {"candidate_id": row.candidate_id, "annotator_id": row.annotator_id}
-        stamps = {"created_at": self.now, "updated_at": self.now}
+        now = self.now
         if row.decision:
-            self.writes["decision insert"].append({**who, **new, **stamps})
+            self.writes["decision insert"].append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id,
+                                                   **new, "created_at": now, "updated_at": now})
         else:
-            self.writes["label insert"].append({**who, **new, "seconds_spent": row.seconds_spent, **stamps})
+            self.writes["label insert"].append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id,
+                                                **new, "seconds_spent": row.seconds_spent, "created_at": now,
+                                                "updated_at": now})
         self._event(row, "adjudicate" if row.decision else "create", None, new)
         self.added += 1
 
@@ -128,12 +132,11 @@ class Plan:
 
     def _event(self, row: Any, action: str, old: dict[str, Any] | None, new: dict[str, Any]) -> None:
         self.events.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, "action": action,
-                            "old_text": self._json(old), "new_text": self._json(new), "at": self.now})
+                            "old_text": None if old is None else self._json(old), "new_text": self._json(new),
+                            "at": self.now})
 
-    def _json(self, label: dict[str, Any] | None) -> str | None:
+    def _json(self, label: dict[str, Any]) -> str:
         """The label's JSON as `JSONText` writes it, encoded once per distinct label (an import has a handful)."""
-        if label is None:
-            return None
         key = (label["human_check"], label["difficulty_eval"], label["comment"])
         text = self._texts.get(key)
         if text is None:
