@@ -188,19 +188,18 @@ def main() -> None:
         base, low, our, parts, old = [], [], [], [], []
         reading: dict[str, list[float]] = {"ours": [], "old": []}
         for i in range(args.repeat):
-            if old_code is not None:
-                result = _child("ours", labelled, _copy(prepared, directory / f"old{i}.sqlite"), old_code)
-                assert result["labels_added"] == args.labels, result
-                old.append(result["seconds"])
-                reading["old"].append(result["reading"])
             base.append(_child("baseline", labelled, directory / f"base{i}.sqlite")["seconds"])
             result = _child("floor", labelled, _copy(prepared, directory / f"floor{i}.sqlite"))
             low.append(result["seconds"])
             parts.append(result["parts"])
-            result = _child("ours", labelled, _copy(prepared, directory / f"ours{i}.sqlite"))
-            assert result["labels_added"] == args.labels, result
-            our.append(result["seconds"])
-            reading["ours"].append(result["reading"])
+            # Ours and --against's in turns, each first every other repeat: a load that comes and goes (a shared
+            # machine) falls on both alike.
+            runs = [("ours", ROOT, our), ("old", old_code, old)] if old_code is not None else [("ours", ROOT, our)]
+            for name, code, times in runs[:: 1 if i % 2 == 0 else -1]:
+                result = _child("ours", labelled, _copy(prepared, directory / f"{name}{i}.sqlite"), code)
+                assert result["labels_added"] == args.labels, result
+                times.append(result["seconds"])
+                reading[name].append(result["reading"])
     b, f, o = statistics.median(base), statistics.median(low), statistics.median(our)
     parts_json = statistics.median(p["json.load"] for p in parts)
     print(f"{args.labels:,} labels onto existing candidates (median of {args.repeat})")
