@@ -5,7 +5,8 @@ keypress (`record_label`, a list of one), an import or an Excel batch (thousands
 row). It writes the labels, their events (the append-only history) and each touched candidate's resolved label
 in a few set-based statements per batch, and is the one place that says what a change is: a label or comment
 that differs is an event, time spent adds up, and the resolved label and its provenance (`label_source`) are
-computed in SQL (`_resolved_labels`).
+computed in SQL, one statement for all the touched candidates (`_label_rows`, the set-based work behind
+this module).
 
 A candidate's resolved label is kept on the candidate row (`label_count`, `human_check`, `difficulty_eval`,
 `label_source`) and updated in the same transaction as every label change, so queues, statistics and exports
