@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, func, select
 from sqlmodel import Session
 
-from annotator.labels import refresh_candidate, validate
-from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
+from annotator.labels import LabelConflict, LabelRow, record_labels
+from annotator.models import Adjudication, Annotation, Annotator, Candidate
 from annotator.store import of_source_and_type
 
 __all__ = [
@@ -122,11 +122,6 @@ def dispute_labels(session: Session, *, candidate_id: int) -> list[dict[str, Any
     return [row._asdict() for row in rows]
 
 
-def _snapshot(adjudication: Adjudication) -> dict[str, Any]:
-    return {"human_check": adjudication.human_check, "difficulty_eval": adjudication.difficulty_eval,
-            "comment": adjudication.comment}
-
-
 class DecidedMeanwhile(Exception):
     """Another reviewer decided the dispute since this one was shown; deciding again must say `override`."""
 
@@ -145,38 +140,20 @@ def adjudicate(
     difficulty_eval: int | None,
     comment: str | None = None,
     override: bool = False,
-) -> Adjudication:
-    """Decide a candidate's label as a reviewer (or change that decision); append the event and store the
-    candidate's resolved label with `label_source` "adjudicated". Call inside `db.write_session()`.
+) -> None:
+    """Decide a candidate's label as a reviewer (or change that decision): a decision row through
+    `labels.record_labels`, which appends the event and stores the candidate's resolved label with
+    `label_source` "adjudicated". Call inside `db.write_session()`.
 
     Another reviewer's decision is replaced only with `override`; else `DecidedMeanwhile` says whose it is (two
     reviewers on one dispute: the second learns of the first instead of silently replacing it)."""
-    validate(human_check, difficulty_eval)
-    session.execute(select(Candidate.id).where(Candidate.id == candidate_id).with_for_update())
-    adjudication = session.get(Adjudication, candidate_id)
-    if adjudication is not None and adjudication.annotator_id != reviewer_id and not override:
-        by = session.execute(select(Annotator.name).where(Annotator.id == adjudication.annotator_id)).scalar_one()
-        raise DecidedMeanwhile(by=by, human_check=adjudication.human_check,
-                               difficulty_eval=adjudication.difficulty_eval)
-    now = utcnow()
-    old = None if adjudication is None else _snapshot(adjudication)
-    if adjudication is None:
-        adjudication = Adjudication(candidate_id=candidate_id, annotator_id=reviewer_id, human_check=human_check,
-                                    difficulty_eval=difficulty_eval, comment=comment, created_at=now, updated_at=now)
-        session.add(adjudication)
-    else:
-        adjudication.annotator_id = reviewer_id
-        adjudication.human_check, adjudication.difficulty_eval = human_check, difficulty_eval
-        adjudication.comment = comment
-        adjudication.updated_at = now
-    new = _snapshot(adjudication)
-    if old == new:
-        return adjudication
-    session.add(AnnotationEvent(candidate_id=candidate_id, annotator_id=reviewer_id, action="adjudicate", old=old,
-                                new=new, at=now))
-    session.flush()
-    refresh_candidate(session, candidate_id=candidate_id)
-    return adjudication
+    row = LabelRow(candidate_id, reviewer_id, human_check, difficulty_eval, comment, decision=True)
+    try:
+        record_labels(session, rows=[row], replace=override)
+    except LabelConflict as conflict:
+        by = session.execute(select(Annotator.name).where(Annotator.id == conflict.annotator_id)).scalar_one()
+        raise DecidedMeanwhile(by=by, human_check=conflict.human_check,
+                               difficulty_eval=conflict.difficulty_eval) from None
 
 
 def adjudications(session: Session, *, candidate_ids: Collection[int] | None = None) -> dict[int, dict[str, Any]]:

@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from annotator import auth, labels, queue
 from annotator.db import write_session
-from annotator.models import Annotation, AnnotationEvent, Candidate, Problem, SourceFile, utcnow
+from annotator.models import Candidate, JSONText, Problem, SourceFile, utcnow
 from annotator.records import (
     CandidateRecord,
     ImportPart,
@@ -28,7 +28,8 @@ from annotator.records import (
     SourceFileInfo,
     TranscriptRecord,
 )
-from annotator.vocabulary import CandidateStatus, LabelSource
+from annotator.store import iter_raw_tuples
+from annotator.vocabulary import CandidateStatus
 
 BATCH_SIZE = 2000
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
@@ -72,6 +73,28 @@ def _same(a: Any, b: Any) -> bool:
     if type(a) is type(b) and type(a) in (str, int):
         return bool(a == b)
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+# The candidate's fields stored as JSON text (`JSONText`): read raw, compared as text first.
+_JSON_FIELDS = frozenset(name for name in CANDIDATE_FIELDS if isinstance(Candidate.__table__.c[name].type, JSONText))
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # as `JSONText` writes
+
+
+def _differing(given: list[str], row: Any, record: CandidateRecord) -> list[str]:
+    """The fields the record gives whose value differs from the stored one. The row is (id, data_id, *given) as
+    the driver returns it: a JSON field is its text, the same when the value would be written as that very text
+    (decoded only when it would not: a number written otherwise, keys reordered)."""
+    found = []
+    for name, stored in zip(given, row[2:], strict=True):
+        if (value := getattr(record, name)) is None:
+            continue
+        if name in _JSON_FIELDS:
+            same = stored is not None and (stored == _ENCODE(value) or _same(json.loads(stored), value))
+        else:
+            same = (type(stored) is type(value) and stored == value) or _same(stored, value)
+        if not same:
+            found.append(name)
+    return found
 
 
 def _where(loc: Location | None) -> str:
@@ -213,10 +236,8 @@ class _Importer:
         # Only the fields these records give: decoding the stored JSON of the others would be wasted work.
         given = [name for name in CANDIDATE_FIELDS if any(getattr(r, name) is not None for r in records)]
         columns = [Candidate.id, Candidate.data_id, *(getattr(Candidate, name) for name in given)]
-        existing = {
-            row.data_id: row
-            for row in self.session.execute(select(*columns).where(Candidate.data_id.in_([r.data_id for r in records])))
-        }
+        query = select(*columns).where(Candidate.data_id.in_([r.data_id for r in records]))
+        existing = {row[1]: row for row in iter_raw_tuples(self.session, query)}  # JSON fields as their text
         new: list[CandidateRecord] = []
         for record in records:
             row = existing.get(record.data_id)
@@ -238,30 +259,28 @@ class _Importer:
             if record.label is None:
                 self.summary.unlabelled += 1
             else:
-                self.pending_labels.append((record, row.id, loc))
+                self.pending_labels.append((record, row[0], loc))
             return
-        if row.id >= self.part_first_candidate_id:
+        candidate_id = row[0]
+        if candidate_id >= self.part_first_candidate_id:
             raise loc.error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this file", "data_id")
-        differing = [
-            name
-            for name, stored in zip(given, row[2:], strict=True)  # the row is (id, data_id, *given)
-            if (value := getattr(record, name)) is not None and not _same(stored, value)
-        ]
+        differing = _differing(given, row, record)
         if differing and not self.update:
             raise loc.error(
-                f"conflicts with candidate {record.data_id!r} already in the database (candidate id {row.id}); "
+                f"conflicts with candidate {record.data_id!r} already in the database (candidate id {candidate_id}); "
                 f"{', '.join(differing)} differ. Use --update to replace it",
                 differing[0],
             )
         if differing:
             values = {name: getattr(record, name) for name in differing}
-            self.session.execute(update(Candidate).where(Candidate.id == row.id).values(**values, updated_at=utcnow()))
+            self.session.execute(update(Candidate).where(Candidate.id == candidate_id).values(**values,
+                                                                                          updated_at=utcnow()))
             self.summary.candidates_updated += 1
-        elif row.id < self.first_id and row.id not in self.met:  # a release's unsol.json repeats unsol/*.json
+        elif candidate_id < self.first_id and candidate_id not in self.met:  # unsol.json repeats unsol/*.json
             self.summary.unchanged += 1
-        self.met.add(row.id)
+        self.met.add(candidate_id)
         if record.label is not None:
-            self.pending_labels.append((record, row.id, loc))
+            self.pending_labels.append((record, candidate_id, loc))
 
     def _merge_labels(self) -> None:
         """The labels of this batch's existing candidates, recorded set-based (`labels.record_labels`)."""
@@ -277,15 +296,16 @@ class _Importer:
                 labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval, label.comment)
             )
         try:
-            added, updated = labels.record_labels(self.session, rows=rows, replace=self.update)
+            added, updated = labels.record_labels(self.session, rows=rows, replace=self.update, keep_comments=True)
         except labels.LabelConflict as conflict:
             record, _candidate_id, loc = pending[conflict.index]
             assert record.label is not None
+            stored = (f"comment {conflict.comment!r}" if conflict.field == "comment" else
+                      f"human_check {conflict.human_check}, difficulty_eval {conflict.difficulty_eval}")
             raise loc.error(
                 f"conflicts with {record.label.annotator}'s label on {record.data_id!r} already in the database "
-                f"(human_check {conflict.human_check}, difficulty_eval {conflict.difficulty_eval}). "
-                "Use --update to replace it",
-                "human_check",
+                f"({stored}). Use --update to replace it",
+                conflict.field,
             ) from None
         self.summary.labels_added += added
         self.summary.labels_updated += updated
@@ -313,48 +333,23 @@ class _Importer:
             self.ensure_problem(record)
         self._flush_problems()
         now = utcnow()
-        rows = []
-        for record in records:
-            label = record.label
-            rows.append(
-                {
-                    "problem_id": self.problems[(record.data_source, record.problem_position)].id,
-                    "data_id": record.data_id,
-                    "data_source": record.data_source,
-                    "position": record.position,
-                    "status": CandidateStatus.pending.value,
-                    "label_count": 1 if label else 0,
-                    "human_check": label.human_check if label else None,
-                    "difficulty_eval": label.difficulty_eval if label else None,
-                    "label_source": LabelSource.single if label else None,
-                    "created_at": now,
-                    "updated_at": now,
-                    **{name: getattr(record, name) for name in CANDIDATE_FIELDS},
-                }
-            )
+        rows = [
+            {"problem_id": self.problems[(record.data_source, record.problem_position)].id, "data_id": record.data_id,
+             "data_source": record.data_source, "position": record.position, "status": CandidateStatus.pending.value,
+             "label_count": 0, "created_at": now, "updated_at": now,
+             **{name: getattr(record, name) for name in CANDIDATE_FIELDS}}
+            for record in records
+        ]
         # Core executemany: the ORM's bulk path costs several times more per row.
         connection = self.session.connection()
         connection.execute(insert(Candidate.__table__), rows)
         self.summary.candidates_added += len(rows)
-        labelled = {record.data_id: record.label for record in records if record.label}
-        if not labelled:
-            return
-        ids = dict(
-            connection.execute(
-                select(Candidate.data_id, Candidate.id).where(Candidate.data_id.in_(list(labelled)))
-            ).all()
-        )
-        annotations, events = [], []
-        for data_id, label in labelled.items():
-            candidate_id, annotator_id = ids[data_id], self._annotator_id(label.annotator)
-            value = {"human_check": label.human_check, "difficulty_eval": label.difficulty_eval,
-                     "comment": label.comment}
-            who = {"candidate_id": candidate_id, "annotator_id": annotator_id}
-            annotations.append({**who, "created_at": now, "updated_at": now, **value})
-            events.append({**who, "action": "create", "old": None, "new": value, "at": now})
-        connection.execute(insert(Annotation.__table__), annotations)
-        connection.execute(insert(AnnotationEvent.__table__), events)
-        self.summary.labels_added += len(labelled)
+        labelled = {record.data_id: record for record in records if record.label}
+        if labelled:  # their labels go with the others (`_merge_labels`)
+            query = select(Candidate.data_id, Candidate.id).where(Candidate.data_id.in_(list(labelled)))
+            for data_id, candidate_id in connection.execute(query):
+                record = labelled[data_id]
+                self.pending_labels.append((record, candidate_id, record.location or Location(self.part_path, "?")))
 
     # -- transcripts ------------------------------------------------------------------------------
 

@@ -1,8 +1,16 @@
 """Recording `human_check` / `difficulty_eval` labels and resolving a candidate's label from them.
 
-A candidate's resolved label is kept on the candidate row (`label_count`, `human_check`,
-`difficulty_eval`) and updated in the same transaction as every label change, so queues, statistics and
-exports read one indexed table.
+Every label and every reviewer's decision is written by one function, `record_labels`, which takes a list: a
+keypress (`record_label`, a list of one), an import or an Excel batch (thousands), an adjudication (a decision
+row). It writes the labels, their events (the append-only history) and each touched candidate's resolved label
+in a few set-based statements per batch, and is the one place that says what a change is: a label or comment
+that differs is an event, time spent adds up, and the resolved label and its provenance (`label_source`) are
+computed in SQL, one statement for all the touched candidates (`_label_rows`, the set-based work behind
+this module).
+
+A candidate's resolved label is kept on the candidate row (`label_count`, `human_check`, `difficulty_eval`,
+`label_source`) and updated in the same transaction as every label change, so queues, statistics and exports
+read one indexed table.
 """
 
 from __future__ import annotations
@@ -10,12 +18,13 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, func, insert, or_, select, update
+from sqlalchemy import func, or_, select
 from sqlmodel import Session
 
-from annotator.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
-from annotator.store import execute_many, iter_raw_tuples, of_source_and_type
-from annotator.vocabulary import Label, LabelError, LabelSource
+from annotator import _label_rows
+from annotator.models import Annotation, Annotator, Candidate
+from annotator.store import of_source_and_type
+from annotator.vocabulary import Label, LabelError
 
 __all__ = [
     "LabelConflict",
@@ -23,16 +32,13 @@ __all__ = [
     "LabelRow",
     "activity",
     "label_rows",
-    "label_source",
     "record_label",
     "record_labels",
-    "refresh_candidates",
-    "resolve",
     "validate",
 ]
 
-# Ids per IN (...) list: well under SQLite's limit on bound parameters.
-_IN_BATCH = 900
+# The labels there are (`vocabulary.Label`): checked by a set lookup, the rules' own error only on a miss.
+_LABELS = frozenset({(0, None), (1, 0), (1, 1)})
 
 
 def validate(human_check: int, difficulty_eval: int | None) -> None:
@@ -40,94 +46,55 @@ def validate(human_check: int, difficulty_eval: int | None) -> None:
     Label(human_check, difficulty_eval)
 
 
-def resolve(values: Sequence[tuple[int, int | None]]) -> tuple[int | None, int | None]:
-    """The resolved (human_check, difficulty_eval) of a candidate from its labels.
+class LabelRow(NamedTuple):
+    """One label to record (see `record_labels`): an annotator's, or with `decision` a reviewer's adjudication
+    of the candidate (kept in `adjudication`; it wins over the annotators' labels)."""
 
-    Majority vote on human_check; a tie leaves it unresolved (None), to be adjudicated. Among the labels
-    that accept the candidate, majority vote on difficulty_eval; a tie counts as hard (1), since at least
-    half of those annotators found it hard to see that the problem is unsolvable.
+    candidate_id: int
+    annotator_id: int
+    human_check: int
+    difficulty_eval: int | None
+    comment: str | None = None
+    seconds_spent: float | None = None  # added to the time already spent on the label
+    decision: bool = False
+
+
+class LabelConflict(ValueError):
+    """`rows[index]` would change what is stored and replacing was not asked for: a different label or comment
+    (`field` says which), or for a decision another reviewer's (`annotator_id`)."""
+
+    def __init__(self, index: int, stored: Any, *, field: str) -> None:
+        super().__init__(f"label {index} conflicts with (human_check {stored.human_check}, difficulty_eval "
+                         f"{stored.difficulty_eval}, comment {stored.comment!r})")
+        self.index, self.field, self.annotator_id, self.comment = index, field, stored.annotator_id, stored.comment
+        self.human_check, self.difficulty_eval = stored.human_check, stored.difficulty_eval
+
+
+def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool = False,
+                  keep_comments: bool = False) -> tuple[int, int]:
+    """Record these labels and decisions: the labels, their events and the touched candidates' resolved labels,
+    in a few set-based statements per batch. Returns (added, updated) labels and decisions.
+
+    A row equal to what is stored (label and comment) changes nothing but adds its `seconds_spent`. One that
+    differs is an "update" event (a comment alone too) and, unless `replace`, a `LabelConflict`; a decision
+    conflicts when another reviewer's is stored. With `keep_comments` a row without a comment keeps the stored
+    one (an import names only the comments it has); else it clears it (a keypress says the whole label). Call
+    inside `db.write_session()`; a (candidate, annotator) pair, and a candidate among decisions, at most once.
     """
-    if not values:
-        return None, None
-    accepted = [difficulty for check, difficulty in values if check == 1]
-    rejected = len(values) - len(accepted)
-    if len(accepted) == rejected:
-        return None, None
-    if rejected > len(accepted):
-        return 0, None
-    hard = sum(1 for difficulty in accepted if difficulty == 1)
-    return 1, 1 if 2 * hard >= len(accepted) else 0
-
-
-def label_source(values: Sequence[tuple[int, int | None]], resolved: tuple[int | None, int | None]) -> str | None:
-    """Where a resolved label over these labels comes from (`LabelSource`); None while unresolved."""
-    if resolved[0] is None:
-        return None
-    if len(values) == 1:
-        return LabelSource.single
-    return LabelSource.unanimous if len(set(values)) == 1 else LabelSource.majority
-
-
-def _snapshot(annotation: Any) -> dict[str, object]:
-    """What an event records of a label (an `Annotation`, or a row with the same columns)."""
-    return {
-        "human_check": annotation.human_check,
-        "difficulty_eval": annotation.difficulty_eval,
-        "comment": annotation.comment,
-    }
-
-
-def refresh_candidate(session: Session, *, candidate_id: int) -> None:
-    """Store the candidate's resolved label (`resolve` over all its labels) and its label count."""
-    refresh_candidates(session, candidate_ids=(candidate_id,))
-
-
-def refresh_candidates(session: Session, *, candidate_ids: Collection[int]) -> None:
-    """`refresh_candidate` for many candidates at once: one read of their labels and one executemany per
-    batch (a bulk label import touches thousands; a keypress one)."""
-    ids = sorted(set(candidate_ids))
-    for start in range(0, len(ids), _IN_BATCH):
-        chunk = ids[start : start + _IN_BATCH]
-        values: dict[int, list[tuple[int, int | None]]] = {candidate_id: [] for candidate_id in chunk}
-        rows = session.execute(
-            select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval).where(
-                Annotation.candidate_id.in_(chunk)
-            )
-        )
-        for candidate_id, human_check, difficulty_eval in rows:
-            values[candidate_id].append((human_check, difficulty_eval))
-        _store_resolved(session, values=values)
-
-
-def _adjudicated(session: Session, candidate_ids: Collection[int]) -> dict[int, tuple[int, int | None]]:
-    """The reviewers' decisions on these candidates (most have none)."""
-    ids = sorted(set(candidate_ids))
-    decided: dict[int, tuple[int, int | None]] = {}
-    for start in range(0, len(ids), _IN_BATCH):
-        query = select(Adjudication.candidate_id, Adjudication.human_check, Adjudication.difficulty_eval).where(
-            Adjudication.candidate_id.in_(ids[start : start + _IN_BATCH])
-        )
-        decided.update({row[0]: (row[1], row[2]) for row in session.execute(query)})
-    return decided
-
-
-def _store_resolved(session: Session, *, values: dict[int, list[tuple[int, int | None]]]) -> None:
-    """Write each candidate's label count, resolved label and its source, given all its labels in `values`."""
-    adjudicated = _adjudicated(session, values)
-    now = utcnow()
-    updates = []
-    for candidate_id, labels in values.items():
-        if candidate_id in adjudicated:  # a reviewer's decision wins over the labels
-            resolved, source = adjudicated[candidate_id], LabelSource.adjudicated
-        else:
-            resolved = resolve(labels)
-            source = label_source(labels, resolved)
-        updates.append(
-            {"b_id": candidate_id, "label_count": len(labels), "human_check": resolved[0],
-             "difficulty_eval": resolved[1], "label_source": source, "updated_at": now}
-        )
-    table = Candidate.__table__
-    execute_many(session, update(table).where(table.c.id == bindparam("b_id")), updates)
+    for row in rows:
+        pair = (row.human_check, row.difficulty_eval)
+        if pair not in _LABELS or type(pair[0]) is bool or type(pair[1]) is bool:  # True == 1 to a set
+            validate(*pair)
+    session.flush()  # ORM objects the caller added go first: what follows runs on the connection
+    stored = _label_rows.stored(session, rows=rows)
+    plan = _label_rows.Plan(replace=replace, keep_comments=keep_comments)
+    for index, row in enumerate(rows):
+        conflict = plan.add(row, stored.decisions.get(row.candidate_id) if row.decision
+                            else stored.labels.get((row.candidate_id, row.annotator_id)))
+        if conflict is not None:
+            raise LabelConflict(index, conflict[0], field=conflict[1])
+    plan.write(session)
+    return plan.added, plan.updated
 
 
 def record_label(
@@ -139,57 +106,11 @@ def record_label(
     difficulty_eval: int | None,
     comment: str | None = None,
     seconds_spent: float | None = None,
-) -> Annotation:
-    """Create or change one annotator's label on one candidate, append the event, refresh the candidate.
-
-    Call inside `db.write_session()` so that the read and the writes are one transaction.
-    """
-    validate(human_check, difficulty_eval)
-    # Lock the candidate first: on PostgreSQL (READ COMMITTED) two annotators labelling one candidate at
-    # once would otherwise each count the other's label as missing and store a short label_count. SQLite's
-    # write_session already holds the database's write lock (BEGIN IMMEDIATE); there this is a plain read.
-    session.execute(select(Candidate.id).where(Candidate.id == candidate_id).with_for_update())
-    annotation = session.execute(
-        select(Annotation).where(Annotation.candidate_id == candidate_id, Annotation.annotator_id == annotator_id)
-    ).scalar_one_or_none()
-    now = utcnow()
-    if annotation is None:
-        old = None
-        annotation = Annotation(
-            candidate_id=candidate_id,
-            annotator_id=annotator_id,
-            human_check=human_check,
-            difficulty_eval=difficulty_eval,
-            comment=comment,
-            seconds_spent=seconds_spent,
-            created_at=now,
-            updated_at=now,
-        )
-        session.add(annotation)
-    else:
-        old = _snapshot(annotation)
-        annotation.human_check = human_check
-        annotation.difficulty_eval = difficulty_eval
-        annotation.comment = comment
-        if seconds_spent is not None:
-            annotation.seconds_spent = (annotation.seconds_spent or 0) + seconds_spent
-        annotation.updated_at = now
-    new = _snapshot(annotation)
-    if old == new:
-        return annotation
-    session.add(
-        AnnotationEvent(
-            candidate_id=candidate_id,
-            annotator_id=annotator_id,
-            action="create" if old is None else "update",
-            old=old,
-            new=new,
-            at=now,
-        )
-    )
-    session.flush()
-    refresh_candidate(session, candidate_id=candidate_id)
-    return annotation
+) -> None:
+    """One annotator's label on one candidate as they gave it (a keypress): `record_labels` with one row, a
+    change replacing the stored label, no comment clearing one. Call inside `db.write_session()`."""
+    row = LabelRow(candidate_id, annotator_id, human_check, difficulty_eval, comment, seconds_spent)
+    record_labels(session, rows=[row], replace=True)
 
 
 def label_rows(
@@ -219,97 +140,6 @@ def label_rows(
         query = query.join(Candidate, Candidate.id == Annotation.candidate_id)
         query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
     return [tuple(row) for row in session.execute(query)]  # type: ignore[misc]
-
-
-class LabelRow(NamedTuple):
-    """One label to record in bulk (see `record_labels`)."""
-
-    candidate_id: int
-    annotator_id: int
-    human_check: int
-    difficulty_eval: int | None
-    comment: str | None = None
-
-
-class LabelConflict(ValueError):
-    """`rows[index]` would change a label already in the database and replacing was not asked for."""
-
-    def __init__(self, index: int, human_check: int, difficulty_eval: int | None) -> None:
-        super().__init__(f"label {index} conflicts with (human_check {human_check}, difficulty_eval {difficulty_eval})")
-        self.index, self.human_check, self.difficulty_eval = index, human_check, difficulty_eval
-
-
-class _StoredLabel(NamedTuple):
-    id: int
-    candidate_id: int
-    annotator_id: int
-    human_check: int
-    difficulty_eval: int | None
-    comment: str | None
-
-
-_STORED_COLUMNS = (Annotation.id, Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
-                   Annotation.difficulty_eval, Annotation.comment)
-
-
-def _stored_labels(session: Session, candidate_ids: Collection[int]) -> dict[tuple[int, int], _StoredLabel]:
-    """The labels already on these candidates by (candidate, annotator), their rows locked first."""
-    ids = sorted(set(candidate_ids))
-    current: dict[tuple[int, int], _StoredLabel] = {}
-    for start in range(0, len(ids), _IN_BATCH):
-        chunk = ids[start : start + _IN_BATCH]
-        # Lock the candidates first, in id order, as `record_label` does (PostgreSQL; see there).
-        session.execute(select(Candidate.id).where(Candidate.id.in_(chunk)).order_by(Candidate.id).with_for_update())
-        query = select(*_STORED_COLUMNS).where(Annotation.candidate_id.in_(chunk))
-        current.update({(row[1], row[2]): _StoredLabel(*row) for row in iter_raw_tuples(session, query)})
-    return current
-
-
-def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool = False) -> tuple[int, int]:
-    """`record_label` for many labels at once, set-based: the labels, their events and the candidates'
-    resolved labels in a few statements per batch. Returns (added, updated).
-
-    A label equal to the one stored (human_check and difficulty_eval) changes nothing; one that differs is a
-    `LabelConflict` unless `replace`. Call inside `db.write_session()`; (candidate, annotator) pairs must be
-    unique in `rows`.
-    """
-    for row in rows:
-        validate(row.human_check, row.difficulty_eval)
-    current = _stored_labels(session, [row.candidate_id for row in rows])
-    now = utcnow()
-    inserts: list[dict[str, Any]] = []
-    updates: list[dict[str, Any]] = []
-    events: list[dict[str, Any]] = []
-    for index, row in enumerate(rows):
-        stored = current.get((row.candidate_id, row.annotator_id))
-        new = {"human_check": row.human_check, "difficulty_eval": row.difficulty_eval, "comment": row.comment}
-        old = None if stored is None else _snapshot(stored)
-        if old is not None and (old["human_check"], old["difficulty_eval"]) == (row.human_check, row.difficulty_eval):
-            continue
-        if stored is not None and not replace:
-            raise LabelConflict(index, stored.human_check, stored.difficulty_eval)
-        if stored is None:
-            inserts.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, **new,
-                            "created_at": now, "updated_at": now})
-        else:
-            updates.append({"b_id": stored.id, **new, "updated_at": now})
-        events.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, "at": now,
-                       "action": "create" if old is None else "update", "old": old, "new": new})
-    table = Annotation.__table__
-    execute_many(session, insert(table), inserts)
-    execute_many(session, update(table).where(table.c.id == bindparam("b_id")), updates)
-    execute_many(session, insert(AnnotationEvent.__table__), events)
-    # Every label of the changed candidates is known here (`current` holds them all, locked): resolve from
-    # that instead of reading them back.
-    changed = {event["candidate_id"] for event in events}
-    final = {key: (row.human_check, row.difficulty_eval) for key, row in current.items() if key[0] in changed}
-    final.update({(e["candidate_id"], e["annotator_id"]): (e["new"]["human_check"], e["new"]["difficulty_eval"])
-                  for e in events})
-    values: dict[int, list[tuple[int, int | None]]] = {candidate_id: [] for candidate_id in changed}
-    for (candidate_id, _annotator_id), label in final.items():
-        values[candidate_id].append(label)
-    _store_resolved(session, values=values)
-    return len(inserts), len(updates)
 
 
 def activity(session: Session) -> dict[str, dict[str, Any]]:

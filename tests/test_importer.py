@@ -231,3 +231,30 @@ def test_changed_label_is_a_conflict_and_update_records_an_event(loaded: tuple[s
     assert [e[0] for e in events] == ["create", "update"]
     assert json.loads(events[1][1])["difficulty_eval"] == 0 and json.loads(events[1][2])["difficulty_eval"] == 1
     assert resolved == (1,)
+
+
+def test_a_corrected_comment_is_a_conflict_and_update_stores_it(loaded: tuple[str, Path], tmp_path: Path) -> None:
+    """A comment is part of the label: a corrected one needs --update, which stores it as an "update" event (it
+    used to be dropped silently); a sheet without comments leaves the stored ones alone."""
+    url, db = loaded
+    first = write_json(tmp_path / "first.json", [sheet_row(comment="y is free")])
+    assert run_cli(url, "import", "--annotator", "ann", str(first)).returncode == 0
+    corrected = write_json(tmp_path / "corrected.json", [sheet_row(comment="y is never given")])
+    before = dump(db)
+    result = run_cli(url, "import", "--annotator", "ann", str(corrected))
+    assert result.returncode != 0 and "field 'comment'" in result.stderr and "'y is free'" in result.stderr
+    assert str(corrected) in result.stderr and "--update" in result.stderr
+    assert dump(db) == before
+    result = run_cli(url, "import", "--annotator", "ann", "--update", str(corrected))
+    assert result.returncode == 0, result.stderr
+    assert "0 labels added, 1 changed" in result.stdout
+    bare = write_json(tmp_path / "bare.json", [sheet_row()])
+    assert run_cli(url, "import", "--annotator", "ann", "--update", str(bare)).returncode == 0
+    with sqlite3.connect(db) as conn:
+        comment = conn.execute("SELECT a.comment FROM annotation a JOIN candidate c ON c.id = a.candidate_id "
+                               "WHERE c.data_id = 'amc_0_remove_1'").fetchall()
+        events = conn.execute("SELECT e.action, e.old, e.new FROM annotationevent e JOIN candidate c ON "
+                              "c.id = e.candidate_id WHERE c.data_id = 'amc_0_remove_1' ORDER BY e.id").fetchall()
+    assert comment == [("y is never given",)]
+    assert [(action, old and json.loads(old)["comment"], json.loads(new)["comment"]) for action, old, new in events] \
+        == [("create", None, "y is free"), ("update", "y is free", "y is never given")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,9 @@ from sqlalchemy.exc import DBAPIError
 
 from annotator import auth, labels
 from annotator.db import get_engine, read_session, write_session
+from annotator.importer import import_parts
 from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem
+from annotator.records import CandidateRecord, ImportPart, LabelRecord, Location
 from tests.conftest import PROJECT_ROOT
 
 
@@ -46,35 +49,33 @@ def seed(engine: Engine, candidates: int = 3, annotators: int = 3) -> tuple[list
     return cids, aids
 
 
-@pytest.mark.parametrize(
-    ("values", "expected"),
-    [
-        ([], (None, None)),
-        ([(1, 0)], (1, 0)),
-        ([(0, None)], (0, None)),
-        ([(1, 0), (0, None)], (None, None)),
-        ([(1, 0), (1, 1), (0, None)], (1, 1)),
-        ([(1, 0), (1, 0), (1, 1)], (1, 0)),
-        ([(0, None), (0, None), (1, 1)], (0, None)),
-    ],
-)
-def test_resolve(values: list[tuple[int, int | None]], expected: tuple[int | None, int | None]) -> None:
-    assert labels.resolve(values) == expected
+# labels on one candidate -> its resolved (human_check, difficulty_eval, label_source)
+RESOLVED = [
+    ([(1, 0)], (1, 0, "single")),
+    ([(0, None)], (0, None, "single")),
+    ([(1, 0), (0, None)], (None, None, None)),  # a tie on human_check is unresolved
+    ([(1, 0), (1, 1), (0, None)], (1, 1, "majority")),  # a tie on difficulty among the accepting counts as hard
+    ([(1, 0), (1, 0), (1, 1)], (1, 0, "majority")),
+    ([(0, None), (0, None), (1, 1)], (0, None, "majority")),
+    ([(1, 1), (1, 1)], (1, 1, "unanimous")),
+    ([(1, 0), (1, 1)], (1, 1, "majority")),  # both accept; difficulty by the tie rule
+    ([(1, 1), (0, None), (0, None)], (0, None, "majority")),
+]
 
 
-@pytest.mark.parametrize(
-    ("values", "expected"),
-    [
-        ([], None),
-        ([(1, 0)], "single"),
-        ([(1, 0), (0, None)], None),  # a tie is unresolved
-        ([(1, 1), (1, 1)], "unanimous"),
-        ([(1, 0), (1, 1)], "majority"),  # both accept; difficulty by the tie rule
-        ([(0, None), (0, None), (1, 1)], "majority"),
-    ],
-)
-def test_label_source(values: list[tuple[int, int | None]], expected: str | None) -> None:
-    assert labels.label_source(values, labels.resolve(values)) == expected
+def test_the_resolved_label_and_its_source(engine: Engine) -> None:
+    """Majority on human_check, ties unresolved; majority on difficulty among the accepting, ties hard; where
+    the label comes from. All candidates in one `record_labels` call, so one set-based statement resolves them."""
+    cids, aids = seed(engine, candidates=len(RESOLVED) + 1, annotators=3)
+    rows = [labels.LabelRow(cids[c], aids[a], check, difficulty)
+            for c, (values, _expected) in enumerate(RESOLVED) for a, (check, difficulty) in enumerate(values)]
+    with write_session(engine) as session:
+        assert labels.record_labels(session, rows=rows) == (len(rows), 0)
+    with read_session(engine) as session:
+        found = session.execute(select(Candidate.label_count, Candidate.human_check, Candidate.difficulty_eval,
+                                       Candidate.label_source).order_by(Candidate.id)).all()
+    assert [tuple(row) for row in found] == [(len(values), *expected) for values, expected in RESOLVED] + [
+        (0, None, None, None)]  # the unlabelled candidate is left alone
 
 
 @pytest.mark.parametrize(("human_check", "difficulty_eval"), [(2, None), (1, None), (0, 1), (1, 2)])
@@ -204,13 +205,13 @@ def test_the_event_table_is_append_only(engine: Engine) -> None:
 def _state(engine: Engine) -> tuple[list[tuple], list[tuple], list[tuple]]:
     with read_session(engine) as session:
         candidates = session.execute(
-            select(Candidate.id, Candidate.label_count, Candidate.human_check, Candidate.difficulty_eval)
-            .order_by(Candidate.id)
+            select(Candidate.id, Candidate.label_count, Candidate.human_check, Candidate.difficulty_eval,
+                   Candidate.label_source).order_by(Candidate.id)
         ).all()
         annotations = session.execute(
             select(Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
-                   Annotation.difficulty_eval, Annotation.comment).order_by(Annotation.candidate_id,
-                                                                           Annotation.annotator_id)
+                   Annotation.difficulty_eval, Annotation.comment, Annotation.seconds_spent)
+            .order_by(Annotation.candidate_id, Annotation.annotator_id)
         ).all()
         events = session.execute(
             select(AnnotationEvent.candidate_id, AnnotationEvent.annotator_id, AnnotationEvent.action,
@@ -221,57 +222,111 @@ def _state(engine: Engine) -> tuple[list[tuple], list[tuple], list[tuple]]:
     return [tuple(r) for r in candidates], [tuple(r) for r in annotations], [tuple(r) for r in events]
 
 
-def test_record_labels_in_bulk_ends_where_one_at_a_time_does(database_url: str, tmp_path: Path) -> None:
-    """The set-based path (bulk label import) leaves labels, events and resolved labels exactly as recording the
-    same labels one by one does, first labels and replacements alike."""
-    import random
+Round = list[tuple[int, int, int, int | None, str | None, float | None]]  # candidate, annotator, label, comment, s
 
-    from annotator.db import get_engine
 
+def _rounds(*, comments: list[str | None], seconds: bool) -> list[Round]:
+    """Three rounds of labels on 12 candidates by 3 annotators: first labels, then changes of label, of comment
+    alone, and labels given again unchanged."""
     rng = random.Random(3)
     choices = [(0, None), (1, 0), (1, 1)]
-    rounds = [
-        # A comment stays with its candidate: an import does not count a change of comment alone as a new label.
-        [(c, a, *rng.choice(choices), "note" if c % 2 else None) for c in range(12) for a in range(3)
-         if rng.random() < 0.8]
-        for _ in range(2)
+    return [
+        [(c, a, *rng.choice(choices), rng.choice(comments), rng.choice([None, 2.5]) if seconds else None)
+         for c in range(12) for a in range(3) if rng.random() < 0.8]
+        for _ in range(3)
     ]
-    states = []
-    for bulk in (False, True):
-        url = database_url if bulk else f"sqlite:///{tmp_path / 'one_by_one.sqlite'}"
-        engine = get_engine(url)
-        cids, aids = seed(engine, candidates=12, annotators=3)
-        for labels_of_round in rounds:
-            rows = [labels.LabelRow(cids[c], aids[a], hc, de, comment) for c, a, hc, de, comment in labels_of_round]
-            with write_session(engine) as session:
-                if bulk:
-                    labels.record_labels(session, rows=rows, replace=True)
-                else:
-                    for row in rows:
-                        labels.record_label(session, candidate_id=row.candidate_id, annotator_id=row.annotator_id,
-                                            human_check=row.human_check, difficulty_eval=row.difficulty_eval,
-                                            comment=row.comment)
-        states.append(_state(engine))
-    one_by_one, bulk_state = states
-    assert bulk_state == one_by_one
-    assert any(event[2] == "update" for event in bulk_state[2])  # the second round did replace labels
+
+
+def _keypresses(engine: Engine, rounds: list[Round]) -> None:
+    cids, aids = seed(engine, candidates=12, annotators=3)
+    for labels_of_round in rounds:
+        with write_session(engine) as session:
+            for c, a, check, difficulty, comment, seconds in labels_of_round:
+                labels.record_label(session, candidate_id=cids[c], annotator_id=aids[a], human_check=check,
+                                    difficulty_eval=difficulty, comment=comment, seconds_spent=seconds)
+
+
+def _in_bulk(engine: Engine, rounds: list[Round]) -> None:
+    cids, aids = seed(engine, candidates=12, annotators=3)
+    for labels_of_round in rounds:
+        rows = [labels.LabelRow(cids[c], aids[a], check, difficulty, comment, seconds)
+                for c, a, check, difficulty, comment, seconds in labels_of_round]
+        with write_session(engine) as session:
+            labels.record_labels(session, rows=rows, replace=True)
+
+
+def _imported(engine: Engine, rounds: list[Round]) -> None:
+    """The first round's labels of a0 come with their candidates (the import's fast path for new candidates), the
+    rest as label-only rows of existing candidates (an Excel batch's), one file per annotator, with --update."""
+    seed(engine, candidates=0, annotators=3)
+
+    def candidate(c: int, label: tuple[int, int | None, str | None] | None, annotator: str) -> CandidateRecord:
+        return CandidateRecord(
+            data_id=f"t_0_remove_{c + 1}", data_source="t", problem_position=0, rewrite_type="remove",
+            condition_index=c + 1, rewritten_question=None if annotator != "a0" else "What is $1+x$?",
+            question="What is $1+1$?", ground_truth="2", location=Location(f"{annotator}.json", f"record {c + 1}"),
+            label=None if label is None else LabelRecord(label[0], label[1], annotator=annotator, comment=label[2],
+                                                         account=annotator != "a0"),
+            label_only=annotator != "a0")
+
+    for number, labels_of_round in enumerate(rounds):
+        parts = []
+        for a in range(3):
+            given = {c: (check, difficulty, comment) for c, who, check, difficulty, comment, _s in labels_of_round
+                     if who == a}
+            if number == 0 and a == 0:  # every candidate, new, with a0's label where a0 gave one
+                records = [candidate(c, given.get(c), "a0") for c in range(12)]
+            else:
+                records = [candidate(c, label, f"a{a}") for c, label in given.items()]
+            parts.append(ImportPart(f"round{number}-a{a}.json", records))
+        import_parts(parts, engine=engine, update=True)
+
+
+@pytest.mark.parametrize("path", ["in bulk", "imported"])
+def test_every_writer_ends_where_keypresses_do(path: str, database_url: str, tmp_path: Path) -> None:
+    """`record_labels` with many rows, and an import (new candidates with labels, then label-only rows with
+    --update), leave labels, time spent, events and resolved labels exactly as the same labels given one keypress
+    at a time do: first labels, changed labels, comment-only changes, and the same label given again."""
+    # An import names only the comments it has (none keeps the stored one), a keypress the whole label.
+    rounds = _rounds(comments=[None, "note", "other"], seconds=True) if path == "in bulk" else \
+        _rounds(comments=["note", "other"], seconds=False)
+    keypresses = get_engine(f"sqlite:///{tmp_path / 'keypresses.sqlite'}")
+    _keypresses(keypresses, rounds)
+    engine = get_engine(database_url)
+    (_in_bulk if path == "in bulk" else _imported)(engine, rounds)
+    expected, found = _state(keypresses), _state(engine)
+    assert found == expected
+    updates = [(old, new) for _c, _a, action, old, new in found[2] if action == "update"]
+    assert any(old["human_check"] != new["human_check"] for old, new in updates)
+    assert any((old["human_check"], old["difficulty_eval"]) == (new["human_check"], new["difficulty_eval"])
+               for old, new in updates)  # a change of comment alone
+    if path == "in bulk":
+        assert any(seconds == 5.0 for *_label, seconds in found[1])  # time spent adds up over rounds
 
 
 def test_record_labels_refuses_a_changed_label_unless_replacing(engine: Engine) -> None:
     cids, aids = seed(engine)
     with write_session(engine) as session:
-        assert labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 0)]) == (1, 0)
+        assert labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 0, "a comment")]) == (1, 0)
     with pytest.raises(labels.LabelConflict) as conflict, write_session(engine) as session:
         labels.record_labels(session, rows=[labels.LabelRow(cids[1], aids[0], 0, None),
-                                            labels.LabelRow(cids[0], aids[0], 1, 1)])
-    assert (conflict.value.index, conflict.value.human_check, conflict.value.difficulty_eval) == (1, 1, 0)
-    with read_session(engine) as session:  # the refused batch left nothing behind
+                                            labels.LabelRow(cids[0], aids[0], 1, 1, "a comment")])
+    assert (conflict.value.index, conflict.value.field, conflict.value.human_check,
+            conflict.value.difficulty_eval) == (1, "human_check", 1, 0)
+    with pytest.raises(labels.LabelConflict) as conflict, write_session(engine) as session:
+        labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 0, "another comment")])
+    assert (conflict.value.field, conflict.value.comment) == ("comment", "a comment")
+    with read_session(engine) as session:  # the refused batches left nothing behind
         assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 1
     with write_session(engine) as session:
         same = labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 0, "a comment")])
-        replaced = labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 1)], replace=True)
-    assert (same, replaced) == ((0, 0), (0, 1))
+        kept = labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 0)], keep_comments=True)
+        replaced = labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 1)], replace=True,
+                                        keep_comments=True)
+    assert (same, kept, replaced) == ((0, 0), (0, 0), (0, 1))
     with read_session(engine) as session:
+        annotation = session.execute(select(Annotation)).scalar_one()
+        assert (annotation.difficulty_eval, annotation.comment) == (1, "a comment")
         assert session.get(Candidate, cids[0]).difficulty_eval == 1
         assert session.execute(select(AnnotationEvent.action)).scalars().all() == ["create", "update"]
 
