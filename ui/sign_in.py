@@ -23,8 +23,9 @@ from sqlalchemy.exc import OperationalError
 
 from annotator import auth, queue
 from annotator.db import DatabaseBusy, read_session, write_session
+from ui import session_cookie
 
-COOKIE = "annotator_session"
+COOKIE = session_cookie.COOKIE
 # What the identity provider's sign-in is called on the button when `[auth]` names none (`display_name`).
 DEFAULT_PROVIDER_LABEL = "the identity provider"
 
@@ -58,15 +59,25 @@ def _provider_signed_in() -> bool:
 
 
 def cookie_script(token: str | None) -> None:
-    """Store (or clear) the token in a cookie. The script holds only a token `auth.is_token` accepted."""
+    """Store (or clear) the token in a cookie for a sign-in's lifetime.
+
+    Served through `server.py`, the server sets it, HttpOnly: the page posts a one-time code, never the token
+    (`ui.session_cookie`). Otherwise the page's script writes it. The script holds only a token `auth.is_token`
+    accepted, or a code `secrets.token_urlsafe` made.
+    """
     if token is not None and not auth.is_token(token):
         return
-    value, max_age = (token, int(auth.sign_in_lifetime().total_seconds())) if token else ("", 0)
-    st.html(
-        f'<script>document.cookie = "{COOKIE}={value}; Max-Age={max_age}; Path=/; SameSite=Strict";</script>',
-        unsafe_allow_javascript=True,
-        width="content",
-    )
+    max_age = int(auth.sign_in_lifetime().total_seconds())
+    same_origin = 'credentials: "same-origin"'
+    if session_cookie.served() and token:
+        code = session_cookie.issue(token, max_age=max_age)
+        script = f'fetch("{session_cookie.SESSION_PATH}", {{method: "POST", body: "{code}", {same_origin}}})'
+    elif session_cookie.served():
+        script = f'fetch("{session_cookie.SIGN_OUT_PATH}", {{method: "POST", {same_origin}}})'
+    else:
+        value, age = (token, max_age) if token else ("", 0)
+        script = f'document.cookie = "{COOKIE}={value}; Max-Age={age}; Path=/; SameSite=Strict";'
+    st.html(f"<script>{script}</script>", unsafe_allow_javascript=True, width="content")
 
 
 def _recheck_at() -> float:

@@ -1,4 +1,5 @@
-"""Sign-in through an identity provider in real headless Chromium: `streamlit run app.py` with an `[auth]` section
+"""Sign-in through an identity provider in real headless Chromium: `streamlit run server.py` (the app with its
+server-set session cookie) with an `[auth]` section
 in its secrets.toml, against a real OpenID Connect provider on 127.0.0.1 (`oidc-provider-mock`, in its own
 process). An account an admin added with `user add --oidc EMAIL --role ROLE` signs in with that role; an unknown
 identity is told to ask an admin and gets no account; a disabled one is refused; signing out ends both sign-ins;
@@ -88,7 +89,8 @@ def oidc_app(tmp_path: Path) -> Iterator[OidcApp]:
     # The admin gives Ada's address (in another case than the provider's) the reviewer role.
     added = run_cli(url, "user", "add", "--oidc", "ADA@example.com", "--role", "reviewer")
     assert added.returncode == 0, added.stderr
-    running = start_app(url, tmp_path / "streamlit.log", env={"STREAMLIT_SECRETS_FILES": str(secrets_toml)})
+    running = start_app(url, tmp_path / "streamlit.log", script="server.py",
+                        env={"STREAMLIT_SECRETS_FILES": str(secrets_toml)})
     yield OidcApp(running, provider_url)
     stop_app(running)
     provider.terminate()
