@@ -59,14 +59,13 @@ def _provider_buttons() -> None:
 def _identity_refused(refused: auth.IdentityRefused) -> None:
     """The page of someone the identity provider signed in whom no active account here is: who they are there,
     and what to do. Sign out ends the provider's sign-in, so another person can sign in."""
-    identity = escape_markdown(refused.identity)
     if refused.reason == "disabled":
         st.title("Account disabled")
-        st.error(f"The account of {identity} is disabled; ask an admin to enable it.")
+        st.error(f"The account of {escape_markdown(refused.identity)} is disabled; ask an admin to enable it.")
     else:
         st.title("Ask an admin")
-        st.error(f"You are signed in at the identity provider as {identity}, but no account here signs in as "
-                 f"{identity}. Ask an admin to add {identity}.")
+        st.error(escape_markdown(f"You are signed in at the identity provider as {refused.identity}, but no account "
+                                 f"here signs in as {refused.identity}. Ask an admin to add {refused.identity}."))
         st.caption("An admin adds it with `python -m annotator user add --oidc EMAIL --role ROLE`.")
     st.button("Sign out", on_click=st.logout, key="sign_out_provider")
 
