@@ -165,6 +165,12 @@ def test_an_unknown_identity_is_told_to_ask_an_admin_and_a_disabled_one_is_refus
     with read_session(get_engine(oidc_app.app.database_url)) as session:
         names = set(session.execute(select(Annotator.name)).scalars())
     assert names == {"boss", "ada@example.com"}  # no account was made
+    # Sign out ends the provider's sign-in, so someone else can sign in from this browser.
+    page.get_by_role("button", name="Sign out").click()
+    page.get_by_role("button", name="End session").click()
+    page.get_by_role("heading", name="Sign in").wait_for()
+    page.get_by_role("button", name=f"Sign in with {PROVIDER}").wait_for()
+    assert "_streamlit_user" not in {cookie["name"] for cookie in page.context.cookies()}
 
     disabled = run_cli(oidc_app.app.database_url, "user", "disable", "ada@example.com")
     assert disabled.returncode == 0, disabled.stderr
