@@ -1,7 +1,8 @@
 """Streamlit entry point: `streamlit run app.py`.
 
-Asks for a name and password before any page (or, on a database without accounts, for the first admin),
-then shows the pages the signed-in user's role allows. A sign-in lasts across reruns and page reloads
+Asks for a name and password before any page (or, on a database without accounts, for the first admin), or,
+when `.streamlit/secrets.toml` configures an identity provider (`[auth]`), offers to sign in there too; then
+shows the pages the signed-in user's role allows. A sign-in lasts across reruns and page reloads
 (`ui/sign_in.py`).
 """
 
@@ -45,10 +46,35 @@ def _first_admin_form(engine) -> None:  # type: ignore[no-untyped-def]
         st.rerun()
 
 
+def _provider_buttons() -> None:
+    """"Sign in with <provider>" for each identity provider `[auth]` configures (Streamlit's `st.login`)."""
+    for provider in sign_in.providers():
+        label = f"Sign in with {escape_markdown(provider.label)}"
+        if st.button(label, key=f"sign_in_with_{provider.name or 'default'}", type="primary"):
+            st.login(provider.name)
+    if sign_in.providers():
+        st.caption("Or with a name and password:")
+
+
+def _identity_refused(refused: auth.IdentityRefused) -> None:
+    """The page of someone the identity provider signed in whom no active account here is: who they are there,
+    and what to do. Sign out ends the provider's sign-in, so another person can sign in."""
+    if refused.reason == "disabled":
+        st.title("Account disabled")
+        st.error(f"The account of {escape_markdown(refused.identity)} is disabled; ask an admin to enable it.")
+    else:
+        st.title("Ask an admin")
+        st.error(escape_markdown(f"You are signed in at the identity provider as {refused.identity}, but no account "
+                                 f"here signs in as {refused.identity}. Ask an admin to add {refused.identity}."))
+        st.caption("An admin adds it with `python -m annotator user add --oidc EMAIL --role ROLE`.")
+    st.button("Sign out", on_click=st.logout, key="sign_out_provider")
+
+
 def _sign_in_form(engine) -> None:  # type: ignore[no-untyped-def]
     st.title("Sign in")
     if message := st.session_state.pop("auth_message", None):
         st.info(message)
+    _provider_buttons()
     with st.form("sign_in"):
         name = st.text_input("Name")
         password = st.text_input("Password", type="password")
@@ -100,6 +126,13 @@ if user is None:
     st.navigation(_pages(None), position="hidden")
     if st.session_state.pop("cookie_action", None) == "clear":
         sign_in.cookie_script(None)
+    refused = st.session_state.get("identity_refused")
+    if refused is not None and refused.reason != "expired":
+        _identity_refused(refused)
+        st.stop()
+    if refused is not None:
+        # It names the identity (data): escaped, as every message here is Markdown.
+        st.session_state.setdefault("auth_message", escape_markdown(f"{str(refused)[:1].upper()}{str(refused)[1:]}."))
     with read_session(engine) as session:
         first_run = not auth.has_accounts(session)
     (_first_admin_form if first_run else _sign_in_form)(engine)

@@ -8,6 +8,11 @@ hours) and ends when the account is disabled. Passwords follow `annotator.passwo
 are throttled per account and per client (`annotator.throttle`). Every write a page makes first checks, in its
 own transaction, that the account is still active and its role may do what it writes (`check_writer`, with a
 `policies.Capability`): a disabled account writes nothing from the moment it is disabled.
+
+An account may also sign in through the team's identity provider (OpenID Connect): an admin gives it the e-mail
+address or the subject (`sub`) the provider names the person by (`create_user(..., oidc_email=...)`), and
+`sign_in_identity` turns what the provider vouched for into a sign-in like a password's (the same token, the same
+re-checks). An identity no account has is refused, never made into an account.
 """
 
 from __future__ import annotations
@@ -16,12 +21,13 @@ import functools
 import hashlib
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import Engine, delete, select, update
+from sqlalchemy import Engine, delete, or_, select, update
 from sqlmodel import Session
 
 from annotator import passwords, policies, throttle
@@ -46,6 +52,17 @@ def _dummy_hash() -> str:
 
 class AuthError(ValueError):
     """A bad account operation: unknown or duplicate name, unknown role, a password the rule refuses."""
+
+
+class IdentityRefused(AuthError):
+    """The identity provider's sign-in does not sign anyone in. `reason`: "unknown" (no account has the identity:
+    an admin must add it), "disabled" (its account is), "expired" (the provider's sign-in is older than
+    `sign_in_lifetime()`: sign in there again). `identity` is the e-mail address, else the subject, for messages."""
+
+    def __init__(self, message: str, *, identity: str, reason: str) -> None:
+        super().__init__(message)
+        self.identity = identity
+        self.reason = reason
 
 
 class AccountDisabled(PermissionError):
@@ -118,18 +135,59 @@ def _check_name_and_role(name: str, role: str) -> str:
 
 
 def has_accounts(session: Session) -> bool:
-    """Whether anyone can sign in (a person with a password, not an import's pseudo-annotator)."""
-    query = select(Annotator.id).where(Annotator.is_system.is_(False), Annotator.password_hash.is_not(None)).limit(1)
+    """Whether anyone can sign in (a person with a password or an identity at the provider, not an import's
+    pseudo-annotator)."""
+    can_sign_in = or_(
+        Annotator.password_hash.is_not(None), Annotator.oidc_email.is_not(None), Annotator.oidc_subject.is_not(None)
+    )
+    query = select(Annotator.id).where(Annotator.is_system.is_(False), can_sign_in).limit(1)
     return session.execute(query).first() is not None
 
 
-def create_user(session: Session, *, name: str, role: str, password: str) -> User:
-    """Add an account. A system annotator of the same name (from an import) is not an account: refused."""
+def normalise_email(email: str) -> str:
+    """An e-mail address as accounts keep it: without surrounding space, lower-case (addresses are compared
+    without case: providers and people write them either way)."""
+    email = email.strip().lower()
+    local, at, domain = email.partition("@")
+    if not (local and at and domain) or any(c.isspace() for c in email):
+        raise AuthError(f"not an e-mail address: {email!r}")
+    return email
+
+
+def _check_identity(session: Session, *, oidc_email: str | None, oidc_subject: str | None) -> tuple[str | None, ...]:
+    """The identity as stored (e-mail lower-case, subject as given); refused if another account has it."""
+    email = normalise_email(oidc_email) if oidc_email is not None else None
+    subject = oidc_subject.strip() if oidc_subject is not None else None
+    if subject == "":
+        raise AuthError("the subject must not be empty")
+    for column, value in ((Annotator.oidc_email, email), (Annotator.oidc_subject, subject)):
+        if value is not None:
+            holder = session.execute(select(Annotator.name).where(column == value)).scalar_one_or_none()
+            if holder is not None:
+                raise AuthError(f"{holder!r} already signs in as {value!r}")
+    return email, subject
+
+
+def create_user(
+    session: Session,
+    *,
+    name: str,
+    role: str,
+    password: str | None = None,
+    oidc_email: str | None = None,
+    oidc_subject: str | None = None,
+) -> User:
+    """Add an account that signs in with a password, through the identity provider (as `oidc_email` or
+    `oidc_subject`), or both. A system annotator of the same name (from an import) is not an account: refused."""
     name = _check_name_and_role(name, role)
     if session.execute(select(Annotator.id).where(Annotator.name == name)).first() is not None:
         raise AuthError(f"an annotator called {name!r} already exists")
-    annotator = Annotator(name=name, role=role, password_hash=_new_password_hash(password, name=name),
-                          is_system=False)
+    email, subject = _check_identity(session, oidc_email=oidc_email, oidc_subject=oidc_subject)
+    if password is None and email is None and subject is None:
+        raise AuthError("an account needs a password or an identity at the identity provider")
+    password_hash = None if password is None else _new_password_hash(password, name=name)
+    annotator = Annotator(name=name, role=role, password_hash=password_hash, oidc_email=email,
+                          oidc_subject=subject, is_system=False)
     session.add(annotator)
     session.flush()
     return _user(annotator)
@@ -199,6 +257,58 @@ def sign_in(
         return user, start_sign_in(session, user=user)
 
 
+def _identity_account(session: Session, *, subject: str | None, email: str | None) -> Annotator | None:
+    """The account given this subject, else the one given this e-mail address (a subject is the provider's own
+    name for the person, an address can move between people)."""
+    conditions = []
+    if subject:
+        conditions.append(Annotator.oidc_subject == subject)
+    if email:
+        conditions.append(Annotator.oidc_email == email.strip().lower())
+    if not conditions:
+        return None
+    found = session.execute(select(Annotator).where(Annotator.is_system.is_(False), or_(*conditions))).scalars()
+    return min(found, key=lambda annotator: annotator.oidc_subject != subject, default=None)
+
+
+def _claim(claims: Mapping[str, object], key: str) -> str | None:
+    value = claims.get(key)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def sign_in_identity(
+    engine: Engine, *, claims: Mapping[str, object], now: datetime | None = None
+) -> tuple[User, str]:
+    """Start a sign-in for the account an identity provider's ID-token claims name: the user and the token.
+
+    The account is found by the subject (`sub`) an admin gave it, else by the e-mail address (`email`, without
+    case; not when the provider says `email_verified` is false). The sign-in ends `sign_in_lifetime()` after the
+    provider's (`iat`), as a password's does after its own. Raises `IdentityRefused` (nothing is created) and
+    `DatabaseBusy` as `sign_in` does.
+    """
+    subject = _claim(claims, "sub")
+    email = _claim(claims, "email") if claims.get("email_verified") is not False else None
+    identity = email or subject or "(no e-mail address or subject)"
+    now = now or utcnow()
+    issued = claims.get("iat")
+    remaining = sign_in_lifetime()
+    if isinstance(issued, int | float) and not isinstance(issued, bool):
+        remaining -= now - datetime.fromtimestamp(issued, UTC)
+    with write_session(engine, busy_seconds=page_busy_seconds()) as session:
+        annotator = _identity_account(session, subject=subject, email=email)
+        if annotator is None:
+            raise IdentityRefused(f"no account signs in as {identity}; ask an admin to add {identity}",
+                                  identity=identity, reason="unknown")
+        if not annotator.is_active:
+            raise IdentityRefused(f"the account {annotator.name} of {identity} is disabled; ask an admin",
+                                  identity=identity, reason="disabled")
+        if remaining <= timedelta(0):
+            raise IdentityRefused(f"your sign-in as {identity} has ended; please sign in again",
+                                  identity=identity, reason="expired")
+        user = _user(annotator)
+        return user, start_sign_in(session, user=user, lifetime=remaining)
+
+
 def _count_failure(engine: Engine, *, attempt_keys: list[str], now: datetime | None) -> None:
     """Count a failed sign-in, waiting for the write lock no longer than a page's write: while an import holds
     it, the refusal is not delayed (a failure then goes uncounted; the attempt was refused all the same)."""
@@ -241,7 +351,8 @@ def set_active(session: Session, *, name: str, active: bool) -> None:
 
 
 def list_users(session: Session, *, include_system: bool = False) -> list[dict[str, object]]:
-    query = select(Annotator.name, Annotator.role, Annotator.is_active, Annotator.is_system, Annotator.created_at)
+    query = select(Annotator.name, Annotator.role, Annotator.is_active, Annotator.is_system, Annotator.created_at,
+                   Annotator.oidc_email, Annotator.oidc_subject)
     if not include_system:
         query = query.where(Annotator.is_system.is_(False))
     return [row._asdict() for row in session.execute(query.order_by(Annotator.name))]

@@ -56,6 +56,11 @@ class Annotator(SQLModel, table=True):
     name: str = Field(index=True, unique=True, max_length=200)
     role: str = Field(default=Role.annotator, max_length=20)
     password_hash: str | None = Field(default=None, max_length=500)
+    # Who the account is at the team's identity provider (OpenID Connect), set by an admin: the e-mail address
+    # (kept lower-case, compared without case) or the provider's subject (`sub`, compared exactly). None: no
+    # sign-in through the provider.
+    oidc_email: str | None = Field(default=None, index=True, unique=True, max_length=320)
+    oidc_subject: str | None = Field(default=None, index=True, unique=True, max_length=255)
     # System annotators stand for an import or a pipeline (e.g. "import:reliablemath"); they cannot sign in.
     is_system: bool = False
     is_active: bool = True

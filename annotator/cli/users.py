@@ -32,15 +32,33 @@ def _read_password(password_stdin: bool) -> str:
 
 @users.command("add")
 def add(
-    name: Annotated[str, typer.Argument(help="The name people sign in with.")],
+    name: Annotated[
+        str | None, typer.Argument(help="The name people sign in with (default: the --oidc address or subject).")
+    ] = None,
     role: Annotated[str, typer.Option(help=f"One of: {', '.join(ROLES)}.")] = "annotator",
     password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the password from stdin.")] = False,
+    oidc: Annotated[
+        str | None,
+        typer.Option("--oidc", metavar="EMAIL", help="Signs in through the identity provider with this e-mail "
+                     "address (any case); no password unless --password-stdin."),
+    ] = None,
+    oidc_subject: Annotated[
+        str | None,
+        typer.Option("--oidc-subject", metavar="SUB", help="Signs in through the identity provider as this "
+                     "subject (its `sub`, exactly); no password unless --password-stdin."),
+    ] = None,
 ) -> None:
-    """Add an account; the password is asked for (or read from stdin) and stored as an Argon2 hash."""
+    """Add an account: with a password (asked for, or read from stdin; stored as an Argon2 hash), or signing in
+    through the identity provider (--oidc EMAIL or --oidc-subject SUB), or both."""
     if role not in ROLES:
         fail(f"unknown role {role!r}; choose one of {', '.join(ROLES)}", 2)
-    password = _read_password(password_stdin)
-    user = _change_accounts(lambda session, auth: auth.create_user(session, name=name, role=role, password=password))
+    name = name or (oidc.strip().lower() if oidc else None) or oidc_subject
+    if name is None:
+        fail("give the account's NAME, or --oidc EMAIL / --oidc-subject SUB", 2)
+    through_provider = oidc is not None or oidc_subject is not None
+    password = _read_password(password_stdin) if password_stdin or not through_provider else None
+    user = _change_accounts(lambda session, auth: auth.create_user(
+        session, name=name, role=role, password=password, oidc_email=oidc, oidc_subject=oidc_subject))
     typer.echo(f"added {user.name} ({user.role})")
 
 
@@ -56,7 +74,8 @@ def list_command(
         rows = auth.list_users(session, include_system=all_)
     for row in rows:
         state = "system" if row["is_system"] else ("active" if row["is_active"] else "disabled")
-        typer.echo(f"{row['name']}\t{row['role']}\t{state}")
+        identity = row["oidc_email"] or row["oidc_subject"]
+        typer.echo(f"{row['name']}\t{row['role']}\t{state}" + (f"\t{identity}" if identity else ""))
 
 
 def _change_accounts(change: Callable[[Any, Any], Any]) -> Any:

@@ -1,5 +1,5 @@
-"""`annotator app`: start the web app, i.e. `streamlit run app.py` on the project's app, the same as running
-that from the checkout (any further arguments go to `streamlit run`, e.g. `annotator app --server.port 8502`)."""
+"""`annotator app`: start the web app, i.e. `streamlit run server.py` on the project's app (`app.py` served with
+its sign-in cookie set by the server), the same as running that from the checkout (any further arguments go to `streamlit run`, e.g. `annotator app --server.port 8502`)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from annotator.cli._app import app, fail
 
 @app.command(name="app", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run_app(ctx: typer.Context) -> None:
-    """Start the web app (`streamlit run app.py`); further arguments go to `streamlit run`."""
+    """Start the web app (`streamlit run server.py`); further arguments go to `streamlit run`."""
     from annotator.db import PROJECT_ROOT, get_engine
 
-    script = PROJECT_ROOT / "app.py"
+    script = PROJECT_ROOT / "server.py"
     if not script.is_file():
         fail(f"the app is not at {script}: install the project from its checkout with `pip install -e .`")
     # A database that cannot be opened is one line here, not an error page in every browser; it also

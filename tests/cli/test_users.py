@@ -1,0 +1,34 @@
+"""`python -m annotator user add --oidc EMAIL --role ROLE` as an admin runs it: an account that signs in through
+the identity provider with the role set here, and no password."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+
+from annotator import auth
+from annotator.db import read_session
+from tests.test_auth import _cli
+
+
+def test_user_add_oidc_makes_an_account_the_provider_signs_in(sqlite_url: str, sqlite_engine: Engine) -> None:
+    added = _cli(sqlite_url, "user", "add", "--oidc", "Ada@Example.com", "--role", "reviewer")
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.strip() == "added ada@example.com (reviewer)"
+    subject = _cli(sqlite_url, "user", "add", "bea", "--oidc-subject", "248289761001", "--role", "admin")
+    assert subject.returncode == 0, subject.stderr
+    listed = _cli(sqlite_url, "user", "list")
+    assert listed.stdout.splitlines() == ["ada@example.com\treviewer\tactive\tada@example.com",
+                                          "bea\tadmin\tactive\t248289761001"]
+    user, _token = auth.sign_in_identity(sqlite_engine, claims={"sub": "x", "email": "ADA@example.com"})
+    assert (user.name, user.role) == ("ada@example.com", "reviewer")
+    with read_session(sqlite_engine) as session:
+        assert auth.authenticate(session, name="ada@example.com", password="") is None
+
+    again = _cli(sqlite_url, "user", "add", "other", "--oidc", "ADA@example.com")
+    assert again.returncode == 1
+    assert again.stderr.strip().endswith("'ada@example.com' already signs in as 'ada@example.com'")
+    assert "Traceback" not in again.stderr
+    bad = _cli(sqlite_url, "user", "add", "--oidc", "not-an-address")
+    assert bad.returncode == 1 and "not an e-mail address: 'not-an-address'" in bad.stderr
+    nothing = _cli(sqlite_url, "user", "add")
+    assert nothing.returncode == 2 and "give the account's NAME" in nothing.stderr
