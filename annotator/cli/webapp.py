@@ -1,5 +1,6 @@
 """`annotator app`: start the web app, i.e. `streamlit run server.py` on the project's app (`app.py` served with
-its sign-in cookie set by the server), the same as running that from the checkout (any further arguments go to `streamlit run`, e.g. `annotator app --server.port 8502`)."""
+its sign-in cookie set by the server), the same as running that from the checkout (any further arguments go to
+`streamlit run`, e.g. `annotator app --server.port 8502`)."""
 
 from __future__ import annotations
 
