@@ -16,7 +16,7 @@ import numpy as np
 from sqlalchemy import select
 from sqlmodel import Session
 
-from annotator.metrics.agreement import cohen
+from annotator.metrics.cohen import cohen
 from annotator.models import Transcript
 from annotator.transcripts.items import items_by_data_id
 from annotator.transcripts.judge import RULES, Question, judge_response
