@@ -105,7 +105,7 @@ def _started(
         return (True, f"Run {exc.run_id} started.", exc.run_id) if mine else (False, str(exc), None)
     except (runs.RunError, LLMConfigError, ValueError) as exc:
         return False, str(exc), None
-    runs.start_background(engine, run_id=run_id)
+    runs.start(engine, run_id=run_id)  # a process of its own unless a worker serves its kind
     _started_runs().append(run_id)
     return True, f"Run {run_id} started.", run_id
 
@@ -144,7 +144,8 @@ def _show_active(engine: Engine, run: Run, units: str, user: auth.User) -> None:
     total = max(run.problems_total, 1)
     # Our words and the run's numbers only.
     if run.status == RunStatus.queued:
-        label = f"Run {run.id}: starting (its process is loading)"
+        label = (f"Run {run.id}: starting (its process is loading)" if run.pid is not None
+                 else f"Run {run.id}: queued, waiting for a worker")
     else:  # the process writes its total as soon as it has claimed the run and counted its work
         label = (f"Run {run.id}: {run.status}, {run.problems_done} of {run.problems_total} {units} done, "
                 f"{run.requests} requests sent, {run.cache_hits} answered from cache, {run.failures} failed")

@@ -14,6 +14,7 @@ from annotator.cli import (
     sources,  # noqa: F401  (registers treecut, distract)
     team,  # noqa: F401  (registers agreement)
     users,  # noqa: F401  (registers user add/list/disable/enable/password)
+    workers,  # noqa: F401  (registers worker, runs)
 )
 from annotator.cli._app import app, main
 
