@@ -165,7 +165,7 @@ def serve(
             claimed = claim(engine, kinds=kinds, run_id=run_id)
             if claimed is None:
                 if once:
-                    what = f"run {run_id}" if run_id is not None else f"a run of {', '.join(kinds)}"
+                    what = f"run {run_id}" if run_id is not None else f"run of {', '.join(kinds)}"
                     raise RunError(f"no {what} to take: none is queued, or held by a worker that is alive")
                 stop.wait(poll_seconds)
                 continue

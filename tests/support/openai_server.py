@@ -101,6 +101,7 @@ class OpenAIServer:
         self.latency = latency
         self.received: Counter[str] = Counter()
         self.completed: Counter[str] = Counter()
+        self.answered_at: dict[str, list[float]] = {}  # per prompt hash: when each answer was delivered (time.time)
         self.prompts: dict[str, str] = {}
         self.authorizations: Counter[str] = Counter()  # Authorization headers seen (to prove a key was sent)
         self._faults: list[tuple[Callable[[str], bool], list[Reply]]] = []
@@ -154,6 +155,7 @@ class OpenAIServer:
         with self._lock:
             self.received.clear()
             self.completed.clear()
+            self.answered_at.clear()
 
     @property
     def url(self) -> str:
@@ -275,6 +277,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with state._lock:
             state.completed[key] += 1
+            state.answered_at.setdefault(key, []).append(time.time())
 
     def _drop(self) -> None:
         self.close_connection = True
