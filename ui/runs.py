@@ -157,8 +157,10 @@ def _show_active(engine: Engine, run: Run, units: str, user: auth.User) -> None:
 
 
 def _show_stale(engine: Engine, run: Run, reason: str, user: auth.User) -> None:
-    """A run that says it is queued or running but whose process is gone: say so, and let the admin end it."""
-    st.warning(f"Run {run.id} is stale: it says {run.status}, but {reason}. Its process is gone.")
+    """A run that says it is queued or running but whose worker is gone: say so, and let the admin end it (a
+    running worker takes over a running one by itself)."""
+    after = " A running worker takes it over, or mark it failed." if run.status == RunStatus.running else ""
+    st.warning(f"Run {run.id} is stale: it says {run.status}, but {reason}. Its worker is gone.{after}")
     st.button(f"Mark run {run.id} failed", key=f"fail-{run.id}", on_click=_mark_failed,
               args=(engine, user, run.id))
 

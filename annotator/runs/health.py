@@ -139,6 +139,7 @@ def describe(run: Run, *, items: str = "problems") -> dict[str, Any]:
         UNREADABLE: run.unparseable,
         TOKENS: f"{run.prompt_tokens} / {run.completion_tokens}",
         "prompts": run.prompt_version,
+        "worker": run.worker,
         "by": run.created_by,
         "started": run.started_at,
         "finished": run.finished_at,
