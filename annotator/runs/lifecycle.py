@@ -56,26 +56,51 @@ def create_run(
 ) -> Run:
     """A queued run; nothing happens until a process claims it (`claim_run`).
 
-    Raises RunError naming the run if one with the same kind and settings is queued or running.
+    Raises RunError naming the run if one with the same kind and settings is queued or running. One that is stale
+    (its worker died) is superseded: failed, so that no worker takes it over to do the same work twice.
     """
     _lock_run_creation(session)
     settings = _settings_key(steps, prompt_version, models, options)
+    stale: list[Run] = []
     for active in session.scalars(select(Run).where(Run.kind == kind, Run.status.in_(ACTIVE_RUN_STATUSES))):
-        same = _settings_key(active.steps, active.prompt_version, active.models, active.options) == settings
-        if same and _at_work(active):
-            raise DuplicateRunError(
-                f"run {active.id} with the same settings is already {active.status}"
-                + (f" (started by {active.created_by})" if active.created_by else "")
-                + "; wait for it to finish or cancel it before starting another",
-                run_id=active.id or 0,
-            )
+        if _settings_key(active.steps, active.prompt_version, active.models, active.options) != settings:
+            continue
+        if _at_work(active):
+            raise _duplicate(active)
+        stale.append(active)
     run = Run(
         kind=kind, status=RunStatus.queued, steps=steps, prompt_version=prompt_version, models=models,
         options=options, created_by=created_by,
     )
     session.add(run)
     session.flush()
+    for old in stale:
+        _supersede(session, old, by=run)
     return run
+
+
+def _duplicate(active: Run) -> DuplicateRunError:
+    return DuplicateRunError(
+        f"run {active.id} with the same settings is already {active.status}"
+        + (f" (started by {active.created_by})" if active.created_by else "")
+        + "; wait for it to finish or cancel it before starting another",
+        run_id=active.id or 0,
+    )
+
+
+def _supersede(session: Session, old: Run, *, by: Run) -> None:
+    """Fail stale run `old` in favour of `by`, unless a worker has taken it over since it was read (its holder or
+    heartbeat moved): then it is at work, and `by` is refused as its duplicate."""
+    message = f"{stale_reason(old)}; superseded by run {by.id}"
+    unchanged = session.execute(
+        update(Run).where(Run.id == old.id, Run.status == old.status, Run.worker.is_not_distinct_from(old.worker),
+                          Run.heartbeat_at.is_not_distinct_from(old.heartbeat_at))
+        .values(status=RunStatus.failed, cancel_requested=True, finished_at=utcnow(), message=message)
+        .execution_options(synchronize_session=False)
+    )
+    if not unchanged.rowcount:
+        session.expire(old)
+        raise _duplicate(session.get(Run, old.id) or old)
 
 
 # Any constant: the advisory lock's name among this database's advisory locks.

@@ -78,6 +78,10 @@ def test_a_run_blocks_while_its_heartbeat_is_fresh_whatever_its_pid(engine: Engi
     with write_session(engine) as session:
         again = _create(session)
         again.status, again.pid, again.heartbeat_at = RunStatus.running, os.getpid(), utcnow()
+    with read_session(engine) as session:  # the stale one is failed: no worker takes it over to do the same work
+        old = session.get(Run, fresh.id)
+        assert (old.status, old.cancel_requested, old.message) == (
+            RunStatus.failed, True, f"no sign of life for over 60 s; superseded by run {again.id}")
     with pytest.raises(RunError, match=f"run {again.id} with the same settings is already running"):
         with write_session(engine) as session:
             _create(session)
