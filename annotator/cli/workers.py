@@ -31,10 +31,10 @@ def _kinds(value: str | None) -> list[str]:
 
 @app.command()
 def worker(
+    once: Annotated[bool, typer.Option("--once", help="Take one run, execute it and exit.")] = False,
     kinds: Annotated[
         str | None, typer.Option(help="The kinds of run to take, comma-separated (default: every kind).")
     ] = None,
-    once: Annotated[bool, typer.Option("--once", help="Take one run, execute it and exit.")] = False,
     run_id: RunId = None,
     poll: Annotated[
         float, typer.Option(help="Seconds between looks for work while idle.", **bounded(limits.POLL))
