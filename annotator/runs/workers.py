@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, delete, select, update
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from annotator.db import write_session
@@ -162,7 +163,15 @@ def serve(
     ended: list[RunStatus | None] = []
     try:
         while not stop.is_set():
-            claimed = claim(engine, kinds=kinds, run_id=run_id)
+            try:
+                claimed = claim(engine, kinds=kinds, run_id=run_id)
+            except DBAPIError as exc:
+                if once:
+                    raise
+                # The database is down or busy for a moment: a worker serving runs waits for it.
+                say(f"cannot look for work: {str(exc.orig).strip().splitlines()[0][:200]}; trying again")
+                stop.wait(poll_seconds)
+                continue
             if claimed is None:
                 if once:
                     what = f"run {run_id}" if run_id is not None else f"run of {', '.join(kinds)}"

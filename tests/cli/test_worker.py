@@ -85,7 +85,7 @@ def test_two_workers_one_killed_with_sigkill_the_other_finishes_its_run(
         ]
         try:
             # Mid-run: answers have come back (some more than 0.5 s ago) and the rest are held.
-            wait_for(lambda: server.held >= 1 and min(t[0] for t in server.answered_at.values()) < time.time() - 0.6,
+            wait_for(lambda: server.held >= 1 and min(t[0] for t in server.answer_times().values()) < time.time() - 0.6,
                      60, "the run to be under way")
             holder_id = _run(killed, run_id).worker or ""
             holder = next(w for w in workers if f":{w.pid}:" in holder_id)
@@ -104,7 +104,7 @@ def test_two_workers_one_killed_with_sigkill_the_other_finishes_its_run(
         run, said = _run(killed, run_id), survivor_log.read_text()
         assert run.status == "succeeded", said
         assert f":{survivor.pid}:" in (run.worker or "") and f"taken over from {holder_id}" in said
-        answered_before = [key for key, times in server.answered_at.items() if times[0] < killed_at - 0.5]
+        answered_before = [key for key, times in server.answer_times().items() if times[0] < killed_at - 0.5]
         assert answered_before, "no answer was old enough to test"
         assert [key for key in answered_before if server.received[key] > 1] == [], "an answered request was sent again"
         assert set(server.completed) == set(server.received) and len(server.completed) == problems

@@ -147,6 +147,11 @@ class OpenAIServer:
     def _completed_matching(self, text: str) -> int:
         return sum(count for key, count in self.completed.items() if text in self.prompts.get(key, ""))
 
+    def answer_times(self) -> dict[str, list[float]]:
+        """When each prompt's answers were delivered (`time.time()`), a copy."""
+        with self._lock:
+            return {key: list(times) for key, times in self.answered_at.items()}
+
     def total_completed(self) -> int:
         with self._lock:
             return sum(self.completed.values())
