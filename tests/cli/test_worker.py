@@ -19,6 +19,7 @@ from sqlalchemy import Engine, select
 
 from annotator.db import get_engine, read_session
 from annotator.models import LLMCall, Run
+from tests.cli.test_generate import heavy_imports
 from tests.conftest import PROJECT_ROOT
 from tests.pipeline.conftest import add_problems
 from tests.support.evaluation_items import scripted_solver
@@ -161,3 +162,8 @@ def test_bad_worker_and_queue_options_are_one_line_errors(tmp_path: Path) -> Non
                              env={**_env(url), "ANNOTATOR_HEARTBEAT_TIMEOUT": "soon"}, capture_output=True, text=True)
     assert timeout.returncode == 1 and timeout.stderr.strip() == (
         "error: ANNOTATOR_HEARTBEAT_TIMEOUT must be a number from 0.5 to 86,400, got 'soon'")
+
+
+def test_the_command_module_imports_nothing_heavy() -> None:
+    heavy = ("openai", "pandas", "tqdm", "sqlalchemy", "annotator.runs", "annotator.llm", "annotator.db")
+    assert heavy_imports("annotator.cli.workers", heavy) == []
