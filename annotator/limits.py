@@ -89,6 +89,10 @@ BOOTSTRAP = Range("--bootstrap", 0, 100_000)  # resamples for the report's inter
 DISAGREED = Range("--disagreed", 1, 10_000)  # items the models disagree on most, in `report`
 RUN_ID = Range("--run-id", 1, INT32_MAX)
 MAX_CONDITIONS = Range("--max-conditions", 1, 20)
+POLL = Range("--poll", 0.05, 3600, whole=False)  # seconds an idle worker waits before it looks for work again
+RUNS_SHOWN = Range("--limit", 1, 100_000)
+# Seconds without a heartbeat after which a running run's worker counts as dead (`ANNOTATOR_HEARTBEAT_TIMEOUT`).
+HEARTBEAT_TIMEOUT = Range("ANNOTATOR_HEARTBEAT_TIMEOUT", 0.5, 86_400, whole=False)
 PER_PROBLEM = Range("--per-problem", 1, 100)
 PER_ANNOTATOR = Range("--per-annotator", 1, 1_000_000)
 OVERLAP = Range("--overlap", 1, 20)

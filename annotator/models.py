@@ -280,12 +280,24 @@ class Run(SQLModel, table=True):
     errors: list[Any] | None = _json()  # the first failures and unparseable answers, with their errors
     message: str | None = _text()
     cancel_requested: bool = False
-    pid: int | None = None
+    pid: int | None = None  # the process started for it on the app's machine, until a worker claims it
+    worker: str | None = Field(default=None, max_length=200)  # who holds it: "host:pid:id" (`runs.workers`)
+    claimed_at: datetime | None = None  # when `worker` claimed it (a takeover claims it again)
     started_at: datetime | None = None
-    heartbeat_at: datetime | None = None
+    heartbeat_at: datetime | None = None  # its worker's last sign of life: liveness is this alone
     finished_at: datetime | None = None
     created_by: str | None = Field(default=None, max_length=200)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Worker(SQLModel, table=True):
+    """A worker process serving queued runs (`python -m annotator worker`), alive while `heartbeat_at` is fresh;
+    the app queues a run without starting a process of its own when one serves its kind."""
+
+    id: str = Field(primary_key=True, max_length=200)  # "host:pid:id", as on the runs it claims
+    kinds: str = Field(max_length=200)  # the kinds of run it takes, comma-separated
+    started_at: datetime = Field(default_factory=utcnow)
+    heartbeat_at: datetime = Field(default_factory=utcnow)
 
 
 class Transcript(SQLModel, table=True):

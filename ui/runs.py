@@ -105,7 +105,7 @@ def _started(
         return (True, f"Run {exc.run_id} started.", exc.run_id) if mine else (False, str(exc), None)
     except (runs.RunError, LLMConfigError, ValueError) as exc:
         return False, str(exc), None
-    runs.start_background(engine, run_id=run_id)
+    runs.start(engine, run_id=run_id)  # a process of its own unless a worker serves its kind
     _started_runs().append(run_id)
     return True, f"Run {run_id} started.", run_id
 
@@ -144,7 +144,8 @@ def _show_active(engine: Engine, run: Run, units: str, user: auth.User) -> None:
     total = max(run.problems_total, 1)
     # Our words and the run's numbers only.
     if run.status == RunStatus.queued:
-        label = f"Run {run.id}: starting (its process is loading)"
+        label = (f"Run {run.id}: starting (its process is loading)" if run.pid is not None
+                 else f"Run {run.id}: queued, waiting for a worker")
     else:  # the process writes its total as soon as it has claimed the run and counted its work
         label = (f"Run {run.id}: {run.status}, {run.problems_done} of {run.problems_total} {units} done, "
                 f"{run.requests} requests sent, {run.cache_hits} answered from cache, {run.failures} failed")
@@ -156,8 +157,10 @@ def _show_active(engine: Engine, run: Run, units: str, user: auth.User) -> None:
 
 
 def _show_stale(engine: Engine, run: Run, reason: str, user: auth.User) -> None:
-    """A run that says it is queued or running but whose process is gone: say so, and let the admin end it."""
-    st.warning(f"Run {run.id} is stale: it says {run.status}, but {reason}. Its process is gone.")
+    """A run that says it is queued or running but whose worker is gone: say so, and let the admin end it (a
+    running worker takes over a running one by itself)."""
+    after = " A running worker takes it over, or mark it failed." if run.status == RunStatus.running else ""
+    st.warning(f"Run {run.id} is stale: it says {run.status}, but {reason}. Its worker is gone.{after}")
     st.button(f"Mark run {run.id} failed", key=f"fail-{run.id}", on_click=_mark_failed,
               args=(engine, user, run.id))
 

@@ -15,6 +15,7 @@ from annotator.cli import (
     team,  # noqa: F401  (registers agreement)
     users,  # noqa: F401  (registers user add/list/disable/enable/password)
     webapp,  # noqa: F401  (registers app: the web app)
+    workers,  # noqa: F401  (registers worker, runs)
 )
 from annotator.cli._app import app, main
 

@@ -50,4 +50,7 @@ RunId = Annotated[
         help="Execute this queued run (created by the app) with its stored options.", **bounded(limits.RUN_ID)
     ),
 ]
+Queue = Annotated[
+    bool, typer.Option("--queue", help="Only queue the run and print its id; a worker executes it.")
+]
 Progress = Annotated[bool, typer.Option(help="Show a progress bar (without: a line now and then, for a log).")]

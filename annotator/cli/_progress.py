@@ -18,7 +18,7 @@ def progress_bar(unit: str, *, show: bool) -> Iterator[Callable[[int, int, CallS
     """A callback `(done, total, stats)` that moves a bar of `unit`s with the run's request counters; with
     `show` False it writes a line (the first item, then at most every `LOG_SECONDS`, and the last)."""
     if not show:
-        yield _log_lines(unit)
+        yield log_lines(unit)
         return
     from tqdm import tqdm
 
@@ -40,7 +40,7 @@ def progress_bar(unit: str, *, show: bool) -> Iterator[Callable[[int, int, CallS
 LOG_SECONDS = 5.0
 
 
-def _log_lines(unit: str) -> Callable[[int, int, CallStats], None]:
+def log_lines(unit: str) -> Callable[[int, int, CallStats], None]:
     last = [float("-inf")]
 
     def on_progress(done: int, total: int, stats: CallStats) -> None:

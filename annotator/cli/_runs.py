@@ -1,5 +1,6 @@
 """The body of every run's command (`generate`, `evaluate`, ...): create a run of the kind (or take `--run-id`
-of a queued one), execute it in this process, print what it did. A kind's command only parses its options.
+of a queued one), execute it in this process, print what it did; with `--queue`, create it and print its id
+only, for a worker to take. A kind's command only parses its options.
 
 Everything of a kind comes from its spec (`annotator.runs.kinds`), imported when the command runs.
 """
@@ -18,17 +19,22 @@ from annotator.vocabulary import RunKind, RunStatus
 ERRORS_SHOWN = 10  # a run's kept errors printed after its summary
 
 
-def create_and_execute(kind: RunKind, *, run_id: int | None, options: Callable[[], Any], progress: bool) -> None:
+def create_and_execute(
+    kind: RunKind, *, run_id: int | None, options: Callable[[], Any], progress: bool, queue: bool = False
+) -> None:
     """Execute run `run_id`, or a new run of `kind` with `options()` (its key variables checked before the run
-    is created: `RunKindSpec.queue`); print its summary and its first errors. Exits 2 when the run cannot start,
-    1 when it did not succeed."""
+    is created: `RunKindSpec.queue`); print its summary and its first errors. With `queue`, only create it and
+    print its id. Exits 2 when the run cannot start, 1 when it did not succeed."""
     import asyncio
 
     from annotator.db import get_engine, write_session
     from annotator.llm import LLMConfigError
     from annotator.runs import RunError
     from annotator.runs.kinds import spec
+    from annotator.runs.workers import Heartbeat, heartbeat_every
 
+    if queue and run_id is not None:
+        fail("--queue creates a run; --run-id executes one that exists: give one of them", 2)
     engine = get_engine()
     try:
         kind_spec = spec(kind)
@@ -36,8 +42,18 @@ def create_and_execute(kind: RunKind, *, run_id: int | None, options: Callable[[
             chosen = options()
             with write_session(engine) as session:
                 run_id = kind_spec.queue(session, options=chosen, created_by="cli")
-        with progress_bar(kind_spec.unit, show=progress) as on_progress:
-            summary = asyncio.run(kind_spec.execute(engine, run_id=run_id, progress_callback=on_progress))
+        if queue:
+            typer.echo(run_id)
+            return
+        # The run's heartbeat from its own thread, as a worker's: a slow step never makes it look dead.
+        heart = Heartbeat(engine, kinds=None, every=heartbeat_every(), say=lambda line: typer.echo(line, err=True))
+        heart.run_id = run_id
+        heart.start()
+        try:
+            with progress_bar(kind_spec.unit, show=progress) as on_progress:
+                summary = asyncio.run(kind_spec.execute(engine, run_id=run_id, progress_callback=on_progress))
+        finally:
+            heart.stop()
     except (RunError, LLMConfigError) as exc:
         fail(str(exc), 2)
     typer.echo(summary.text())

@@ -41,6 +41,7 @@ def evaluate(
     max_retries: llm.MaxRetries = 5,
     backoff: llm.Backoff = 1.0,
     run_id: llm.RunId = None,
+    queue: llm.Queue = False,
     progress: llm.Progress = True,
 ) -> None:
     """Ask a model every item (solvable problems, then vetted candidates) and keep each answer as a transcript.
@@ -62,4 +63,4 @@ def evaluate(
             samples=samples, limit=limit, concurrency=concurrency, max_retries=max_retries, backoff_base=backoff,
         )
 
-    create_and_execute(RunKind.evaluate, run_id=run_id, options=options, progress=progress)
+    create_and_execute(RunKind.evaluate, run_id=run_id, options=options, progress=progress, queue=queue)

@@ -82,6 +82,7 @@ def generate(
                      "prompt asks for 1-3, its release has up to 6).", **bounded(limits.MAX_CONDITIONS)),
     ] = None,
     run_id: llm.RunId = None,
+    queue: llm.Queue = False,
     progress: llm.Progress = True,
 ) -> None:
     """Extract conditions, rewrite (remove / contradict) and verify: LLM-proposed candidates to label.
@@ -109,4 +110,4 @@ def generate(
             rewrite_types=tuple(t.strip() for t in rewrite_types.split(",") if t.strip()),
         )
 
-    create_and_execute(RunKind.generate, run_id=run_id, options=options, progress=progress)
+    create_and_execute(RunKind.generate, run_id=run_id, options=options, progress=progress, queue=queue)

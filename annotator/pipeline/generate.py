@@ -152,7 +152,7 @@ def describe_run(run: Run) -> dict[str, Any]:
 _COLUMNS = (
     "run", "status", "problems done / total", "candidates written", "candidates filtered", runs.REQUESTS_SENT,
     runs.FROM_CACHE, runs.RETRIES, runs.FAILED, runs.UNREADABLE, runs.TOKENS, "M_I", "M_R", "prompts", "steps",
-    "by", "started", "finished",
+    "worker", "by", "started", "finished",
 )
 
 SPEC = RunKindSpec(

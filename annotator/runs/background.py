@@ -1,4 +1,5 @@
-"""Starting a queued run in a process of its own, so that it outlives the page that asked for it."""
+"""Starting a queued run in a process of its own, so that it outlives the page that asked for it: unless a worker
+serves its kind (`start`), a worker for that one run (`python -m annotator worker --once --run-id N`)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,27 @@ from pathlib import Path
 
 from sqlalchemy import Engine, update
 
-from annotator.db import PROJECT_ROOT, write_session
+from annotator.db import PROJECT_ROOT, read_session, write_session
 from annotator.models import Run, utcnow
+from annotator.runs.health import serving
 from annotator.runs.lifecycle import RunError
 from annotator.runs.spec import command
 from annotator.vocabulary import RunStatus
 
 
+def start(engine: Engine, *, run_id: int, log_dir: Path | None = None) -> int | None:
+    """Leave queued run `run_id` to the workers when a live one serves its kind (returns None), else start a process
+    for it (`start_background`, returns its pid): one machine needs no worker of its own."""
+    with read_session(engine) as session:
+        run = session.get(Run, run_id)
+        if run is not None and run.status == RunStatus.queued and serving(session, kind=run.kind):
+            return None
+    return start_background(engine, run_id=run_id, log_dir=log_dir)
+
+
 def start_background(engine: Engine, *, run_id: int, log_dir: Path | None = None) -> int:
-    """Execute queued run `run_id` in a new process (`python -m annotator <kind> --run-id N`, `spec.command`);
-    returns its pid.
+    """Execute queued run `run_id` in a new process (`python -m annotator worker --once --run-id N`,
+    `spec.command`); returns its pid.
 
     The pid is stored on the run at once, so that a process which dies before it claims the run is seen
     as stale (`annotator.runs.stale_reason`) instead of leaving the run queued for ever. The process

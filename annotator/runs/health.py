@@ -1,5 +1,11 @@
 """Telling a live run from a dead one, as the app sees them: a run whose process is gone stays `queued` or
-`running` in the database, so its status alone cannot be trusted."""
+`running` in the database, so its status alone cannot be trusted.
+
+A running run is alive while its heartbeat is fresh, and by nothing else: its worker may be on another machine,
+where a process id means nothing. One silent for `stale_after()` (`ANNOTATOR_HEARTBEAT_TIMEOUT` seconds, default
+60) has lost its worker, and a worker may take it over (`lifecycle.claim_next`). Only a queued run that the app
+started a process for on its own machine (`pid`) is watched by that process id, until the process claims it.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +17,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from annotator.models import Run, utcnow
+from annotator import limits
+from annotator.models import Run, Worker, utcnow
 from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 
-# A running run writes its counters every second or so; one silent this long has died (killed, crashed).
+# A running run's worker beats every few seconds (`workers.Heartbeat`, and with its counters every second); one
+# silent this long has died (killed, crashed, its machine gone). `ANNOTATOR_HEARTBEAT_TIMEOUT` sets another.
 STALE_AFTER = timedelta(seconds=60)
+HEARTBEAT_TIMEOUT_ENV = "ANNOTATOR_HEARTBEAT_TIMEOUT"
 # A queued run's process claims it within seconds of starting; one still queued after this never started.
 START_TIMEOUT = timedelta(seconds=60)
 
@@ -35,6 +44,26 @@ def process_alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def stale_after() -> timedelta:
+    """How long a running run may be silent before it counts as dead: `ANNOTATOR_HEARTBEAT_TIMEOUT` seconds (every
+    worker and app server of a database should see the same value), else `STALE_AFTER`; a value that is not a
+    number in `limits.HEARTBEAT_TIMEOUT` raises RangeError naming the variable."""
+    value = os.environ.get(HEARTBEAT_TIMEOUT_ENV, "").strip()
+    if not value:
+        return STALE_AFTER
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = value  # type: ignore[assignment]  (refused by the range check, naming it)
+    return timedelta(seconds=limits.HEARTBEAT_TIMEOUT.check(seconds))
+
+
+def heartbeat_age(run: Run, *, now: datetime | None = None) -> timedelta | None:
+    """How long ago a queued or running run last showed a sign of life (None for a run never claimed)."""
+    moment = run.heartbeat_at or run.started_at
+    return None if moment is None else _age(moment, now or utcnow())
+
+
 def _age(moment: datetime | None, now: datetime) -> timedelta:
     if moment is None:
         return timedelta(0)
@@ -46,18 +75,20 @@ def _age(moment: datetime | None, now: datetime) -> timedelta:
 def stale_reason(run: Run, *, now: datetime | None = None) -> str | None:
     """Why a run that says it is queued or running cannot be (its process is gone), or None.
 
-    A running run is stale once it has not written its counters for `STALE_AFTER`. A queued run is stale
-    when the process started for it has exited (it died before it began), or when it has stayed queued
-    for `START_TIMEOUT` (its process never started, or never got as far as claiming it).
+    A running run is stale once its heartbeat is older than `stale_after()`, wherever its worker runs. A queued
+    run that the app started a process for (`pid`) is stale when that process has exited (it died before it
+    began), or when it has stayed queued for `START_TIMEOUT` (it never got as far as claiming it); a queued run
+    without one waits for a worker and is never stale.
     """
     now = now or utcnow()
     if run.status == RunStatus.running:
-        if _age(run.heartbeat_at or run.started_at or run.created_at, now) > STALE_AFTER:
-            return f"no sign of life for over {STALE_AFTER.seconds} s"
+        timeout = stale_after()
+        if _age(run.heartbeat_at or run.started_at or run.created_at, now) > timeout:
+            return f"no sign of life for over {timeout.total_seconds():g} s"
         return None
-    if run.status != RunStatus.queued:
+    if run.status != RunStatus.queued or run.pid is None:
         return None
-    if run.pid is not None and not process_alive(run.pid):
+    if not process_alive(run.pid):
         return "its process exited before it began"
     if _age(run.created_at, now) > START_TIMEOUT:
         return f"not started after {START_TIMEOUT.seconds} s"
@@ -108,7 +139,20 @@ def describe(run: Run, *, items: str = "problems") -> dict[str, Any]:
         UNREADABLE: run.unparseable,
         TOKENS: f"{run.prompt_tokens} / {run.completion_tokens}",
         "prompts": run.prompt_version,
+        "worker": run.worker,
         "by": run.created_by,
         "started": run.started_at,
         "finished": run.finished_at,
     }
+
+
+def serving(session: Session, *, kind: str) -> list[str]:
+    """The live workers (a fresh heartbeat) that take runs of `kind`."""
+    rows = session.execute(select(Worker.id, Worker.kinds).where(Worker.heartbeat_at > utcnow() - stale_after()))
+    return [row.id for row in rows if kind in row.kinds.split(",")]
+
+
+def live_workers(session: Session) -> list[Worker]:
+    """Every worker with a fresh heartbeat, oldest first."""
+    query = select(Worker).where(Worker.heartbeat_at > utcnow() - stale_after()).order_by(Worker.started_at)
+    return list(session.scalars(query))

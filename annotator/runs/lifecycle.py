@@ -1,24 +1,34 @@
-"""A run's life in the database: created queued, claimed by its process, cancelled on request, and marked
-failed by an admin when its process is gone.
+"""A run's life in the database: created queued, claimed by a worker (or its own process), taken over by another
+worker when its heartbeat stops, cancelled on request, and marked failed by an admin when nobody takes it.
 
 Runs cost money, so one set of settings has at most one queued or running run: `create_run` refuses a second
 (a double click, a second admin, the CLI beside the page). The check and the insert happen under a lock every
 creator takes (SQLite: the write lock, taken at once; PostgreSQL: a transaction-scoped advisory lock), so two
-concurrent creates with the same settings give exactly one run. A run whose process is gone (stale, or its pid
-no longer alive on this machine) blocks nothing: it spends no more money.
+concurrent creates with the same settings give exactly one run. A stale run (see `health.stale_reason`) blocks
+nothing: it spends no more money.
+
+Who holds a run is its `worker`, "host:pid:id" (`worker_id`, one per process), written when it is claimed. Queued
+runs, and running ones whose heartbeat is older than the timeout, are claimed by `claim_next`: on PostgreSQL with
+`FOR UPDATE SKIP LOCKED`, so two workers never claim the same run and neither waits for the other; on SQLite under
+the write lock every `write_session` takes at once.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
+import uuid
+from collections.abc import Iterable
+from datetime import datetime
+from functools import cache
 from typing import Any
 
-from sqlalchemy import false, select, text, update
+from sqlalchemy import and_, false, func, or_, select, text, update
 from sqlmodel import Session
 
 from annotator.models import Run, utcnow
-from annotator.runs.health import is_stale, process_alive, stale_reason
+from annotator.runs.health import is_stale, stale_after, stale_reason
 from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 
 
@@ -46,26 +56,51 @@ def create_run(
 ) -> Run:
     """A queued run; nothing happens until a process claims it (`claim_run`).
 
-    Raises RunError naming the run if one with the same kind and settings is queued or running.
+    Raises RunError naming the run if one with the same kind and settings is queued or running. One that is stale
+    (its worker died) is superseded: failed, so that no worker takes it over to do the same work twice.
     """
     _lock_run_creation(session)
     settings = _settings_key(steps, prompt_version, models, options)
+    stale: list[Run] = []
     for active in session.scalars(select(Run).where(Run.kind == kind, Run.status.in_(ACTIVE_RUN_STATUSES))):
-        same = _settings_key(active.steps, active.prompt_version, active.models, active.options) == settings
-        if same and _at_work(active):
-            raise DuplicateRunError(
-                f"run {active.id} with the same settings is already {active.status}"
-                + (f" (started by {active.created_by})" if active.created_by else "")
-                + "; wait for it to finish or cancel it before starting another",
-                run_id=active.id or 0,
-            )
+        if _settings_key(active.steps, active.prompt_version, active.models, active.options) != settings:
+            continue
+        if _at_work(active):
+            raise _duplicate(active)
+        stale.append(active)
     run = Run(
         kind=kind, status=RunStatus.queued, steps=steps, prompt_version=prompt_version, models=models,
         options=options, created_by=created_by,
     )
     session.add(run)
     session.flush()
+    for old in stale:
+        _supersede(session, old, by=run)
     return run
+
+
+def _duplicate(active: Run) -> DuplicateRunError:
+    return DuplicateRunError(
+        f"run {active.id} with the same settings is already {active.status}"
+        + (f" (started by {active.created_by})" if active.created_by else "")
+        + "; wait for it to finish or cancel it before starting another",
+        run_id=active.id or 0,
+    )
+
+
+def _supersede(session: Session, old: Run, *, by: Run) -> None:
+    """Fail stale run `old` in favour of `by`, unless a worker has taken it over since it was read (its holder or
+    heartbeat moved): then it is at work, and `by` is refused as its duplicate."""
+    message = f"{stale_reason(old)}; superseded by run {by.id}"
+    unchanged = session.execute(
+        update(Run).where(Run.id == old.id, Run.status == old.status, Run.worker.is_not_distinct_from(old.worker),
+                          Run.heartbeat_at.is_not_distinct_from(old.heartbeat_at))
+        .values(status=RunStatus.failed, cancel_requested=True, finished_at=utcnow(), message=message)
+        .execution_options(synchronize_session=False)
+    )
+    if not unchanged.rowcount:
+        session.expire(old)
+        raise _duplicate(session.get(Run, old.id) or old)
 
 
 # Any constant: the advisory lock's name among this database's advisory locks.
@@ -83,12 +118,8 @@ def _lock_run_creation(session: Session) -> None:
 
 
 def _at_work(run: Run) -> bool:
-    """Not stale, and its process (if it has one yet) is alive: a run killed a moment ago blocks nothing.
-
-    The pid is looked up on this machine (a run does not record its host): a run claimed by a process on
-    another machine blocks only while a process with its pid exists here.
-    """
-    return not is_stale(run) and (run.pid is None or process_alive(run.pid))
+    """Not stale: a running run whose heartbeat is fresh, wherever its worker is, or a queued one waiting."""
+    return not is_stale(run)
 
 
 def _settings_key(steps: str, prompt_version: str, models: Any, options: Any) -> str:
@@ -96,20 +127,79 @@ def _settings_key(steps: str, prompt_version: str, models: Any, options: Any) ->
     return json.dumps([steps, prompt_version, models, options], sort_keys=True, default=str)
 
 
+@cache
+def worker_id() -> str:
+    """This process's name on the runs it holds: "host:pid:random" (a pid alone repeats across machines and
+    restarts)."""
+    return f"{socket.gethostname()[:120]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _take(run: Run, now: datetime) -> None:
+    run.status, run.worker, run.claimed_at, run.heartbeat_at = RunStatus.running, worker_id(), now, now
+    run.pid, run.started_at = os.getpid(), run.started_at or now
+
+
 def claim_run(session: Session, *, run_id: int, kind: RunKind) -> Run:
-    """Mark queued run `run_id` as running in this process; raises RunError if it is not queued."""
-    run = session.get(Run, run_id)
+    """Mark queued run `run_id` as running in this process (or take it as it is when this process's worker has
+    claimed it already: `claim_next`); raises RunError otherwise."""
+    run = session.get(Run, run_id, with_for_update=True)
     if run is None or run.kind != kind:
         raise RunError(f"no {kind} run {run_id}")
+    if run.status == RunStatus.running and run.worker == worker_id():
+        return run
     if run.status != RunStatus.queued:
         raise RunError(f"run {run_id} is {run.status}; only a queued run can be started")
-    now = utcnow()
-    run.status, run.pid, run.started_at, run.heartbeat_at = RunStatus.running, os.getpid(), now, now
+    _take(run, utcnow())
     return run
 
 
+def claim_next(session: Session, *, kinds: Iterable[str], run_id: int | None = None) -> tuple[Run, str | None] | None:
+    """Claim the oldest run of `kinds` (or run `run_id`) that is queued, or running with a heartbeat older than
+    `stale_after()` (its worker died: it is taken over); returns it with the worker it was taken from, or None.
+
+    PostgreSQL skips rows another worker has locked (`FOR UPDATE SKIP LOCKED`); SQLite's write lock, which the
+    caller's `write_session` holds, lets one claim at a time.
+    """
+    now = utcnow()
+    silent = func.coalesce(Run.heartbeat_at, Run.started_at, Run.created_at) < now - stale_after()
+    query = (
+        select(Run)
+        .where(Run.kind.in_(list(kinds)), Run.cancel_requested.is_(False) | (Run.status == RunStatus.queued),
+               or_(Run.status == RunStatus.queued, and_(Run.status == RunStatus.running, silent)))
+        .order_by(Run.id).limit(1)  # type: ignore[arg-type]
+    )
+    if run_id is not None:
+        query = query.where(Run.id == run_id)
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True)
+    _end_abandoned_cancels(session, silent)
+    run = session.scalars(query).first()
+    if run is None:
+        return None
+    previous = run.worker if run.status == RunStatus.running else None
+    _take(run, now)
+    return run, previous
+
+
+def _end_abandoned_cancels(session: Session, silent: Any) -> None:
+    """A run asked to stop whose worker died before it could is not taken over: it ends cancelled."""
+    session.execute(
+        update(Run).where(Run.status == RunStatus.running, Run.cancel_requested.is_(True), silent)
+        .values(status=RunStatus.cancelled, finished_at=utcnow(), message="cancelled on request (its worker had gone)")
+    )
+
+
 def request_cancel(session: Session, *, run_id: int) -> bool:
-    """Ask a queued or running run to stop; it finishes its open transaction and marks itself cancelled."""
+    """Ask a queued or running run to stop; its worker, on whatever machine, reads the request with its next
+    heartbeat, finishes its open transaction and marks the run cancelled. A queued run that no process was
+    started for ends cancelled at once (no worker may ever come for it)."""
+    waiting = session.execute(
+        update(Run).where(Run.id == run_id, Run.status == RunStatus.queued, Run.pid.is_(None))
+        .values(status=RunStatus.cancelled, cancel_requested=True, finished_at=utcnow(),
+                message="cancelled on request before it started")
+    )
+    if waiting.rowcount:
+        return True
     result = session.execute(
         update(Run).where(Run.id == run_id, Run.status.in_(ACTIVE_RUN_STATUSES)).values(cancel_requested=True)
     )

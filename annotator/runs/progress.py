@@ -9,6 +9,7 @@ from sqlalchemy import select, update
 from sqlmodel import Session
 
 from annotator.models import Run, utcnow
+from annotator.runs.lifecycle import worker_id
 from annotator.vocabulary import RunStatus
 
 if TYPE_CHECKING:  # the client (and openai) is the run's process's business, not that of who lists runs
@@ -87,8 +88,11 @@ class RunProgress:
         return values
 
     def save(self, session: Session, **extra: Any) -> bool:
-        """Write the counters (the run's heartbeat); returns whether someone asked the run to stop."""
-        session.execute(update(Run).where(Run.id == self.run_id).values(**self.values(), **extra))
+        """Write the counters (the run's heartbeat); returns whether the run must stop: someone asked it to, or
+        another worker has taken it over (this process was silent too long), whose run it then leaves alone."""
+        held = (Run.id == self.run_id) & (Run.worker == worker_id())
+        if not session.execute(update(Run).where(held).values(**self.values(), **extra)).rowcount:
+            return True
         return bool(session.execute(select(Run.cancel_requested).where(Run.id == self.run_id)).scalar_one())
 
     def finish(self, session: Session, *, status: RunStatus, message: str | None) -> None:

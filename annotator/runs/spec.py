@@ -54,8 +54,8 @@ class RunKindSpec:
 
 def command(kind: str, *, run_id: int) -> list[str]:
     """The arguments after `python -m annotator` that execute queued run `run_id` of `kind` in a process of its
-    own (no progress bar: its output is a log file); RunError for a kind that is not a `RunKind`
+    own: a worker for that one run (its output is a log file); RunError for a kind that is not a `RunKind`
     (every `RunKind` has its line in `kinds.KINDS`: `tests/runs/test_kinds.py`)."""
     if kind not in RunKind.__members__.values():
         raise RunError(f"run {run_id} is of an unknown kind {kind!r}")
-    return [str(kind), "--run-id", str(run_id), "--no-progress"]
+    return ["worker", "--once", "--run-id", str(run_id), "--kinds", str(kind)]

@@ -245,8 +245,8 @@ def describe_run(run: Run) -> dict[str, Any]:
 
 _COLUMNS = (
     "run", "status", "responses done / total", "transcripts written", "already collected", runs.REQUESTS_SENT,
-    runs.FROM_CACHE, runs.RETRIES, runs.FAILED, runs.TOKENS, "model", "prompt", "set", "source", "samples", "by",
-    "started", "finished",
+    runs.FROM_CACHE, runs.RETRIES, runs.FAILED, runs.TOKENS, "model", "prompt", "set", "source", "samples", "worker",
+    "by", "started", "finished",
 )
 
 SPEC = RunKindSpec(

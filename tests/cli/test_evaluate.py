@@ -10,10 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import Engine, select
 
 from annotator.db import get_engine, read_session
 from annotator.models import LLMCall, Run, Transcript
+from annotator.runs import is_stale
 from tests.cli.test_generate import heavy_imports
 from tests.conftest import PROJECT_ROOT
 from tests.pipeline.conftest import add_problems
@@ -37,7 +39,10 @@ def _env(url: str, **extra: str) -> dict[str, str]:
     return {**os.environ, "ANNOTATOR_DATABASE_URL": url, **extra}
 
 
-def test_sigkill_mid_run_then_rerun_sends_no_answered_request_again(tmp_path: Path) -> None:
+def test_sigkill_mid_run_then_rerun_sends_no_answered_request_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", "1")  # the killed run is stale (its worker dead) after 1 s
     problems = 30
     killed_url, calm_url = f"sqlite:///{tmp_path / 'killed.sqlite'}", f"sqlite:///{tmp_path / 'calm.sqlite'}"
     killed, calm = get_engine(killed_url), get_engine(calm_url)
@@ -62,6 +67,7 @@ def test_sigkill_mid_run_then_rerun_sends_no_answered_request_again(tmp_path: Pa
         with read_session(killed) as session:
             assert session.execute(select(Run.status)).scalar_one() == "running"  # as the kill left it
         server.release()
+        wait_for(lambda: is_stale(_first_run(killed)), 30, "the killed run's heartbeat to time out")
 
         rerun = subprocess.run(_cli(server), env=_env(killed_url), cwd=PROJECT_ROOT, capture_output=True, text=True,
                                timeout=120)
@@ -71,12 +77,20 @@ def test_sigkill_mid_run_then_rerun_sends_no_answered_request_again(tmp_path: Pa
         assert re.search(rf"requests {problems - cached} \(retries 0\), cache hits {cached - kept},", rerun.stdout)
         assert max(server.completed.values()) == 1, "an answered request was sent again"
         assert server.total_completed() == problems
+        assert _first_run(killed).message == "no sign of life for over 1 s; superseded by run 2"
 
     with OpenAIServer(answer=scripted_solver) as calm_server:
         result = subprocess.run(_cli(calm_server), env=_env(calm_url), cwd=PROJECT_ROOT, capture_output=True,
                                 text=True, timeout=120)
         assert result.returncode == 0, result.stderr
     assert transcripts(killed) == transcripts(calm) and len(transcripts(calm)) == problems
+
+
+def _first_run(engine: Engine) -> Run:
+    with read_session(engine) as session:
+        run = session.get(Run, 1)
+        assert run is not None
+        return run
 
 
 def test_exit_codes_and_the_api_key_is_sent_but_kept_nowhere(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -110,15 +111,18 @@ def _dead_pid() -> int:
 
 
 def test_a_queued_run_whose_process_is_gone_is_shown_stale_and_can_be_marked_failed(engine: Engine) -> None:
-    """A run whose process died before it began (1), or never started (2), is not shown as running for ever."""
+    """A run whose process died before it began (1), or never claimed it (2), is not shown as running for ever;
+    one queued for the workers (4) waits, however long."""
     with write_session(engine) as session:
         died = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1", pid=_dead_pid(),
                              created_by="boss")
-        never = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1",
+        never = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1", pid=os.getpid(),
                               created_by="boss", created_at=datetime.now(UTC) - timedelta(minutes=10))
         starting = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1",
-                                 created_by="boss")
-        session.add_all([died, never, starting])
+                                 created_by="boss", pid=os.getpid())
+        waiting = GenerationRun(kind=RunKind.generate, status=RunStatus.queued, prompt_version="v1",
+                                created_by="boss", created_at=datetime.now(UTC) - timedelta(minutes=10))
+        session.add_all([died, never, starting, waiting])
     admin = add_user(engine, "boss", role="admin")
     app = open_page(PAGE, engine, admin)
 
@@ -127,6 +131,8 @@ def test_a_queued_run_whose_process_is_gone_is_shown_stale_and_can_be_marked_fai
     assert "Mark run 1 failed" in labels and "Mark run 2 failed" in labels, labels
     # A run queued a moment ago may still be starting: it is shown as active, not stale.
     assert "Cancel run 3" in labels and "Mark run 3 failed" not in labels, labels
+    assert "Cancel run 4" in labels and "Mark run 4 failed" not in labels, labels
+    assert "Run 4: queued, waiting for a worker" in [p.proto.text for p in app.get("progress")]
     warnings = " ".join(w.value for w in app.warning)
     assert "Run 1 is stale" in warnings and "exited before it began" in warnings, warnings
     assert "Run 2 is stale" in warnings and "not started after" in warnings, warnings

@@ -30,6 +30,7 @@ from annotator.pipeline import (
     run_generation,
 )
 from annotator.pipeline.prompts import load_prompts
+from annotator.runs import is_stale
 from tests.pipeline.conftest import add_problems
 from tests.support.openai_server import OpenAIServer, Reply, scripted_answer
 
@@ -275,7 +276,10 @@ def _env(url: str) -> dict[str, str]:
     return {**os.environ, "ANNOTATOR_DATABASE_URL": url}
 
 
-def test_sigkill_mid_run_then_rerun_repeats_no_completed_request(tmp_path: Path) -> None:
+def test_sigkill_mid_run_then_rerun_repeats_no_completed_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", "1")  # the killed run is stale (its worker dead) after 1 s
     problems = 8
     killed_url = f"sqlite:///{tmp_path / 'killed.sqlite'}"
     calm_url = f"sqlite:///{tmp_path / 'calm.sqlite'}"
@@ -308,10 +312,14 @@ def test_sigkill_mid_run_then_rerun_repeats_no_completed_request(tmp_path: Path)
         assert 60 <= server.total_completed() < problems * REQUESTS_PER_PROBLEM
         partial = _candidates(killed_engine, any_server=True)
         server.release()
+        _wait_for(lambda: is_stale(_runs(killed_engine)[0]), 30, "the killed run's heartbeat to time out")
 
         rerun = subprocess.run(_cli(killed_url, server), env=_env(killed_url), cwd=PROJECT_ROOT,
                                capture_output=True, text=True, timeout=120)
         assert rerun.returncode == 0, rerun.stderr
+        killed_run = _runs(killed_engine)[0]  # failed, so that no worker takes it over to do the work again
+        assert (killed_run.status, killed_run.message) == (
+            "failed", "no sign of life for over 1 s; superseded by run 2")
         assert "failures 0" in rerun.stdout
         assert max(server.completed.values()) == 1, "a completed request was sent twice"
         assert server.total_completed() == problems * REQUESTS_PER_PROBLEM
@@ -325,6 +333,11 @@ def test_sigkill_mid_run_then_rerun_repeats_no_completed_request(tmp_path: Path)
     assert len(final) == problems * 4
     assert len(partial) >= 4  # at least one finished problem, kept as written before the kill
     assert all(final[data_id] == row for data_id, row in partial.items())
+
+
+def _runs(engine: Engine) -> list[GenerationRun]:
+    with read_session(engine) as session:
+        return list(session.execute(select(GenerationRun).order_by(GenerationRun.id)).scalars())
 
 
 def test_cli_exits_non_zero_when_items_fail(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 
 from annotator import runs
 from annotator.db import read_session, write_session
+from annotator.limits import RangeError
 from annotator.models import Run
 from annotator.runs import RunError
 from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
@@ -62,16 +63,30 @@ def test_process_alive_tells_live_exited_and_zombie_processes_apart() -> None:
         child.wait()
 
 
-def test_a_running_run_goes_stale_when_its_heartbeat_stops() -> None:
+def test_a_running_run_goes_stale_when_its_heartbeat_stops_whatever_its_pid() -> None:
+    """Liveness is the heartbeat alone: the pid of a worker on another machine means nothing here."""
+    for pid in (None, os.getpid(), _exited_pid()):
+        run = _run(status=RunStatus.running, started_at=NOW, heartbeat_at=NOW, pid=pid, worker="elsewhere:1:x")
+        assert runs.stale_reason(run, now=NOW + runs.STALE_AFTER) is None
+        assert runs.stale_reason(run, now=NOW + runs.STALE_AFTER + timedelta(seconds=1)) == (
+            "no sign of life for over 60 s")
+
+
+def test_the_heartbeat_timeout_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     run = _run(status=RunStatus.running, started_at=NOW, heartbeat_at=NOW)
-    assert runs.stale_reason(run, now=NOW + runs.STALE_AFTER) is None
-    assert "no sign of life" in (runs.stale_reason(run, now=NOW + runs.STALE_AFTER + timedelta(seconds=1)) or "")
+    monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", "2.5")
+    assert runs.stale_after() == timedelta(seconds=2.5)
+    assert runs.stale_reason(run, now=NOW + timedelta(seconds=2)) is None
+    assert runs.stale_reason(run, now=NOW + timedelta(seconds=3)) == "no sign of life for over 2.5 s"
+    for bad in ("soon", "0", "-1"):
+        monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", bad)
+        with pytest.raises(RangeError, match="ANNOTATOR_HEARTBEAT_TIMEOUT must be a number from 0.5 to 86,400"):
+            runs.stale_after()
 
 
-def test_a_queued_run_goes_stale_when_its_process_exited_or_never_claimed_it() -> None:
-    fresh = _run()
-    assert runs.stale_reason(fresh, now=NOW + timedelta(seconds=5)) is None  # its process may be starting
-    assert "not started after" in (runs.stale_reason(fresh, now=NOW + runs.START_TIMEOUT * 2) or "")
+def test_a_queued_run_waits_for_a_worker_and_goes_stale_only_when_its_own_process_failed() -> None:
+    waiting = _run()  # queued for the workers: never stale, however long no worker comes
+    assert runs.stale_reason(waiting, now=NOW + runs.START_TIMEOUT * 100) is None
     alive = _run(pid=os.getpid())
     assert runs.stale_reason(alive, now=NOW + timedelta(seconds=5)) is None
     assert "exited before it began" in (runs.stale_reason(_run(pid=_exited_pid()), now=NOW) or "")
@@ -85,8 +100,8 @@ def test_a_finished_run_is_never_stale(status: RunStatus) -> None:
 
 
 def test_only_a_stale_run_can_be_marked_failed(sqlite_engine: Engine) -> None:
-    stale = _add(sqlite_engine, created_at=datetime.now(UTC) - timedelta(hours=1))
-    fresh = _add(sqlite_engine, created_at=datetime.now(UTC))
+    stale = _add(sqlite_engine, created_at=datetime.now(UTC) - timedelta(hours=1), pid=os.getpid())
+    fresh = _add(sqlite_engine, created_at=datetime.now(UTC), pid=os.getpid())
     with write_session(sqlite_engine) as session:
         assert runs.fail_stale(session, run_id=stale, by="boss")
         assert not runs.fail_stale(session, run_id=fresh, by="boss")

@@ -35,7 +35,7 @@ def test_a_kind_it_does_not_know_is_refused_by_name() -> None:
         kinds.spec("judge")
     with pytest.raises(RunError, match="run 7 is of an unknown kind 'judge'"):
         kinds.command("judge", run_id=7)
-    assert kinds.command(RunKind.evaluate, run_id=7) == ["evaluate", "--run-id", "7", "--no-progress"]
+    assert kinds.command(RunKind.evaluate, run_id=7) == ["worker", "--once", "--run-id", "7", "--kinds", "evaluate"]
 
 
 def test_every_kind_is_a_command_that_executes_a_queued_run() -> None:

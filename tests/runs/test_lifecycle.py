@@ -8,6 +8,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import Engine, func, select
@@ -61,17 +62,27 @@ def _deferred(engine: Engine) -> Iterator[Session]:
         yield session
 
 
-def test_a_run_whose_process_is_gone_blocks_nothing(engine: Engine) -> None:
-    """Killed a moment ago (its heartbeat still fresh) or stale: it spends nothing more, the same run may start."""
+def test_a_run_blocks_while_its_heartbeat_is_fresh_whatever_its_pid(engine: Engine) -> None:
+    """Liveness is the heartbeat alone: a dead pid (perhaps another machine's) with a fresh heartbeat still
+    blocks; a heartbeat older than the timeout blocks nothing (that run spends nothing more)."""
     process = subprocess.Popen([sys.executable, "-c", "pass"])
     process.wait()
     with write_session(engine) as session:
-        killed = _create(session)
-        killed.status, killed.pid, killed.heartbeat_at = RunStatus.running, process.pid, utcnow()
+        fresh = _create(session)
+        fresh.status, fresh.pid, fresh.heartbeat_at = RunStatus.running, process.pid, utcnow()
+    with pytest.raises(RunError, match=f"run {fresh.id} with the same settings is already running"):
+        with write_session(engine) as session:
+            _create(session)
     with write_session(engine) as session:
-        alive = _create(session)  # this test's own pid: alive
-        alive.status, alive.pid, alive.heartbeat_at = RunStatus.running, os.getpid(), utcnow()
-    with pytest.raises(RunError, match=f"run {alive.id} with the same settings is already running"):
+        session.get(Run, fresh.id).heartbeat_at = utcnow() - runs.STALE_AFTER - timedelta(seconds=1)
+    with write_session(engine) as session:
+        again = _create(session)
+        again.status, again.pid, again.heartbeat_at = RunStatus.running, os.getpid(), utcnow()
+    with read_session(engine) as session:  # the stale one is failed: no worker takes it over to do the same work
+        old = session.get(Run, fresh.id)
+        assert (old.status, old.cancel_requested, old.message) == (
+            RunStatus.failed, True, f"no sign of life for over 60 s; superseded by run {again.id}")
+    with pytest.raises(RunError, match=f"run {again.id} with the same settings is already running"):
         with write_session(engine) as session:
             _create(session)
 

@@ -101,6 +101,7 @@ class OpenAIServer:
         self.latency = latency
         self.received: Counter[str] = Counter()
         self.completed: Counter[str] = Counter()
+        self.answered_at: dict[str, list[float]] = {}  # per prompt hash: when each answer was delivered (time.time)
         self.prompts: dict[str, str] = {}
         self.authorizations: Counter[str] = Counter()  # Authorization headers seen (to prove a key was sent)
         self._faults: list[tuple[Callable[[str], bool], list[Reply]]] = []
@@ -146,6 +147,11 @@ class OpenAIServer:
     def _completed_matching(self, text: str) -> int:
         return sum(count for key, count in self.completed.items() if text in self.prompts.get(key, ""))
 
+    def answer_times(self) -> dict[str, list[float]]:
+        """When each prompt's answers were delivered (`time.time()`), a copy."""
+        with self._lock:
+            return {key: list(times) for key, times in self.answered_at.items()}
+
     def total_completed(self) -> int:
         with self._lock:
             return sum(self.completed.values())
@@ -154,6 +160,7 @@ class OpenAIServer:
         with self._lock:
             self.received.clear()
             self.completed.clear()
+            self.answered_at.clear()
 
     @property
     def url(self) -> str:
@@ -275,6 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with state._lock:
             state.completed[key] += 1
+            state.answered_at.setdefault(key, []).append(time.time())
 
     def _drop(self) -> None:
         self.close_connection = True
