@@ -52,7 +52,7 @@ def worker(
     from annotator.runs.workers import serve
 
     chosen = _kinds(kinds)
-    stale_after()  # a bad ANNOTATOR_HEARTBEAT_TIMEOUT is told now, in one line
+    stale_after(strict=True)  # a bad ANNOTATOR_HEARTBEAT_TIMEOUT is told now, in one line
     try:
         ended = serve(get_engine(), kinds=chosen, once=once or run_id is not None, run_id=run_id, poll_seconds=poll,
                       say=lambda line: typer.echo(line), progress=log_lines)

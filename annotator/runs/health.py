@@ -44,10 +44,20 @@ def process_alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def stale_after() -> timedelta:
+def stale_after(*, strict: bool = False) -> timedelta:
     """How long a running run may be silent before it counts as dead: `ANNOTATOR_HEARTBEAT_TIMEOUT` seconds (every
-    worker and app server of a database should see the same value), else `STALE_AFTER`; a value that is not a
-    number in `limits.HEARTBEAT_TIMEOUT` raises RangeError naming the variable."""
+    worker and app server of a database should see the same value), else `STALE_AFTER`. A value that is not a
+    number in `limits.HEARTBEAT_TIMEOUT` raises RangeError naming the variable when `strict` (a worker and the
+    `runs` command check it so as they start), and otherwise reads as the default, so that it cannot break a page."""
+    try:
+        return _heartbeat_timeout()
+    except limits.RangeError:
+        if strict:
+            raise
+        return STALE_AFTER
+
+
+def _heartbeat_timeout() -> timedelta:
     value = os.environ.get(HEARTBEAT_TIMEOUT_ENV, "").strip()
     if not value:
         return STALE_AFTER
