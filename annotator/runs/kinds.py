@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 KINDS: dict[RunKind, str] = {
     RunKind.generate: "annotator.pipeline.generate",
     RunKind.evaluate: "annotator.transcripts.collect",
+    RunKind.judge: "annotator.transcripts.llm_judge",
 }
 
 

@@ -40,6 +40,9 @@ RULES = {
     "reliablemath-exact": Rule("reliablemath-exact", "1", exact=True),
 }
 DEFAULT_RULE = "reliablemath"
+# The LLM judge (`annotator.transcripts.llm_judge`): a rule too, but judged by a model in a run of its own, so not
+# in RULES (which are applied in process); its verdicts name the model and the prompt version.
+LLM_RULE = "llm"
 
 
 @dataclass(frozen=True)
