@@ -82,3 +82,30 @@ def test_annotators_may_not_open_the_report(engine: Engine) -> None:
 def test_no_transcripts_says_so(engine: Engine) -> None:
     app = _open(engine, "boss", "admin")
     assert [i.value for i in app.info][0].startswith("No transcripts yet")
+
+
+def test_the_judges_table_has_every_rule_set_and_llm_judge(engine: Engine) -> None:
+    from annotator.models import Judgement
+    from annotator.transcripts import record_review
+    from tests.support.candidates import add_user
+    from tests.support.llm_judge import add_judged_transcripts
+
+    ids = add_judged_transcripts(engine)
+    reviewer = add_user(engine, "judith", role="reviewer")
+    with write_session(engine) as session:
+        for tid, human, llm in zip(ids[:4], "SRFS", "SRFF"):
+            record_review(session, transcript_id=tid, annotator_id=reviewer.id, verdict=human)  # type: ignore[arg-type]
+            session.add(Judgement(transcript_id=tid, rule="llm", model="<b>judge</b>", prompt_version="v1",
+                                  verdict=llm, reason="why"))
+    app = _open(engine, "rev", "reviewer")
+    assert not app.exception, app.exception
+    assert "Which judge to trust" in [header.value for header in app.subheader]
+    table = next(frame.value for frame in app.dataframe if "note" in frame.value.columns).set_index("judge")
+    assert list(table.index) == ["reliablemath", "reliablemath-exact", "llm <b>judge</b> @ v1"]
+    assert table.loc["llm <b>judge</b> @ v1", "reviewed"] == 4
+    assert table.loc["llm <b>judge</b> @ v1", "agreement"] == 0.75
+    assert table.loc["reliablemath", "reviewed"] == 4
+    confusion = next(frame.value for frame in app.dataframe if "judge says" in frame.value.columns)
+    mine = confusion[confusion["judge"] == "llm <b>judge</b> @ v1"].set_index("judge says")
+    assert mine.loc["F", "reviewer S"] == 1 and mine.loc["S", "reviewer S"] == 1 and mine.loc["F", "reviewer F"] == 1
+    assert len(confusion) == 9
