@@ -64,14 +64,12 @@ def judge(
             fail("--workers goes with the rule sets, not with --rule llm", 2)
 
         def options() -> Any:
-            from annotator.llm import RoleConfig
             from annotator.transcripts.judge_options import JudgeOptions
 
-            if not model:
-                fail("--rule llm needs --model (or --run-id of a queued run)", 2)
             return JudgeOptions(
-                model=RoleConfig(model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
-                                 max_tokens=max_tokens, timeout=timeout),
+                model=llm.role(model, missing="--rule llm needs --model (or --run-id of a queued run)",
+                               base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+                               max_tokens=max_tokens, timeout=timeout),
                 prompt_version=prompt_version, only_reviewed=only_reviewed, limit=limit, concurrency=concurrency,
                 max_retries=max_retries, backoff_base=backoff,
             )

@@ -19,9 +19,7 @@ prompt version (or a temperature above 0) to ask afresh.
 from __future__ import annotations
 
 import hashlib
-import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +37,6 @@ from annotator.transcripts.judge_options import JUDGE, JudgeOptions
 from annotator.transcripts.judge_prompt import UnreadableReply, messages, parse_reply, shown_response
 from annotator.vocabulary import RunKind, RunStatus
 
-ProgressCallback = Callable[[int, int, CallStats], None]
 VERSION_CHARS = 50  # Transcript.judge_version's length
 REPLY_KEPT = 2_000  # characters of an unreadable reply kept in the run's errors
 
@@ -93,9 +90,9 @@ class JudgeRunSummary(runs.Summary):
 class JudgeProgress(runs.RunProgress):
     """A judge run's counters: verdicts stored (per verdict), transcripts skipped, unreadable replies."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.skipped = 0
+    def __init__(self, run_id: int, total: int, stats: CallStats, *, skipped: int = 0) -> None:
+        super().__init__(run_id, total, stats)
+        self.skipped = skipped
         self.unreadable = 0
         self.verdicts: Counter[str] = Counter()
 
@@ -204,14 +201,13 @@ def store_verdict(session: Session, *, job: Job, options: JudgeOptions, verdict:
 
 
 @dataclass
-class _Judge:
+class _Judge(runs.ItemHandler):
     """Asks the judge about one transcript and keeps the verdict; failures are counted and kept, not raised."""
 
     client: LLMClient
     db: Database
     options: JudgeOptions
     progress: JudgeProgress
-    progress_callback: ProgressCallback | None = None
 
     async def __call__(self, job: Job) -> None:
         asked = messages(question=job.question, ground_truth=job.ground_truth, unsolvable=job.unsolvable,
@@ -222,9 +218,7 @@ class _Judge:
             self.progress.failed(job, exc)
         else:
             await self._keep(job, completion)
-        self.progress.done += 1
-        if self.progress_callback is not None:
-            self.progress_callback(self.progress.done, self.progress.total, self.progress.stats)
+        self.item_done()
 
     async def _keep(self, job: Job, completion: Completion) -> None:
         try:
@@ -245,61 +239,16 @@ def _claim(engine: Engine, run_id: int) -> tuple[JudgeOptions, bool, list[Job], 
     with write_session(engine) as session:
         run = runs.claim_run(session, run_id=run_id, kind=RunKind.judge)
         options = JudgeOptions.from_run(run)
-        cancelled = run.cancel_requested
         jobs, judged = select_jobs(session, options=options)
         _set_verdicts(session, judged, judge_version(options.model.model, options.prompt_version))
-        progress = JudgeProgress(run_id, len(jobs), CallStats())
-        progress.skipped = len(judged)
+        progress = JudgeProgress(run_id, len(jobs), CallStats(), skipped=len(judged))
         progress.save(session, problems_total=len(jobs))
-    return options, cancelled, jobs, progress
+        return options, run.cancel_requested, jobs, progress
 
 
-async def execute_run(
-    engine: Engine,
-    *,
-    run_id: int,
-    progress_callback: ProgressCallback | None = None,
-    poll_seconds: float = 1.0,
-) -> JudgeRunSummary:
-    """Run a queued judge run to the end (or until it is cancelled) and return its summary."""
-    started = time.perf_counter()
-    with runs.short_switch_interval():
-        options, cancelled, jobs, progress = _claim(engine, run_id)
-        db = Database(engine)
-
-        def open_client() -> LLMClient:
-            return LLMClient(
-                db=db, roles=options.roles(), concurrency=options.concurrency, max_retries=options.max_retries,
-                backoff_base=options.backoff_base, run_id=run_id, stats=progress.stats,
-            )
-
-        async def work(client: LLMClient) -> tuple[RunStatus, str | None]:
-            outcomes = await runs.work_through(
-                jobs, _Judge(client, db, options, progress, progress_callback),
-                workers=max(2, options.concurrency * 2),
-                heartbeat=lambda: db.write(progress.save), poll_seconds=poll_seconds, cancelled=cancelled,
-            )
-            # An unreadable reply is a job that did not give a verdict: the run is partial, as after a failure.
-            return runs.outcome(outcomes, cancelled=cancelled, failures=progress.failures + progress.unreadable)
-
-        status = await runs.run_to_end(engine, progress=progress, db=db, open_client=open_client, work=work)
-        return progress.summary(status, time.perf_counter() - started)
-
-
-def run_judge(
-    engine: Engine,
-    *,
-    options: JudgeOptions,
-    created_by: str | None = None,
-    progress_callback: ProgressCallback | None = None,
-) -> JudgeRunSummary:
-    """Create a run and execute it in this thread (the tests' entry point)."""
-    import asyncio
-
-    with write_session(engine) as session:
-        run_id = create_run(session, options=options, created_by=created_by).id
-    assert run_id is not None
-    return asyncio.run(execute_run(engine, run_id=run_id, progress_callback=progress_callback))
+# Run a queued judge run to the end (or until it is cancelled): `(engine, *, run_id, progress_callback,
+# poll_seconds)` -> its `JudgeRunSummary`.
+execute_run = runs.request_run(_claim, _Judge)
 
 
 def describe_run(run: Run) -> dict[str, Any]:
@@ -324,3 +273,10 @@ SPEC = RunKindSpec(
     kind=RunKind.judge, unit="response", options=JudgeOptions, create=create_run, describe=describe_run,
     execute=execute_run,
 )
+
+
+def run_judge(engine: Engine, *, options: JudgeOptions, created_by: str | None = None) -> JudgeRunSummary:
+    """Create a judge run and execute it in this thread (the tests' way in)."""
+    summary = SPEC.run_here(engine, options=options, created_by=created_by)
+    assert isinstance(summary, JudgeRunSummary)
+    return summary
