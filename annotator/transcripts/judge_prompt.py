@@ -14,6 +14,7 @@ anything else is no verdict (`UnreadableReply`); the run counts it and keeps the
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,7 +79,9 @@ def shown_response(response: str) -> str:
 def reference(ground_truth: Any, *, unsolvable: bool) -> str:
     if unsolvable:
         return UNSOLVABLE_REFERENCE
-    return f"The problem is solvable. Its ground-truth answer is: {ground_truth}"
+    # A ground truth is any JSON value (a number, a list of answers...): shown as its JSON unless it is text.
+    shown = ground_truth if isinstance(ground_truth, str) else json.dumps(ground_truth, ensure_ascii=False)
+    return f"The problem is solvable. Its ground-truth answer is: {shown}"
 
 
 def messages(

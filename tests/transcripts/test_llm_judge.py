@@ -46,6 +46,8 @@ def test_the_prompt_gives_the_ground_truth_or_says_unsolvable() -> None:
     unsolvable = _prompt(ground_truth="4711", unsolvable=True, response="so \\boxed{4711}")
     assert UNSOLVABLE_REFERENCE in unsolvable and "Its ground-truth answer" not in unsolvable
     assert unsolvable.count("4711") == 1  # only in the response
+    assert "Its ground-truth answer is: [3, \"x = 4\"]\n" in _prompt(ground_truth=[3, "x = 4"])
+    assert "Its ground-truth answer is: 0.5\n" in _prompt(ground_truth=0.5)
     # Placeholders in the data are data: a response quoting one is not filled in.
     assert "Answer <question> and <reference>" in _prompt(response="Answer <question> and <reference>")
 
