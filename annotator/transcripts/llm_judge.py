@@ -18,7 +18,6 @@ prompt version (or a temperature above 0) to ask afresh.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,24 +31,12 @@ from annotator.llm import CallStats, Completion, Database, LLMCallFailed, LLMCli
 from annotator.models import Judgement, Run, Transcript, utcnow
 from annotator.runs.kinds import RunKindSpec
 from annotator.transcripts.items import items_by_data_id
-from annotator.transcripts.judge import LLM_RULE
+from annotator.transcripts.judge import LLM_RULE, judge_version
 from annotator.transcripts.judge_options import JUDGE, JudgeOptions
 from annotator.transcripts.judge_prompt import UnreadableReply, messages, parse_reply, shown_response
 from annotator.vocabulary import RunKind, RunStatus
 
-VERSION_CHARS = 50  # Transcript.judge_version's length
 REPLY_KEPT = 2_000  # characters of an unreadable reply kept in the run's errors
-
-
-def judge_version(model: str, prompt_version: str) -> str:
-    """The transcript's `judge_version` for an LLM judge: `MODEL@VERSION`; a model name too long for the column
-    keeps its end (where names differ: size, tuning) and a short hash of the whole name."""
-    name = f"{model}@{prompt_version}"
-    if len(name) <= VERSION_CHARS:
-        return name
-    digest = hashlib.sha256(model.encode("utf-8")).hexdigest()[:8]
-    keep = VERSION_CHARS - len(prompt_version) - len(digest) - 3
-    return f"…{model[-keep:]}~{digest}@{prompt_version}"
 
 
 @dataclass(frozen=True)

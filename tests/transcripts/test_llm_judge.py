@@ -12,6 +12,8 @@ from annotator.db import read_session, write_session
 from annotator.llm import RoleConfig
 from annotator.models import Judgement, LLMCall, Run, Transcript
 from annotator.runs import RunError
+from annotator.transcripts import load_review
+from annotator.transcripts.judge import judge_version
 from annotator.transcripts.judge_options import JudgeOptions
 from annotator.transcripts.judge_prompt import (
     HEAD_CHARS,
@@ -21,7 +23,7 @@ from annotator.transcripts.judge_prompt import (
     messages,
     parse_reply,
 )
-from annotator.transcripts.llm_judge import describe_run, judge_version, run_judge
+from annotator.transcripts.llm_judge import describe_run, run_judge
 from annotator.transcripts.verdicts import judge_transcripts
 from annotator.vocabulary import Verdict
 from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge
@@ -103,6 +105,7 @@ def test_judge_version_names_model_and_prompt_within_the_column() -> None:
     shortened = judge_version(long_a, "v1")
     assert len(shortened) == 50 and shortened.endswith("-70B-Instruct~" + shortened.split("~")[1])
     assert shortened.endswith("@v1") and judge_version(long_b, "v1") != shortened
+    assert len(judge_version(long_a, "v" * 60)) == 50
 
 
 def _options(server: OpenAIServer, **kwargs: Any) -> JudgeOptions:
@@ -151,8 +154,15 @@ def test_a_run_stores_each_verdict_with_its_reason_and_makes_it_the_transcripts(
         assert (row["judge model"], row["verdicts stored"], row["already judged"], row["reviewed only"]) == (
             "judge-m", 8, 0, False)
 
+    # The Review page shows the judge's reason beside its verdict.
+    with read_session(engine) as session:
+        assert load_review(session, transcript_id=ids[1])["judge_reason"] == (  # type: ignore[index]
+            "judge-m read the response as R against the reference.")
+
     # The rule set takes its verdicts back; the same judge run again asks nothing and gives them back again.
     judge_transcripts(engine, rule="reliablemath")
+    with read_session(engine) as session:
+        assert load_review(session, transcript_id=ids[1])["judge_reason"] is None  # type: ignore[index]
     assert [row[1:3] for row in _transcripts(engine)][6] == ("F", "reliablemath")
     again = run_judge(engine, options=_options(server))
     assert (again.status, again.responses, again.skipped, again.calls["requests"]) == ("succeeded", 0, 8, 0)
