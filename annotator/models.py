@@ -357,3 +357,27 @@ class TranscriptEvent(SQLModel, table=True):
     old: dict[str, Any] | None = _json()
     new: dict[str, Any] | None = _json()
     at: datetime = Field(default_factory=utcnow)
+
+
+class Judgement(SQLModel, table=True):
+    """One LLM judge's verdict on one transcript, with its one-line reason (`annotator.transcripts.llm_judge`).
+
+    A judge is its rule ("llm"), its model and its prompt version: each judges a transcript at most once, so a run
+    started again skips what it has, and the report compares every judge with the reviewers
+    (`annotator.transcripts.judges`).
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    transcript_id: int = Field(foreign_key="transcript.id", index=True)
+    rule: str = Field(max_length=50)  # "llm"
+    model: str = Field(max_length=300)  # the judge's model, as its endpoint names it
+    prompt_version: str = Field(max_length=50)
+    verdict: str = Field(max_length=1)  # a Verdict
+    reason: str | None = _text()
+    run_id: int | None = None  # the judge run that asked
+    created_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("transcript_id", "rule", "model", "prompt_version"),
+        Index("ix_judgement_judge", "rule", "model", "prompt_version"),
+    )

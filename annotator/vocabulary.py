@@ -76,6 +76,7 @@ class RunKind(StrEnum):
 
     generate = "generate"  # candidate construction, ReliableMath Steps 1-2
     evaluate = "evaluate"  # model answers on the vetted set (transcripts)
+    judge = "judge"  # an LLM judges transcripts (verdicts with a reason)
 
 
 class LabelSource(StrEnum):

@@ -15,8 +15,8 @@ import streamlit as st
 from annotator import freshness, transcripts
 from annotator.db import read_session
 from annotator.metrics.intervals import wilson
+from annotator.transcripts import judges, where
 from annotator.transcripts import report as reporting
-from annotator.transcripts import where
 from ui import charts, guard
 from ui import transcripts as side_by_side
 from ui.snapshot import Snapshot, show_freshness
@@ -75,6 +75,38 @@ def _snapshot(url: str) -> Snapshot[dict[str, Any]]:
     # One read of every transcript's verdicts serves everyone (one server-wide snapshot per database), recounted
     # once transcripts, reviews or labels change or it is older than TTL_SECONDS (`ui.snapshot`).
     return Snapshot(_report, ttl=TTL_SECONDS, version=_version)
+
+
+def _judges() -> list[dict[str, Any]]:
+    with read_session(engine) as session:
+        return judges.judge_agreement(session)
+
+
+@st.cache_resource
+def _judges_snapshot(url: str) -> Snapshot[list[dict[str, Any]]]:
+    # The rule sets judge the reviewed responses afresh (math-verify): one computation serves everyone, as above.
+    return Snapshot(_judges, ttl=TTL_SECONDS, version=_version)
+
+
+def _judges_section() -> None:
+    """Every judge (the rule sets, each LLM judge) against the reviewers: kappa, agreement, confusion matrix."""
+    st.subheader("Which judge to trust")
+    rows = _judges_snapshot(str(engine.url)).get().value
+    st.caption("Each judge's verdicts against the reviewers' on the reviewed responses (UMWP Table 3's layout): the "
+               "rule sets judge them afresh, an LLM judge (`python -m annotator judge --rule llm`) from its stored "
+               "verdicts. Pick the judge whose kappa is highest.")
+    summary = pd.DataFrame([{"judge": r["judge"], "reviewed": r["reviewed"], "agreement": r["agreement"],
+                             "kappa": r["kappa"], "note": r["kappa_note"] or ""} for r in rows])
+    st.dataframe(summary, hide_index=True, width="stretch", key="judges_table",
+                 column_config={"agreement": st.column_config.NumberColumn(format="%.3f"),
+                                "kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.3f")})
+    confusion = pd.DataFrame([
+        {"judge": r["judge"], "judge says": verdict,
+         **{f"reviewer {human}": r["confusion"][verdict][human] for human in judges.VERDICTS}}
+        for r in rows for verdict in judges.VERDICTS
+    ])
+    st.caption("Confusion matrices: how many responses each judge called S, R or F, by the reviewers' verdict.")
+    st.dataframe(confusion, hide_index=True, width="stretch", key="judges_confusion")
 
 
 def _open_in_review() -> None:
@@ -218,3 +250,5 @@ agreement = pd.DataFrame([{"model": r["model"], "prompt": r["prompt"], "reviewed
                            "kappa": r["judge_human_kappa"]} for r in pooled])
 st.dataframe(agreement, hide_index=True, width="stretch",
              column_config={"kappa": st.column_config.NumberColumn("Cohen's kappa, judge vs human", format="%.3f")})
+
+_judges_section()

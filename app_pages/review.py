@@ -229,6 +229,8 @@ def _response(view: dict[str, Any]) -> None:
     if not _blind():
         verdict = VERDICT_NAMES[Verdict(view["judge"])] if view["judge"] else "—"
         judged += f" · **Judge:** {_view.text(view['judge_class'])} → {verdict} ({_view.text(view['judge_rule'])})"
+        if view.get("judge_reason"):  # an LLM judge says why
+            judged += f" · **Why:** {_view.text(view['judge_reason'])}"
         if view["rules_disagree"]:
             judged += " · :orange-badge[the two rule sets disagree]"
     st.markdown(judged)

@@ -68,3 +68,38 @@ def test_migration_files_say_what_they_do_and_a_renamed_ones_database_upgrades(e
     command.upgrade(config, "heads")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() != "0007_issue_11b"
+
+
+def test_0012_adds_judgements_one_per_transcript_and_judge(engine: Engine) -> None:
+    """The judgement table comes with its unique key (transcript, rule, model, prompt version); the downgrade drops
+    it and leaves the transcripts."""
+    from sqlalchemy.exc import IntegrityError
+
+    config = _alembic_config(engine)
+    command.downgrade(config, "0011_workers")
+    with engine.begin() as conn:
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        _insert(conn, "transcript", id=1, data_id="aime_0", problem_id=1, model="m", prompt="standard", sample=0,
+                response="\\boxed{1}", source="test", judge="S", created_at=NOW)
+    command.upgrade(config, "heads")
+    row = dict(transcript_id=1, rule="llm", model="judge-m", prompt_version="v1", verdict="F", reason="wrong",
+               created_at=NOW)
+    with engine.begin() as conn:
+        _insert(conn, "judgement", **row)
+        _insert(conn, "judgement", **{**row, "model": "judge-2"})
+    try:
+        with engine.begin() as conn:
+            _insert(conn, "judgement", **{**row, "verdict": "S"})
+        raise AssertionError("a second verdict of the same judge on the same transcript was stored")
+    except IntegrityError:
+        pass
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT model, verdict, reason FROM judgement ORDER BY id")).all() == [
+            ("judge-m", "F", "wrong"), ("judge-2", "F", "wrong")]
+
+    command.downgrade(config, "0011_workers")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT judge FROM transcript")).scalar_one() == "S"
+        tables = conn.dialect.get_table_names(conn)
+    assert "judgement" not in tables
+    command.upgrade(config, "heads")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from annotator import limits
-from annotator.cli._app import bounded
+from annotator.cli._app import bounded, fail
 
 # The default of `annotator.llm.DEFAULT_API_KEY_ENV`, written out so that `--help` needs no client (a test
 # keeps them equal).
@@ -54,3 +54,13 @@ Queue = Annotated[
     bool, typer.Option("--queue", help="Only queue the run and print its id; a worker executes it.")
 ]
 Progress = Annotated[bool, typer.Option(help="Show a progress bar (without: a line now and then, for a log).")]
+
+
+def role(model: str | None, *, missing: str, **settings: Any) -> Any:
+    """The `RoleConfig` of a run's one model from the command's options (`settings`: base_url, api_key_env,
+    temperature, max_tokens, timeout); exits 2 saying `missing` when no model was given."""
+    from annotator.llm import RoleConfig
+
+    if not model:
+        fail(missing, 2)
+    return RoleConfig(model=model, **settings)

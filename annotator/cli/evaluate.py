@@ -11,7 +11,7 @@ import typer
 
 from annotator import limits
 from annotator.cli import _llm_options as llm
-from annotator.cli._app import app, bounded, fail
+from annotator.cli._app import app, bounded
 from annotator.cli._runs import create_and_execute
 from annotator.vocabulary import RunKind
 
@@ -51,14 +51,11 @@ def evaluate(
     if any request failed after its retries.
     """
     def options() -> Any:
-        from annotator.llm import RoleConfig
         from annotator.transcripts.options import EvaluateOptions
 
-        if not model:
-            fail("--model is required (or --run-id of a queued run)", 2)
         return EvaluateOptions(
-            model=RoleConfig(model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
-                             max_tokens=max_tokens, timeout=timeout),
+            model=llm.role(model, missing="--model is required (or --run-id of a queued run)", base_url=base_url,
+                           api_key_env=api_key_env, temperature=temperature, max_tokens=max_tokens, timeout=timeout),
             prompt=prompt, data_source=data_source, item_set=item_set,  # type: ignore[arg-type]
             samples=samples, limit=limit, concurrency=concurrency, max_retries=max_retries, backoff_base=backoff,
         )

@@ -1,4 +1,5 @@
-"""Transcript commands: `judge` (re-judge every transcript) and `report` (Precision and Prudence)."""
+"""Transcript commands: `judge` (re-judge every transcript with a rule set, or an LLM judge run) and `report`
+(Precision and Prudence; how far each judge agrees with the reviewers)."""
 
 from __future__ import annotations
 
@@ -8,26 +9,84 @@ from typing import Annotated, Any
 import typer
 
 from annotator import limits
+from annotator.cli import _llm_options as llm
 from annotator.cli._app import app, bounded, fail
+from annotator.cli._runs import create_and_execute
+from annotator.vocabulary import RunKind
 
-# The judge's rule sets, named here so that `--help` loads no judge (see annotator.transcripts.judge.RULES).
+# The judge's rule sets, named here so that `--help` loads no judge (see annotator.transcripts.judge.RULES), and
+# the LLM judge's rule (`judge.LLM_RULE`), which a run of its own applies.
 RULE_NAMES = ("reliablemath", "reliablemath-exact")
+LLM_RULE = "llm"
 
 
 @app.command()
 def judge(
-    rule: Annotated[str, typer.Option(help=f"Rule set: {' | '.join(RULE_NAMES)}.")] = RULE_NAMES[0],
+    rule: Annotated[
+        str, typer.Option(help=f"Rule: {' | '.join((*RULE_NAMES, LLM_RULE))} (llm: an LLM judges, in a run).")
+    ] = RULE_NAMES[0],
     workers: Annotated[
         int | None,
-        typer.Option(help="Worker processes (default: the cores, at most 4).", **bounded(limits.WORKERS)),
+        typer.Option(help="Rule sets: worker processes (default: the cores, at most 4).", **bounded(limits.WORKERS)),
     ] = None,
+    model: Annotated[str | None, typer.Option(help="--rule llm: the judge's model, as the endpoint names it.")] = None,
+    prompt_version: Annotated[
+        str, typer.Option(help="--rule llm: the judge prompt's version (annotator/transcripts/judge_prompts/).")
+    ] = "v1",
+    only_reviewed: Annotated[
+        bool, typer.Option("--only-reviewed", help="--rule llm: only transcripts a reviewer has given a verdict.")
+    ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option(help="--rule llm: at most the first N transcripts (by id) in scope.", **bounded(limits.LIMIT)),
+    ] = None,
+    temperature: Annotated[float, typer.Option(help="--rule llm: sampling temperature.",
+                                               **bounded(limits.TEMPERATURE))] = 0.0,
+    max_tokens: llm.MaxTokens = None,
+    concurrency: llm.Concurrency = 8,
+    base_url: llm.BaseUrl = None,
+    api_key_env: llm.ApiKeyEnv = llm.DEFAULT_API_KEY_ENV,
+    timeout: llm.Timeout = 600.0,
+    max_retries: llm.MaxRetries = 5,
+    backoff: llm.Backoff = 1.0,
+    run_id: llm.RunId = None,
+    progress: llm.Progress = True,
 ) -> None:
-    """Re-judge every transcript with RULE and store the verdicts (with the rule's name and version)."""
+    """Judge every transcript with RULE and make its verdicts the transcripts' (with the rule's name and version).
+
+    The rule sets re-judge in this process. `--rule llm` creates a judge run (or executes queued `--run-id`): the
+    model grades each transcript S / R / F with a one-line reason, kept per judge model and prompt version;
+    transcripts this judge has graded are skipped and answered requests cached, so a stopped run started again
+    re-sends nothing it has. Exits non-zero if a request failed or a reply was not a verdict.
+    """
+    if rule == LLM_RULE or run_id is not None:
+        if workers is not None:
+            fail("--workers goes with the rule sets, not with --rule llm", 2)
+
+        def options() -> Any:
+            from annotator.transcripts.judge_options import JudgeOptions
+
+            return JudgeOptions(
+                model=llm.role(model, missing="--rule llm needs --model (or --run-id of a queued run)",
+                               base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+                               max_tokens=max_tokens, timeout=timeout),
+                prompt_version=prompt_version, only_reviewed=only_reviewed, limit=limit, concurrency=concurrency,
+                max_retries=max_retries, backoff_base=backoff,
+            )
+
+        create_and_execute(RunKind.judge, run_id=run_id, options=options, progress=progress)
+        return
+    if rule not in RULE_NAMES:
+        fail(f"unknown judge rule {rule!r}; choose one of {', '.join((*RULE_NAMES, LLM_RULE))}", 2)
+    if model or base_url or only_reviewed or limit is not None:
+        fail("--model, --base-url, --only-reviewed and --limit go with --rule llm", 2)
+    _rejudge(rule, workers)
+
+
+def _rejudge(rule: str, workers: int | None) -> None:
     from annotator.db import get_engine
     from annotator.transcripts.verdicts import judge_transcripts
 
-    if rule not in RULE_NAMES:
-        fail(f"unknown judge rule {rule!r}; choose one of {', '.join(RULE_NAMES)}", 2)
     summary = judge_transcripts(get_engine(), rule=rule, workers=workers)
     verdicts = ", ".join(f"{v} {n}" for v, n in sorted(summary.verdicts.items())) or "none"
     typer.echo(
@@ -137,6 +196,22 @@ def _disagreed(limit: int, as_json: bool) -> None:
     typer.echo(json.dumps(rows, indent=2, ensure_ascii=False) if as_json else disagreed_text(rows))
 
 
+def _another_table(judges: bool, disagreed: int | None, *, model: str | None, by: tuple[str, ...],
+                   compare: tuple[str, str] | None, prompt: str | None, as_json: bool) -> bool:
+    """`report --judges` or `report --disagreed N` instead of the report (True when one of them was asked)."""
+    if judges:
+        if by or compare or prompt:
+            fail("--judges takes no --by, --compare or --prompt", 2)
+        _judges(model, as_json)
+        return True
+    if disagreed is not None:
+        if model or by or compare or prompt is not None:
+            fail("--disagreed takes no --model, --by, --compare or --prompt", 2)
+        _disagreed(disagreed, as_json)
+        return True
+    return False
+
+
 @app.command()
 def report(
     as_json: Annotated[
@@ -163,6 +238,10 @@ def report(
                           "with each model's verdicts.",
                      **bounded(limits.DISAGREED)),
     ] = None,
+    judges: Annotated[
+        bool, typer.Option("--judges", help="Each judge (rule sets, LLM judges) against the reviewers: Cohen's kappa, "
+                           "agreement, the reviewed count, the confusion matrix (UMWP Table 3).")
+    ] = False,
 ) -> None:
     """Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), from the effective verdicts, with
     95% intervals (Wilson 1927 for each proportion; a percentile bootstrap over items for Prec and Prud)."""
@@ -174,10 +253,8 @@ def report(
         breakdowns = reporting.check_by(names)
     except ValueError as exc:
         fail(str(exc), 2)
-    if disagreed is not None:
-        if model or breakdowns or compare or prompt is not None:
-            fail("--disagreed takes no --model, --by, --compare or --prompt", 2)
-        _disagreed(disagreed, as_json)
+    if _another_table(judges, disagreed, model=model, by=breakdowns, compare=compare, prompt=prompt,
+                      as_json=as_json):
         return
     if compare is not None:
         if model or breakdowns:
@@ -204,3 +281,29 @@ def report(
         typer.echo("no transcripts" + (f" of model {model!r}" if model else ""))
     else:
         typer.echo(to_text(rows, disagree))
+
+
+def judges_text(rows: list[dict[str, Any]]) -> str:
+    """`report --judges`: one line per judge, the confusion matrix as judge verdict -> human S/R/F counts."""
+    from annotator.transcripts.judges import VERDICTS
+
+    header = ["judge", "reviewed", "agreement", "kappa",
+              "confusion (judge verdict: reviewers' " + "/".join(VERDICTS) + ")"]
+    table = [header]
+    for row in rows:
+        confusion = "  ".join(f"{judge}: " + "/".join(str(row["confusion"][judge][human]) for human in VERDICTS)
+                              for judge in VERDICTS)
+        table.append([row["judge"], str(row["reviewed"]), _figure(row["agreement"]), _figure(row["kappa"]), confusion])
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table]
+    lines += [f"no kappa for {row['judge']}: {row['kappa_note']}" for row in rows if row["kappa"] is None]
+    return "\n".join(lines)
+
+
+def _judges(model: str | None, as_json: bool) -> None:
+    from annotator.db import get_engine, read_session
+    from annotator.transcripts.judges import judge_agreement
+
+    with read_session(get_engine()) as session:
+        rows = judge_agreement(session, model=model)
+    typer.echo(json.dumps(rows, indent=2, ensure_ascii=False) if as_json else judges_text(rows))

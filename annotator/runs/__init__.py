@@ -20,7 +20,16 @@ body: client, concurrent tasks, outcome).
 """
 
 from annotator.runs.background import log_path, log_tail, start, start_background
-from annotator.runs.execution import interrupted, outcome, run_to_end, short_switch_interval, work_through
+from annotator.runs.execution import (
+    ItemHandler,
+    interrupted,
+    outcome,
+    request_run,
+    run_requests,
+    run_to_end,
+    short_switch_interval,
+    work_through,
+)
 from annotator.runs.health import (
     FAILED,
     FROM_CACHE,
@@ -53,9 +62,9 @@ from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress, Summary
 
 __all__ = [
     "FAILED", "FROM_CACHE", "MAX_STORED_ERRORS", "REQUESTS_SENT", "RETRIES", "STALE_AFTER", "START_TIMEOUT", "TOKENS",
-    "UNREADABLE", "DuplicateRunError", "RunError", "RunProgress", "Summary",
+    "UNREADABLE", "DuplicateRunError", "ItemHandler", "RunError", "RunProgress", "Summary",
     "claim_next", "claim_run", "create_run", "describe", "fail_stale", "heartbeat_age", "interrupted", "is_active",
-    "is_stale", "log_path", "log_tail", "outcome",
-    "process_alive", "recent_runs", "request_cancel", "run_to_end", "short_switch_interval", "stale_after",
-    "stale_reason", "start", "start_background", "work_through", "worker_id",
+    "is_stale", "log_path", "log_tail", "outcome", "process_alive", "recent_runs", "request_cancel", "request_run",
+    "run_requests", "run_to_end", "short_switch_interval", "stale_after", "stale_reason", "start",
+    "start_background", "work_through", "worker_id",
 ]

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Engine
@@ -17,6 +19,7 @@ from annotator.runs.progress import RunProgress
 from annotator.vocabulary import RunStatus
 
 Item = TypeVar("Item")
+Progress = TypeVar("Progress", bound=RunProgress)
 
 
 class _Client(Protocol):
@@ -139,3 +142,86 @@ async def run_to_end(
         db.close()
         _write_outcome(engine, progress, status, message)
     return status
+
+
+async def run_requests(
+    engine: Engine,
+    *,
+    run_id: int,
+    claim: Callable[[Engine, int], tuple[Any, bool, Sequence[Any], Progress]],
+    handler: Callable[[Any, Any, Any, Progress], Callable[[Any], Awaitable[None]]],
+    poll_seconds: float,
+) -> tuple[Progress, RunStatus]:
+    """Queued run `run_id` of one request per item (evaluate, judge) to its end; returns its progress and status.
+
+    `claim(engine, run_id)` marks it running and gives (options, cancel requested, items, progress); its client is
+    built from the options (`roles()`, `concurrency`, `max_retries`, `backoff_base`), each item is handled by
+    `handler(client, db, options, progress)`, and the outcome (items that failed, or whose answer was unreadable,
+    make it partial) is written by `run_to_end`.
+    """
+    from annotator.llm import Database, LLMClient  # the client (and openai) only in a run's process
+
+    with short_switch_interval():
+        options, cancelled, items, progress = claim(engine, run_id)
+        db = Database(engine)
+
+        def open_client() -> LLMClient:
+            return LLMClient(
+                db=db, roles=options.roles(), concurrency=options.concurrency, max_retries=options.max_retries,
+                backoff_base=options.backoff_base, run_id=run_id, stats=progress.stats,
+            )
+
+        async def work(client: LLMClient) -> tuple[RunStatus, str | None]:
+            outcomes = await work_through(
+                items, handler(client, db, options, progress),
+                # Twice the slots, so an item whose answer is being stored never leaves a slot idle.
+                workers=max(2, options.concurrency * 2),
+                heartbeat=lambda: db.write(progress.save), poll_seconds=poll_seconds, cancelled=cancelled,
+            )
+            return outcome(outcomes, cancelled=cancelled, failures=progress.failures + progress.unparseable)
+
+        return progress, await run_to_end(engine, progress=progress, db=db, open_client=open_client, work=work)
+
+
+@dataclass
+class ItemHandler:
+    """What handles the items of a run of requests (a kind subclasses it with `__call__(item)`): the run's client
+    and database thread (`annotator.llm`), its options and progress, and who wants to hear of each item done."""
+
+    client: Any
+    db: Any
+    options: Any
+    progress: Any
+    progress_callback: Callable[[int, int, Any], None] | None = None
+
+    def item_done(self) -> None:
+        self.progress.done += 1
+        if self.progress_callback is not None:
+            self.progress_callback(self.progress.done, self.progress.total, self.progress.stats)
+
+
+def request_run(
+    claim: Callable[[Engine, int], tuple[Any, bool, Sequence[Any], Any]],
+    handler: type[ItemHandler],
+    *,
+    after: Callable[[Engine], None] | None = None,
+) -> Callable[..., Awaitable[Any]]:
+    """A kind's `execute` for runs of one request per item (`run_requests`), whose items `handler` (an
+    `ItemHandler`) handles; `after(engine)`, if given, runs in a thread once the run has
+    ended (evaluate judges what it collected). The returned coroutine function gives the progress's summary."""
+    # `handler(client, db, options, progress, progress_callback)` handles an item.
+
+    async def execute(
+        engine: Engine, *, run_id: int, progress_callback: Callable[..., None] | None = None,
+        poll_seconds: float = 1.0,
+    ) -> Any:
+        started = time.perf_counter()
+        progress, status = await run_requests(
+            engine, run_id=run_id, claim=claim, poll_seconds=poll_seconds,
+            handler=lambda client, db, options, progress: handler(client, db, options, progress, progress_callback),
+        )
+        if after is not None:
+            await asyncio.to_thread(after, engine)
+        return progress.summary(status, time.perf_counter() - started)
+
+    return execute

@@ -26,6 +26,7 @@ from annotator.vocabulary import RunKind
 KINDS: dict[RunKind, str] = {
     RunKind.generate: "annotator.pipeline.generate",
     RunKind.evaluate: "annotator.transcripts.collect",
+    RunKind.judge: "annotator.transcripts.llm_judge",
 }
 
 

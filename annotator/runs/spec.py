@@ -11,6 +11,7 @@ from annotator.runs.lifecycle import RunError
 from annotator.vocabulary import RunKind
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
     from sqlmodel import Session
 
     from annotator.models import Run
@@ -41,6 +42,17 @@ class RunKindSpec:
     @property
     def units(self) -> str:
         return f"{self.unit}s"
+
+    def run_here(self, engine: Engine, *, options: Any, created_by: str | None = None) -> Summary:
+        """Create a run of this kind and execute it in this thread (tests' and benchmarks' way in)."""
+        import asyncio
+
+        from annotator.db import write_session
+
+        with write_session(engine) as session:
+            run_id = self.create(session, options=options, created_by=created_by).id
+        assert run_id is not None
+        return asyncio.run(self.execute(engine, run_id=run_id))
 
     def queue(self, session: Session, *, options: Any, created_by: str | None) -> int:
         """A queued run of this kind with `options` (the CLI's and the pages' way in); its models' key variables

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -127,14 +126,13 @@ def transcript_row(job: Job, completion: Completion, *, options: EvaluateOptions
 
 
 @dataclass
-class _Collect:
+class _Collect(runs.ItemHandler):
     """Asks one job's question and keeps the answer; failures are counted and kept on the run, not raised."""
 
     client: LLMClient
     db: Database
     options: EvaluateOptions
     progress: EvaluateProgress
-    progress_callback: ProgressCallback | None = None
 
     async def __call__(self, job: Job) -> None:
         question = messages(job.item.question, prompt=self.options.prompt, treecut=job.item.treecut)
@@ -147,9 +145,7 @@ class _Collect:
             # Committed before the job counts as done; a duplicate (a concurrent run) is left as it is.
             await self.db.write(lambda session: insert_ignore(session, Transcript, [row]))
             self.progress.written += 1
-        self.progress.done += 1
-        if self.progress_callback is not None:
-            self.progress_callback(self.progress.done, self.progress.total, self.progress.stats)
+        self.item_done()
 
 
 def _claim(engine: Engine, run_id: int) -> tuple[EvaluateOptions, bool, list[Job], EvaluateProgress]:
@@ -165,40 +161,6 @@ def _claim(engine: Engine, run_id: int) -> tuple[EvaluateOptions, bool, list[Job
     return options, cancelled, jobs, progress
 
 
-async def execute_run(
-    engine: Engine,
-    *,
-    run_id: int,
-    progress_callback: ProgressCallback | None = None,
-    poll_seconds: float = 1.0,
-) -> EvaluateSummary:
-    """Run a queued evaluate run to the end (or until it is cancelled) and return its summary."""
-    started = time.perf_counter()
-    with runs.short_switch_interval():
-        options, cancelled, jobs, progress = _claim(engine, run_id)
-        db = Database(engine)
-
-        def open_client() -> LLMClient:
-            return LLMClient(
-                db=db, roles=options.roles(), concurrency=options.concurrency, max_retries=options.max_retries,
-                backoff_base=options.backoff_base, run_id=run_id, stats=progress.stats,
-            )
-
-        async def work(client: LLMClient) -> tuple[RunStatus, str | None]:
-            outcomes = await runs.work_through(
-                jobs, _Collect(client, db, options, progress, progress_callback),
-                # Twice the slots, so a job whose answer is being stored never leaves a slot idle.
-                workers=max(2, options.concurrency * 2),
-                heartbeat=lambda: db.write(progress.save), poll_seconds=poll_seconds, cancelled=cancelled,
-            )
-            return runs.outcome(outcomes, cancelled=cancelled, failures=progress.failures)
-
-        status = await runs.run_to_end(engine, progress=progress, db=db, open_client=open_client, work=work)
-        # The judge's verdicts come with the answers (also for those a killed earlier run left unjudged).
-        await asyncio.to_thread(_judge_unjudged, engine)
-        return progress.summary(status, time.perf_counter() - started)
-
-
 def _judge_unjudged(engine: Engine) -> None:
     from annotator.transcripts.verdicts import judge_transcripts
 
@@ -208,6 +170,11 @@ def _judge_unjudged(engine: Engine) -> None:
         ).scalars())
     if ids:
         judge_transcripts(engine, transcript_ids=ids)
+
+
+# Run a queued evaluate run to the end (or until it is cancelled); the judge's verdicts come with the answers
+# (also for those a killed earlier run left unjudged). `(engine, *, run_id, progress_callback, poll_seconds)`.
+execute_run = runs.request_run(_claim, _Collect, after=_judge_unjudged)
 
 
 def run_evaluation(

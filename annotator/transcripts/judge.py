@@ -17,6 +17,7 @@ last "answer" says the problem cannot be answered (class `unsolvable`), otherwis
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,21 @@ RULES = {
     "reliablemath-exact": Rule("reliablemath-exact", "1", exact=True),
 }
 DEFAULT_RULE = "reliablemath"
+# The LLM judge (`annotator.transcripts.llm_judge`): a rule too, but judged by a model in a run of its own, so not
+# in RULES (which are applied in process); its verdicts name the model and the prompt version.
+LLM_RULE = "llm"
+VERSION_CHARS = 50  # Transcript.judge_version's length
+
+
+def judge_version(model: str, prompt_version: str) -> str:
+    """The transcript's `judge_version` for an LLM judge: `MODEL@VERSION`; a model name too long for the column
+    keeps its end (where names differ: size, tuning) and a short hash of the whole name."""
+    name = f"{model}@{prompt_version}"
+    if len(name) <= VERSION_CHARS:
+        return name
+    digest = hashlib.sha256(model.encode("utf-8")).hexdigest()[:8]
+    keep = max(1, VERSION_CHARS - len(prompt_version) - len(digest) - 3)
+    return f"…{model[-keep:]}~{digest}@{prompt_version}"[:VERSION_CHARS]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ One row per judge, in the layout of UMWP's judge evaluation (Sun et al. 2024, Ta
 against human labels): the reviewed responses it was compared on, the share where it agrees with the reviewer,
 Cohen's kappa (None with its reason when undefined) and the confusion matrix of judge verdict x human verdict.
 The rule sets are applied afresh to the reviewed responses (a few hundred or thousand: math-verify's answers are
-cached), so every rule is compared on the same responses whichever rule judged the transcripts last.
+cached), so every rule is compared on the same responses whichever rule judged the transcripts last. Each LLM judge
+(a model and a prompt version, `llm_judge`) gets a row from its stored verdicts (`judgement`), on the reviewed
+responses it has judged: its `reviewed` count says how many that is.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from annotator.metrics.cohen import cohen
-from annotator.models import Transcript
+from annotator.models import Judgement, Transcript
 from annotator.transcripts.items import items_by_data_id
-from annotator.transcripts.judge import RULES, Question, judge_response
+from annotator.transcripts.judge import LLM_RULE, RULES, Question, judge_response
 from annotator.vocabulary import Verdict
 
 VERDICTS = tuple(verdict.value for verdict in Verdict)
@@ -58,11 +60,39 @@ def judge_row(name: str, pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
     }
 
 
+def llm_judge_name(model: str, prompt_version: str) -> str:
+    """An LLM judge's name in the table: `llm MODEL @ VERSION`."""
+    return f"{LLM_RULE} {model} @ {prompt_version}"
+
+
+def _llm_rows(session: Session, model: str | None) -> list[dict[str, Any]]:
+    """One row per LLM judge (model, prompt version) that judged any response (of `model`), from its stored
+    verdicts on the reviewed ones."""
+    judges = (
+        select(Judgement.model, Judgement.prompt_version).distinct()
+        .join(Transcript, Transcript.id == Judgement.transcript_id).where(Judgement.rule == LLM_RULE)
+    )
+    query = (
+        select(Judgement.model, Judgement.prompt_version, Judgement.verdict, Transcript.human)
+        .join(Transcript, Transcript.id == Judgement.transcript_id)
+        .where(Judgement.rule == LLM_RULE, Transcript.human.is_not(None))
+        .order_by(Transcript.id)
+    )
+    if model is not None:
+        judges, query = judges.where(Transcript.model == model), query.where(Transcript.model == model)
+    pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for judge_model, version, verdict, human in session.execute(query):
+        pairs.setdefault((judge_model, version), []).append((verdict, human))
+    found = sorted(tuple(judge) for judge in session.execute(judges))
+    return [judge_row(llm_judge_name(*judge), pairs.get(judge, [])) for judge in found]
+
+
 def judge_agreement(session: Session, *, model: str | None = None) -> list[dict[str, Any]]:
-    """Every rule set against the reviewers, on the reviewed responses (of `model`, if given)."""
+    """Every rule set, then every LLM judge, against the reviewers, on the reviewed responses (of `model`, if
+    given); an LLM judge that has judged none of the reviewed responses has a row with `reviewed` 0."""
     reviewed = _reviewed(session, model)
     return [
         judge_row(name, ((judge_response(response, question, rule_name=name).verdict.value, human)
                          for response, human, question in reviewed))
         for name in RULES
-    ]
+    ] + _llm_rows(session, model)

@@ -21,7 +21,8 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from annotator import limits, store
-from annotator.models import Candidate, Problem, Transcript, TranscriptEvent, utcnow
+from annotator.models import Candidate, Judgement, Problem, Transcript, TranscriptEvent, utcnow
+from annotator.transcripts.judge import LLM_RULE, judge_version
 from annotator.vocabulary import JudgeClass, Verdict
 
 REVIEW_TAGS = "review_tags"
@@ -251,10 +252,18 @@ def review_options(session: Session) -> dict[str, list[str]]:
 _TRANSCRIPT_COLUMNS = (
     Transcript.id, Transcript.data_id, Transcript.problem_id, Transcript.candidate_id, Transcript.model,
     Transcript.prompt, Transcript.sample, Transcript.response, Transcript.reasoning, Transcript.finish_reason,
-    Transcript.extracted_answer, Transcript.judge_rule, Transcript.judge_class, Transcript.judge,
-    Transcript.rules_disagree, Transcript.human, Transcript.tags, Transcript.comment, Transcript.reviewed_at,
+    Transcript.extracted_answer, Transcript.judge_rule, Transcript.judge_version, Transcript.judge_class,
+    Transcript.judge, Transcript.rules_disagree, Transcript.human, Transcript.tags, Transcript.comment,
+    Transcript.reviewed_at,
 )
 _ITEM_COLUMNS = (*store.CANDIDATE_COLUMNS, Candidate.problem_id)
+
+
+def _llm_reason(session: Session, transcript_id: int, version: str | None) -> str | None:
+    """The one-line reason of the LLM judge whose verdict the transcript carries (`judge_version`)."""
+    rows = session.execute(select(Judgement.model, Judgement.prompt_version, Judgement.reason).where(
+        Judgement.transcript_id == transcript_id, Judgement.rule == LLM_RULE))
+    return next((reason for model, prompt, reason in rows if judge_version(model, prompt) == version), None)
 
 
 def load_review(session: Session, *, transcript_id: int) -> dict[str, Any] | None:
@@ -269,6 +278,8 @@ def load_review(session: Session, *, transcript_id: int) -> dict[str, Any] | Non
     view = row._asdict()
     view["reason"] = queue_reason(rules_disagree=view["rules_disagree"], judge_class=view["judge_class"],
                                   judge=view["judge"])
+    view["judge_reason"] = _llm_reason(session, transcript_id, view["judge_version"]) if (
+        view["judge_rule"] == LLM_RULE) else None
     if view["candidate_id"] is not None:
         item = session.execute(
             store.candidates_query(columns=_ITEM_COLUMNS, order="id").where(Candidate.id == view["candidate_id"])

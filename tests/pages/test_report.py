@@ -103,7 +103,7 @@ def test_where_models_hallucinate(engine: Engine) -> None:
         assert (rules["mark"]["type"], rules["encoding"]["x"]["field"], rules["encoding"]["x2"]["field"]) == (
             "rule", "low", "high")
         assert points["encoding"]["color"]["field"] == by
-    main, by_type_table, by_difficulty_table, disagreed, _agreement = (frame.value for frame in app.dataframe)
+    main, by_type_table, by_difficulty_table, disagreed, _agreement, *_judges = (frame.value for frame in app.dataframe)
     # Model c on the remove items 0, 2, 4: F, F, (none); a: S, S, R (Prec(U) 2/3 with its Wilson interval).
     remove = by_type_table.set_index(["model", "rewrite_type"]).loc[("a", "remove")]
     assert remove["U S/R/F"] == "2/1/0" and remove["Prec(U) 95% CI"] == "[0.21, 0.94]"
@@ -129,3 +129,30 @@ def test_where_models_hallucinate(engine: Engine) -> None:
 
     app.selectbox(key="breakdown_figure").select("Prud").run()
     assert json.loads(app.get("vega_lite_chart")[1].proto.spec)["title"] == "Prud by rewrite_type, 95% intervals"
+
+
+def test_the_judges_table_has_every_rule_set_and_llm_judge(engine: Engine) -> None:
+    from annotator.models import Judgement
+    from annotator.transcripts import record_review
+    from tests.support.candidates import add_user
+    from tests.support.llm_judge import add_judged_transcripts
+
+    ids = add_judged_transcripts(engine)
+    reviewer = add_user(engine, "judith", role="reviewer")
+    with write_session(engine) as session:
+        for tid, human, llm in zip(ids[:4], "SRFS", "SRFF"):
+            record_review(session, transcript_id=tid, annotator_id=reviewer.id, verdict=human)  # type: ignore[arg-type]
+            session.add(Judgement(transcript_id=tid, rule="llm", model="<b>judge</b>", prompt_version="v1",
+                                  verdict=llm, reason="why"))
+    app = _open(engine, "rev", "reviewer")
+    assert not app.exception, app.exception
+    assert "Which judge to trust" in [header.value for header in app.subheader]
+    table = next(frame.value for frame in app.dataframe if "note" in frame.value.columns).set_index("judge")
+    assert list(table.index) == ["reliablemath", "reliablemath-exact", "llm <b>judge</b> @ v1"]
+    assert table.loc["llm <b>judge</b> @ v1", "reviewed"] == 4
+    assert table.loc["llm <b>judge</b> @ v1", "agreement"] == 0.75
+    assert table.loc["reliablemath", "reviewed"] == 4
+    confusion = next(frame.value for frame in app.dataframe if "judge says" in frame.value.columns)
+    mine = confusion[confusion["judge"] == "llm <b>judge</b> @ v1"].set_index("judge says")
+    assert mine.loc["F", "reviewer S"] == 1 and mine.loc["S", "reviewer S"] == 1 and mine.loc["F", "reviewer F"] == 1
+    assert len(confusion) == 9

@@ -185,3 +185,20 @@ def test_annotators_may_not_open_the_review_page(engine: Engine) -> None:
 def test_an_empty_project_says_so(engine: Engine) -> None:
     app = _open(engine, "boss", "admin")
     assert [i.value for i in app.info] == ["There are no transcripts for these filters yet."]
+
+
+def test_an_llm_judges_reason_is_shown_as_text_and_hidden_when_blind(engine: Engine) -> None:
+    from annotator.db import write_session
+    from annotator.models import Judgement
+
+    [tid] = add_transcripts(engine, [{"judge_class": None, "judge": "F", "judge_rule": "llm",
+                                      "judge_version": "judge-m@v1"}])
+    with write_session(engine) as session:
+        session.add(Judgement(transcript_id=tid, rule="llm", model="judge-m", prompt_version="v1", verdict="F",
+                              reason="It gives **9**, the <b>original</b> answer."))
+    app = _open(engine)
+    text = _text(app)
+    assert "**Judge:** — → Failed (llm) · **Why:** It gives \\*\\*9\\*\\*" in text
+    assert "\\<b\\>original\\<\\/b\\>" in text and "<b>" not in text
+    app.toggle(key="review_blind").set_value(True).run()
+    assert "Why" not in _text(app) and "original" not in _text(app)

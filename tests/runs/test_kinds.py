@@ -31,10 +31,10 @@ def test_every_kind_has_its_spec_and_the_list_names_every_kind() -> None:
 
 
 def test_a_kind_it_does_not_know_is_refused_by_name() -> None:
-    with pytest.raises(RunError, match="unknown kind of run 'judge'"):
-        kinds.spec("judge")
-    with pytest.raises(RunError, match="run 7 is of an unknown kind 'judge'"):
-        kinds.command("judge", run_id=7)
+    with pytest.raises(RunError, match="unknown kind of run 'summon'"):
+        kinds.spec("summon")
+    with pytest.raises(RunError, match="run 7 is of an unknown kind 'summon'"):
+        kinds.command("summon", run_id=7)
     assert kinds.command(RunKind.evaluate, run_id=7) == ["worker", "--once", "--run-id", "7", "--kinds", "evaluate"]
 
 
@@ -52,17 +52,17 @@ def test_every_kind_is_a_command_that_executes_a_queued_run() -> None:
 
 def test_a_run_of_an_unknown_kind_is_failed_not_started(sqlite_engine: Engine, tmp_path: Path) -> None:
     with write_session(sqlite_engine) as session:
-        run = Run(kind="judge", status=RunStatus.queued, prompt_version="v1", created_at=datetime.now(UTC))
+        run = Run(kind="summon", status=RunStatus.queued, prompt_version="v1", created_at=datetime.now(UTC))
         session.add(run)
         session.flush()
         run_id = run.id
     assert run_id is not None
-    with pytest.raises(RunError, match="unknown kind 'judge'"):
+    with pytest.raises(RunError, match="unknown kind 'summon'"):
         runs.start_background(sqlite_engine, run_id=run_id, log_dir=tmp_path / "logs")
     with read_session(sqlite_engine) as session:
         failed = session.get(Run, run_id)
         assert failed is not None and failed.status == RunStatus.failed and failed.pid is None
-        assert failed.message == f"run {run_id} is of an unknown kind 'judge'" and failed.finished_at is not None
+        assert failed.message == f"run {run_id} is of an unknown kind 'summon'" and failed.finished_at is not None
     assert not (tmp_path / "logs").exists()  # no log: no process
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 from sqlalchemy import Engine, select
 
 from annotator.db import read_session, write_session
 from annotator.formats import read
 from annotator.importer import import_parts
-from annotator.models import Transcript
+from annotator.models import Judgement, Transcript
 from annotator.transcripts import record_review
 from annotator.transcripts.judges import VERDICTS, judge_agreement, judge_row
 from tests.support.candidates import add_user
@@ -59,3 +60,54 @@ def test_kappa_when_a_judge_says_one_verdict() -> None:
     assert row["confusion"]["F"] == {"S": 1, "R": 0, "F": 1}
     both_one = judge_row("always-f", [("F", "F"), ("F", "F")])  # judge and reviewer alike say F only: undefined
     assert both_one["kappa"] is None and both_one["kappa_note"] and both_one["agreement"] == 1.0
+
+
+def test_each_llm_judge_is_a_row_from_its_stored_verdicts(engine: Engine) -> None:
+    from annotator.llm import RoleConfig
+    from annotator.transcripts.judge_options import JudgeOptions
+    from annotator.transcripts.llm_judge import run_judge
+    from tests.support.llm_judge import add_judged_transcripts, scripted_judge
+    from tests.support.openai_server import OpenAIServer, Reply
+
+    ids = add_judged_transcripts(engine)
+    reviewer = add_user(engine, "rev", role="reviewer")
+    human = ["S", "R", "F", "S", "S", "F", "F", "R"]  # the reviewer on the first seven, not the last
+    with write_session(engine) as session:
+        for tid, verdict in zip(ids[:7], human):
+            record_review(session, transcript_id=tid, annotator_id=reviewer.id, verdict=verdict)  # type: ignore[arg-type]
+    with OpenAIServer(answer=scripted_judge) as server:
+        for name in ("judge-a", "judge-b"):
+            if name == "judge-b":  # judge-b gives the seventh no verdict
+                server.inject("Hmm, I don't know.", Reply(content="no idea"))
+            run_judge(engine, options=JudgeOptions(
+                model=RoleConfig(model=name, base_url=server.url, api_key_env="UNSET_TEST_KEY"), concurrency=2))
+    with read_session(engine) as session:
+        stored = {(row.model, row.transcript_id): row.verdict for row in session.execute(select(Judgement)).scalars()}
+        rows = {row["judge"]: row for row in judge_agreement(session)}
+        of_model = [row["judge"] for row in judge_agreement(session, model="model-a")]
+        of_nobody = [row["judge"] for row in judge_agreement(session, model="nobody")]
+    assert list(rows) == ["reliablemath", "reliablemath-exact", "llm judge-a @ v1", "llm judge-b @ v1"]
+    assert of_model == list(rows) and of_nobody == ["reliablemath", "reliablemath-exact"]
+    for name, reviewed in (("judge-a", ids[:7]), ("judge-b", ids[:6])):
+        judged = [stored[(name, tid)] for tid in reviewed]
+        humans = human[: len(reviewed)]
+        row = rows[f"llm {name} @ v1"]
+        assert row["reviewed"] == len(reviewed)
+        assert row["kappa"] == pytest.approx(cohen_kappa_score(judged, humans, labels=list(VERDICTS)))
+        matrix = confusion_matrix(judged, humans, labels=list(VERDICTS))
+        assert [[row["confusion"][j][h] for h in VERDICTS] for j in VERDICTS] == matrix.tolist()
+        assert row["agreement"] == sum(j == h for j, h in zip(judged, humans)) / len(reviewed)
+    # The rule set, on the same seven reviewed responses, applied afresh.
+    assert rows["reliablemath"]["reviewed"] == 7
+
+
+def test_an_llm_judge_with_no_reviewed_response_has_an_empty_row(engine: Engine) -> None:
+    from tests.support.llm_judge import add_judged_transcripts
+
+    [tid] = add_judged_transcripts(engine, [{"response": "\\boxed{9}"}])
+    with write_session(engine) as session:
+        session.add(Judgement(transcript_id=tid, rule="llm", model="j", prompt_version="v1", verdict="F", reason="r"))
+    with read_session(engine) as session:
+        [*_, row] = judge_agreement(session)
+    assert (row["judge"], row["reviewed"], row["agreement"], row["kappa"]) == ("llm j @ v1", 0, None, None)
+    assert row["kappa_note"] == "no reviewed responses"

@@ -52,3 +52,42 @@ def test_collection_against_smollm2(llama_server: str, tmp_path: Path) -> None:
 
     again = run_evaluation(engine, options=options)
     assert again.calls["requests"] == 0 and again.skipped == len(VETTED)
+
+
+def test_llm_judge_against_smollm2(llama_server: str, tmp_path: Path) -> None:
+    """The judge prompt through a real chat template: every transcript ends as a stored verdict with its reason or
+    as an unreadable reply kept in the run's errors, and a run started again asks nothing. (A 135M model mostly
+    restates the reference instead of the two lines: here it checks the plumbing and the strict reading, not
+    the model's judgement.)"""
+    from annotator.models import Judgement
+    from annotator.transcripts.judge_options import JudgeOptions
+    from annotator.transcripts.llm_judge import run_judge
+    from tests.support.llm_judge import SPECS, add_judged_transcripts
+
+    engine = get_engine(f"sqlite:///{tmp_path / 'judge.sqlite'}")
+    ids = add_judged_transcripts(engine)
+    options = JudgeOptions(
+        model=RoleConfig(model="smollm2", base_url=llama_server, api_key_env="UNSET_TEST_KEY", max_tokens=48,
+                         timeout=300),
+        concurrency=2, max_retries=1,
+    )
+
+    summary = run_judge(engine, options=options)
+
+    assert summary.failures == 0 and summary.calls["requests"] == len(SPECS) == summary.done
+    assert summary.judged + summary.unreadable == len(SPECS)
+    assert summary.status == ("succeeded" if summary.unreadable == 0 else "partial")
+    with read_session(engine) as session:
+        judgements = session.execute(select(Judgement)).scalars().all()
+        calls = {call.content for call in session.execute(select(LLMCall)).scalars()}
+        verdicts = dict(session.execute(select(Transcript.id, Transcript.judge_rule)).all())
+    assert len(judgements) == summary.judged and all(j.verdict in "SRF" and j.reason for j in judgements)
+    assert {verdicts[j.transcript_id] for j in judgements} <= {"llm"}
+    # A reply that is no verdict leaves the transcript's verdict as it was (the rule set's).
+    assert {verdicts[e["transcript_id"]] for e in summary.errors} <= {"reliablemath"}
+    assert all(error["kind"] == "unparseable" and error["reply"] in calls for error in summary.errors)
+    assert sorted([j.transcript_id for j in judgements] + [e["transcript_id"] for e in summary.errors]) == ids
+    print(f"smollm2 as judge: {summary.verdicts}, {summary.unreadable} unreadable; {summary.calls}")
+
+    again = run_judge(engine, options=options)
+    assert again.calls["requests"] == 0 and again.skipped == summary.judged

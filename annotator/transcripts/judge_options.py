@@ -1,0 +1,61 @@
+"""What a judge run does: which judge (model and prompt version), which transcripts, how hard to push."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from annotator import limits
+from annotator.llm import RoleConfig
+from annotator.models import Run
+from annotator.runs import RunError
+from annotator.transcripts.judge_prompt import DEFAULT_VERSION, template
+
+JUDGE = "judge"  # the run's one role
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """A judge run's options, stored on its `Run` row (the model under `models`, the prompt version in
+    `prompt_version`, the rest under `options`), so a background process can pick it up.
+
+    `limit` takes the first transcripts (by id) of those in scope, judged or not, so a run started again with the
+    same options judges the same transcripts.
+    """
+
+    model: RoleConfig
+    prompt_version: str = DEFAULT_VERSION
+    only_reviewed: bool = False
+    limit: int | None = None
+    concurrency: int = 8
+    max_retries: int = 5
+    backoff_base: float = 1.0
+
+    def __post_init__(self) -> None:
+        template(self.prompt_version)  # RunError naming the versions there are
+        if not self.model.model.strip():
+            raise RunError("the judge needs a model")
+        limits.check_each({
+            "concurrency": (self.concurrency, limits.CONCURRENCY), "limit": (self.limit, limits.LIMIT),
+            "max_retries": (self.max_retries, limits.MAX_RETRIES), "backoff": (self.backoff_base, limits.BACKOFF),
+        }, error=RunError)
+        self.model.check()
+
+    def roles(self) -> dict[str, RoleConfig]:
+        return {JUDGE: self.model}
+
+    def settings(self) -> dict[str, Any]:
+        """The options kept in `Run.options` (the model and the prompt version have columns of their own)."""
+        return {
+            "only_reviewed": self.only_reviewed, "limit": self.limit, "concurrency": self.concurrency,
+            "max_retries": self.max_retries, "backoff_base": self.backoff_base,
+        }
+
+    def models(self) -> dict[str, Any]:
+        """What the run records about its model (no secrets: only the key's variable name)."""
+        return {JUDGE: self.model.public()}
+
+    @classmethod
+    def from_run(cls, run: Run) -> JudgeOptions:
+        models, settings = run.models or {}, run.options or {}
+        return cls(model=RoleConfig(**models[JUDGE]), prompt_version=run.prompt_version, **settings)

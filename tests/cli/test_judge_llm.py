@@ -1,0 +1,114 @@
+"""`python -m annotator judge --rule llm` and `report --judges` as processes against a real local OpenAI-compatible
+server: a run judged and started again, a queued run executed by id, an unreadable reply, bad use in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import select
+
+from annotator.db import get_engine, read_session, write_session
+from annotator.llm import RoleConfig
+from annotator.models import Judgement, Run, Transcript
+from annotator.runs.kinds import spec
+from annotator.transcripts import record_review
+from annotator.transcripts.judge_options import JudgeOptions
+from annotator.vocabulary import RunKind
+from tests.cli.test_evaluate import HEAVY
+from tests.cli.test_generate import heavy_imports
+from tests.support.candidates import add_user
+from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge
+from tests.support.openai_server import OpenAIServer, Reply
+from tests.test_importer import run_cli
+
+SCRIPTED = ["S", "R", "F", "F", "S", "F", "R", "S"]
+
+
+def _judge(server: OpenAIServer, *extra: str, model: str = "judge-m") -> list[str]:
+    return ["judge", "--rule", "llm", "--model", model, "--base-url", server.url, "--api-key-env", "UNSET_TEST_KEY",
+            "--concurrency", "2", "--backoff", "0.01", "--no-progress", *extra]
+
+
+def test_judge_rule_llm_then_report_judges(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'judge.sqlite'}"
+    engine = get_engine(url)
+    ids = add_judged_transcripts(engine)
+    reviewer = add_user(engine, "rev", role="reviewer")
+    with write_session(engine) as session:
+        for tid, verdict in zip(ids, ["S", "R", "F", "S", "S", "F", "F", "S"]):
+            record_review(session, transcript_id=tid, annotator_id=reviewer.id, verdict=verdict)  # type: ignore[arg-type]
+
+    with OpenAIServer(answer=scripted_judge) as server:
+        done = run_cli(url, *_judge(server))
+        assert done.returncode == 0, done.stderr
+        assert ("\nrun 1: succeeded; 8/8 responses, 8 verdicts stored (F 3, R 2, S 3), 0 already judged, 0 replies "
+                "unreadable\nrequests 8 (retries 0), cache hits 0") in done.stdout
+        again = run_cli(url, *_judge(server))
+        assert again.returncode == 0 and "0/0 responses, 0 verdicts stored (none), 8 already judged" in again.stdout
+
+        # A run queued elsewhere (the app) is executed by its id, with its stored options; one reply is no verdict.
+        server.inject(SPECS[0]["response"], Reply(content="Verdict: success"))
+        with write_session(engine) as session:
+            run_id = spec(RunKind.judge).queue(session, created_by="app", options=JudgeOptions(
+                model=RoleConfig(model="judge-2", base_url=server.url, api_key_env="UNSET_TEST_KEY"),
+                only_reviewed=True, limit=4, backoff_base=0.01))
+        queued = run_cli(url, "judge", "--run-id", str(run_id), "--no-progress")
+        assert queued.returncode == 1, queued.stderr
+        assert (f"\nrun {run_id}: partial; 4/4 responses, 3 verdicts stored (F 2, R 1), 0 already judged, "
+                "1 replies unreadable") in queued.stdout
+        assert queued.stderr == (f"  transcript {ids[0]} (math_0_remove_1): unreadable reply: expected 2 lines "
+                                 "(Verdict, Reason), got 1; reply 'Verdict: success'\n")
+    with read_session(engine) as session:
+        assert session.execute(select(Transcript.judge_version).where(Transcript.id == ids[1])).scalar_one() == (
+            "judge-2@v1")
+        assert len(session.execute(select(Judgement)).all()) == 11
+        assert [run.status for run in session.execute(select(Run).order_by(Run.id)).scalars()] == [
+            "succeeded", "succeeded", "partial"]
+
+    text = run_cli(url, "report", "--judges")
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0].split()[:4] == ["judge", "reviewed", "agreement", "kappa"]
+    assert [line.split()[0] for line in lines[1:5]] == ["reliablemath", "reliablemath-exact", "llm", "llm"]
+    assert lines[3].split()[:5] == ["llm", "judge-2", "@", "v1", "3"]
+    # judge-m: 6 of 8 agree (the reviewer called the 4th and the 7th otherwise).
+    assert lines[4].split()[:6] == ["llm", "judge-m", "@", "v1", "8", "0.750"]
+    assert "S: 3/0/0  R: 0/1/1  F: 1/0/2" in lines[4]
+    rows = json.loads(run_cli(url, "report", "--judges", "--json").stdout)
+    assert [row["judge"] for row in rows] == [
+        "reliablemath", "reliablemath-exact", "llm judge-2 @ v1", "llm judge-m @ v1"]
+    assert rows[3]["confusion"] == {"S": {"S": 3, "R": 0, "F": 0}, "R": {"S": 0, "R": 1, "F": 1},
+                                    "F": {"S": 1, "R": 0, "F": 2}}
+    assert rows[3]["agreement"] == 0.75 and rows[3]["reviewed"] == 8
+    assert json.loads(run_cli(url, "report", "--judges", "--json", "--model", "nobody").stdout)[2:] == []
+
+
+def test_bad_use_is_one_line_and_creates_no_run(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'bad.sqlite'}"
+    add_judged_transcripts(get_engine(url), SPECS[:1])
+    local = ["--base-url", "http://127.0.0.1:9/v1"]
+    for arguments, message in [
+        (["judge", "--rule", "llm", *local], "--rule llm needs --model"),
+        (["judge", "--rule", "nope"], "unknown judge rule 'nope'; choose one of reliablemath, reliablemath-exact, llm"),
+        (["judge", "--model", "m"], "--model, --base-url, --only-reviewed and --limit go with --rule llm"),
+        (["judge", "--only-reviewed"], "go with --rule llm"),
+        (["judge", "--rule", "llm", "--model", "m", "--workers", "2", *local], "--workers goes with the rule sets"),
+        (["judge", "--rule", "llm", "--model", "m", "--prompt-version", "v9", *local],
+         "no judge prompt version 'v9'; have v1"),
+        (["judge", "--rule", "llm", "--model", "m", "--api-key-env", "UNSET_TEST_KEY"], "UNSET_TEST_KEY is not set"),
+        (["judge", "--rule", "llm", "--model", "m", "--concurrency", "0", *local], "--concurrency"),
+        (["judge", "--rule", "llm", "--model", "m", "--limit", "-1", *local], "--limit"),
+        (["judge", "--run-id", "5", "--no-progress"], "no judge run 5"),
+        (["report", "--judges", "--by", "data_source"], "--judges takes no --by, --compare or --prompt"),
+    ]:
+        refused = run_cli(url, *arguments)
+        lines = refused.stderr.splitlines()
+        assert refused.returncode == 2 and message in refused.stderr, (arguments, refused.stderr)
+        assert "Traceback" not in refused.stderr and (len(lines) == 1 or "Usage:" in refused.stderr), refused.stderr
+    with read_session(get_engine(url)) as session:
+        assert session.execute(select(Run)).first() is None
+
+
+def test_the_command_module_imports_nothing_heavy() -> None:
+    assert heavy_imports("annotator.cli.judging", HEAVY) == []
