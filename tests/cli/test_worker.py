@@ -140,7 +140,7 @@ def test_queue_starts_nothing_and_a_worker_once_runs_it(tmp_path: Path) -> None:
 
         again = _annotator(url, "worker", "--once")
         assert again.returncode == 2 and again.stderr.strip() == (
-            "error: no run of generate, evaluate to take: none is queued, or held by a worker that is alive")
+            "error: no run of generate, evaluate, judge to take: none is queued, or held by a worker that is alive")
         listed = json.loads(_annotator(url, "runs", "--json").stdout)
         row = listed["runs"][0]
         assert (row["status"], row["worker"], row["done"], row["total"]) == ("succeeded", run.worker, 5, 5)
@@ -154,7 +154,7 @@ def test_bad_worker_and_queue_options_are_one_line_errors(tmp_path: Path) -> Non
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
     bad_kind = _annotator(url, "worker", "--kinds", "evaluate,dream")
     assert bad_kind.returncode == 2 and bad_kind.stderr.strip() == (
-        "error: --kinds takes kinds of run from generate, evaluate; got 'evaluate,dream'")
+        "error: --kinds takes kinds of run from generate, evaluate, judge; got 'evaluate,dream'")
     both = _annotator(url, "evaluate", "--model", "m", "--queue", "--run-id", "3")
     assert both.returncode == 2 and both.stderr.strip() == (
         "error: --queue creates a run; --run-id executes one that exists: give one of them")
