@@ -14,8 +14,7 @@ from sqlmodel import Session
 from annotator.models import Transcript, utcnow
 from annotator.records import Location, TranscriptRecord
 from annotator.transcripts import verdicts
-from annotator.transcripts.items import items_by_data_id
-from annotator.transcripts.judge import Question
+from annotator.transcripts.items import Item, items_by_data_id
 from annotator.transcripts.verdicts import PairVerifier
 
 _IN_BATCH = 900
@@ -27,14 +26,20 @@ def _where(record: TranscriptRecord) -> Location:
 
 
 def _existing_keys(session: Session, records: Sequence[TranscriptRecord]) -> set[Key]:
-    """The keys among `records` that the database already holds."""
+    """The keys among `records` that the database already holds (read by data_id within each (model, prompt) of
+    the batch, so a big import does not read back its own earlier batches of other models)."""
     wanted = {record.key for record in records}
-    data_ids = sorted({record.data_id for record in records})
     found: set[Key] = set()
     columns = (Transcript.data_id, Transcript.model, Transcript.prompt, Transcript.sample)
-    for start in range(0, len(data_ids), _IN_BATCH):
-        query = select(*columns).where(Transcript.data_id.in_(data_ids[start : start + _IN_BATCH]))
-        found.update(key for key in map(tuple, session.execute(query)) if key in wanted)
+    groups: dict[tuple[str, str], set[str]] = {}
+    for record in records:
+        groups.setdefault((record.model, record.prompt), set()).add(record.data_id)
+    for (model, prompt), ids in groups.items():
+        data_ids = sorted(ids)
+        for start in range(0, len(data_ids), _IN_BATCH):
+            query = select(*columns).where(Transcript.model == model, Transcript.prompt == prompt,
+                                           Transcript.data_id.in_(data_ids[start : start + _IN_BATCH]))
+            found.update(key for key in map(tuple, session.execute(query)) if key in wanted)
     return found  # type: ignore[return-value]
 
 
@@ -62,16 +67,24 @@ def _problem(
 
 
 def insert_transcripts(
-    session: Session, *, records: Sequence[TranscriptRecord], seen: dict[Key, Location]
+    session: Session,
+    *,
+    records: Sequence[TranscriptRecord],
+    seen: dict[Key, Location],
+    items: dict[str, Item] | None = None,
 ) -> list[int]:
     """Insert `records` (one executemany) and return their ids.
 
     Raises the first bad record's InputError: its (data_id, model, prompt, sample) is in `seen` (earlier in
-    this import; updated here), its item does not exist, or the database already holds it.
+    this import; updated here), its item does not exist, or the database already holds it. `items`: the items
+    read so far in this import, by data_id (those missing are read and added).
     """
     if not records:
         return []
-    items = items_by_data_id(session, data_ids={record.data_id for record in records})
+    items = {} if items is None else items
+    missing = {record.data_id for record in records} - items.keys()
+    if missing:
+        items.update(items_by_data_id(session, data_ids=missing))
     in_database = _existing_keys(session, records)
     for record in records:
         problem = _problem(record, seen, items.keys(), in_database)
@@ -147,7 +160,8 @@ class PendingTranscripts:
         self._pool = ExitStack()
         weakref.finalize(self, self._pool.close)  # an import that fails before judging stops the pool too
         self._verifier: PairVerifier | None = None
-        self._questions: dict[str, Question] = {}
+        self._items: dict[str, Item] = {}  # the items of this import's transcripts, read once
+        self._unasked: list[TranscriptRecord] = []  # stored before the pool opened
 
     def add(self, record: TranscriptRecord) -> int:
         """Queue one; returns how many were stored now (a full batch is stored at once)."""
@@ -157,7 +171,7 @@ class PendingTranscripts:
     def flush(self) -> int:
         """Store what is queued; returns how many."""
         records, self.records = self.records, []
-        ids = insert_transcripts(self.session, records=records, seen=self.seen) if records else []
+        ids = insert_transcripts(self.session, records=records, seen=self.seen, items=self._items) if records else []
         self.ids.extend(ids)
         self._ask(records)
         return len(ids)
@@ -165,17 +179,18 @@ class PendingTranscripts:
     def _ask(self, records: list[TranscriptRecord]) -> None:
         if self._verifier is None:
             if len(self.ids) < verdicts.PARALLEL_MIN:
+                self._unasked.extend(records)
                 return
             self._verifier = self._pool.enter_context(verdicts.pair_verifier(len(self.ids)))
-        missing = {record.data_id for record in records} - self._questions.keys()
-        if missing:
-            items = items_by_data_id(self.session, data_ids=missing)
-            self._questions.update((data_id, verdicts.question_of(item)) for data_id, item in items.items())
-        self._verifier.ask((0, record.response, self._questions[record.data_id]) for record in records)
+            records, self._unasked = [*self._unasked, *records], []
+        questions = {data_id: verdicts.question_of(self._items[data_id]) for data_id in {r.data_id for r in records}}
+        self._verifier.ask((0, record.response, questions[record.data_id]) for record in records)
 
     def judge(self) -> None:
         try:
             if self.ids:
-                verdicts.judge_transcripts(self.session, transcript_ids=self.ids, verifier=self._verifier)
+                # every stored record's pairs were asked as it was stored, if the pool opened at all
+                verdicts.judge_transcripts(self.session, transcript_ids=self.ids, verifier=self._verifier,
+                                           asked=self._verifier is not None)
         finally:
             self._pool.close()

@@ -38,7 +38,6 @@ from annotator.transcripts.items import Item, items_by_data_id
 from annotator.transcripts.judge import DEFAULT_RULE, Question, judge_both, open_pairs, rule
 
 PARALLEL_MIN = 2000  # fewer transcripts are judged in this process: a pool costs a second or two to start
-PAIRS_PARALLEL_MIN = 40  # fewer new (gold, answer) pairs in a window are verified in this process
 CHUNK = 24  # (gold, answer) pairs per task sent to a worker: a pair takes math-verify about 20 ms
 WINDOW = 20_000  # transcripts read, judged and written back at a time (bounds memory: responses are long)
 _IN_BATCH = 900
@@ -153,27 +152,35 @@ def _windows(access: _Access, targets: list[tuple[int, str]], questions: dict[st
 class PairVerifier:
     """math-verify's verdicts on the (gold, answer) pairs of one job, asked as soon as the responses are known.
 
-    With a pool, `ask` only hands the new pairs to the workers, which verify them while the caller goes on (an
-    import stores its next rows meanwhile); `known` waits for what was asked. Without one, pairs are verified here.
+    With workers, `ask` only hands the new pairs to them (however few), which verify them while the caller goes on
+    (an import stores its next rows meanwhile); `known` waits for what was asked. Each ground truth belongs to one
+    worker (by its hash), so it is parsed once in the whole job however its pairs arrive. Without workers, pairs
+    are verified here.
     """
 
-    def __init__(self, executor: Executor | None) -> None:
-        self.executor = executor
+    def __init__(self, workers: Sequence[Executor]) -> None:
+        self.workers = list(workers)
         self._known: dict[Pair, bool | None] = {}
         self._asked: set[Pair] = set()
         self._pending: list[tuple[list[Pair], Future[list[bool | None]]]] = []
 
     def ask(self, jobs: Iterable[Job]) -> None:
-        """Start on the pairs of `jobs` that no earlier `ask` had (sorted by gold: each is parsed once)."""
+        """Start on the pairs of `jobs` that no earlier `ask` had."""
         new = sorted({pair for _, response, question in jobs for pair in open_pairs(response, question)} - self._asked)
         self._asked.update(new)
-        if self.executor is None or len(new) < PAIRS_PARALLEL_MIN:
+        if not self.workers:
             self._known.update(zip(new, verify_pairs(new)))
             return
-        with _bare_main():  # a submit starts any worker it needs
-            for start in range(0, len(new), CHUNK):
-                chunk = new[start : start + CHUNK]
-                self._pending.append((chunk, self.executor.submit(verify_pairs, chunk)))
+        # With workers, even a few pairs go to them: this process is busy (storing, judging) and a pair that parses
+        # a new ground truth takes math-verify tens of milliseconds.
+        shares: list[list[Pair]] = [[] for _ in self.workers]
+        for pair in new:  # sorted by gold: a worker's share keeps each gold's pairs together
+            shares[hash(pair[0]) % len(self.workers)].append(pair)
+        with _bare_main():  # a submit starts the worker if it has not started
+            for worker, share in zip(self.workers, shares):
+                for start in range(0, len(share), CHUNK):
+                    chunk = share[start : start + CHUNK]
+                    self._pending.append((chunk, worker.submit(verify_pairs, chunk)))
 
     def known(self) -> dict[Pair, bool | None]:
         """The verdicts on every pair asked so far (waiting for the workers' last answers)."""
@@ -185,26 +192,32 @@ class PairVerifier:
 
 @contextmanager
 def pair_verifier(size: int, workers: int | None = None) -> Iterator[PairVerifier]:
-    """A `PairVerifier` for a job of `size` transcripts: with a process pool when the job is big enough."""
-    with _pool(size, workers) as executor:
-        yield PairVerifier(executor)
+    """A `PairVerifier` for a job of `size` transcripts: with worker processes when the job is big enough."""
+    with _pool(size, workers) as executors:
+        yield PairVerifier(executors)
 
 
 @contextmanager
-def _pool(size: int, workers: int | None) -> Iterator[Executor | None]:
+def _pool(size: int, workers: int | None) -> Iterator[list[Executor]]:
+    """Worker processes, each its own one-process pool (so that work can be sent to a chosen one); none for a
+    small job or one core."""
     count = workers if workers is not None else min(os.cpu_count() or 1, 4)
     if size < PARALLEL_MIN or count < 2:
-        yield None
+        yield []
         return
     # spawn, not fork: the caller may be a multi-threaded Streamlit server. The workers die with this process,
     # even on SIGKILL (`lifeline`): a killed `judge` leaves no orphans.
-    with ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn"), initializer=die_with_parent,
-                             initargs=(os.getpid(),)) as executor:
+    with ExitStack() as stack:
+        executors: list[Executor] = [
+            stack.enter_context(ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"),
+                                                    initializer=die_with_parent, initargs=(os.getpid(),)))
+            for _ in range(count)
+        ]
         # Start the workers now: they load math-verify (seconds) while the transcripts are read.
         with _bare_main():
-            for _ in range(count):
+            for executor in executors:
                 executor.submit(warm_up)
-        yield executor
+        yield executors
 
 
 _MAIN_SWAP = threading.Lock()
@@ -246,6 +259,7 @@ def _judge_in(
     transcript_ids: Collection[int] | None,
     workers: int | None,
     verifier: PairVerifier | None,
+    asked: bool,
 ) -> JudgeSummary:
     started = time.perf_counter()
     chosen = rule(rule_name)
@@ -258,7 +272,8 @@ def _judge_in(
         if verifier is None:  # math-verify's verdicts, for the whole job
             verifier = stack.enter_context(pair_verifier(len(targets), workers))
         for jobs in _windows(access, targets, questions):
-            verifier.ask(jobs)
+            if not asked:
+                verifier.ask(jobs)
             rows = judge_jobs(rule_name, jobs, verifier.known())
             if rows:
                 with access.writing() as session:
@@ -280,6 +295,7 @@ def judge_transcripts(
     transcript_ids: Collection[int] | None = None,
     workers: int | None = None,
     verifier: PairVerifier | None = None,
+    asked: bool = False,
 ) -> JudgeSummary:
     """(Re-)judge the given transcripts, or all of them, under `rule` and store the verdicts.
 
@@ -287,6 +303,7 @@ def judge_transcripts(
     written in a short transaction of its own (judging holds no lock; an interrupted run leaves each
     transcript with the rule that last judged it, which it names). `workers` sets the process pool's size
     (default: the cores, at most 4); fewer than `PARALLEL_MIN` transcripts are judged in this process. A caller
-    that had math-verify start on these transcripts' pairs earlier passes its `verifier` (an import does).
+    that had math-verify start on these transcripts' pairs earlier passes its `verifier` (an import does), and
+    `asked` when it asked every one of them (their responses need not be read for pairs again).
     """
-    return _judge_in(_Access(target), rule, transcript_ids, workers, verifier)
+    return _judge_in(_Access(target), rule, transcript_ids, workers, verifier, asked)

@@ -63,7 +63,6 @@ def test_a_process_pool_gives_the_same_verdicts(
     in_process = _stored(judged)
     # Smaller thresholds and chunk than the defaults, so that the pairs of 162 transcripts go through two workers.
     monkeypatch.setattr(verdicts, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(verdicts, "PAIRS_PARALLEL_MIN", 1)
     monkeypatch.setattr(verdicts, "CHUNK", 3)
     # As in a Streamlit server: the page being run is `__main__`; a worker that ran it again would die.
     page = tmp_path / "page.py"
@@ -85,9 +84,8 @@ def test_an_import_hands_each_stored_batch_to_the_pool_and_stores_the_same_verdi
     import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
     records = records_for(engine, data_source="aime", model="m", prompt="reliable", a=(10, 5, 15), u=(40, 12, 80))
     records[0]["response"] = "\\boxed{Sorry, I don't know}"
-    monkeypatch.setattr(importer, "BATCH_SIZE", 40)  # five batches of 40 and one of 2
-    monkeypatch.setattr(verdicts, "PARALLEL_MIN", 40)  # the pool opens once the first batch is stored
-    monkeypatch.setattr(verdicts, "PAIRS_PARALLEL_MIN", 1)
+    monkeypatch.setattr(importer, "BATCH_SIZE", 30)  # five batches of 30 and one of 12
+    monkeypatch.setattr(verdicts, "PARALLEL_MIN", 50)  # the pool opens once the second batch is stored
     monkeypatch.setattr(verdicts, "CHUNK", 3)
     asked: list[int] = []
     ask = verdicts.PairVerifier.ask
@@ -99,8 +97,9 @@ def test_an_import_hands_each_stored_batch_to_the_pool_and_stores_the_same_verdi
 
     monkeypatch.setattr(verdicts.PairVerifier, "ask", counting_ask)
     import_records(engine, tmp_path / "m.jsonl", records)
-    # each stored batch asked as it was stored (with the pool), then the judge's own window
-    assert asked == [40, 40, 40, 40, 2, 162]
+    # the batches stored before the pool opened are asked with the one that opened it, then each as it is stored;
+    # the judge asks nothing again
+    assert asked == [60, 30, 30, 30, 12]
     pooled = _stored(engine)
     assert {row[5] for row in pooled} == {"S", "R", "F"}
     summary = judge_transcripts(engine, workers=1)
