@@ -7,9 +7,10 @@ that it goes once run N has ended (its outcome is in the table).
 Every button changes data and re-checks that the user may administer. The Start run button is drawn disabled in
 the run its press causes, and gets a new key once a press started a run, so a second press that still arrives
 (a double click sent before the new button reached the browser) belongs to the old button: Streamlit drops it
-when the old button is gone, and when it is handled before that, the press says which button it came from, so
-the duplicate `runs.create_run` refuses is told as "Run N started". A press of the new button is refused with the
-reason. No clock decides it: a loaded server handles the second press whenever it can.
+when the old button is gone, and when it is handled before that (even while the first press's run is still at
+work: Streamlit's fast reruns), the press says which button it came from, so the duplicate `runs.create_run`
+refuses is told as "Run N started". A press of the new button is refused with the reason. No clock decides it: a
+loaded server handles the second press whenever it can.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ from ui.writes import busy_message, page_write, saves, signed_out, writes
 # session state: the button generation of a press of Start run being handled in this script run, or None
 _STARTING = "run_starting"
 _STARTED = "run_started"  # session state: the runs this session started (their number is the button's generation)
+# session state: the button generations whose press began creating a run. Streamlit's fast reruns start the run of
+# a double click's second press while the first press's run is still at work, so that one may not have finished
+# (and said which run it made) when the second finds the duplicate.
+_BEGUN = "run_start_begun"
 _OUTCOME = "run_outcome"  # session state: what the last press gave (succeeded, message, run id or None)
 LOG_BYTES = 8000  # how much of the end of a run's log the page shows
 
@@ -92,18 +97,26 @@ def _started(
     engine: Engine, *, user: auth.User, kind: RunKindSpec, options: Callable[[], Any]
 ) -> tuple[bool, str, int | None]:
     """Create and start the run; (started, what to say, the run)."""
+    generation = st.session_state.get(_STARTING) or 0
+    begun: set[int] = st.session_state.setdefault(_BEGUN, set())
+    same_press = generation in begun  # this button's press is being handled by another script run right now
+    begun.add(generation)
     try:
         with page_write(engine, user=user) as session:
             run_id = kind.queue(session, options=options(), created_by=user.name)
-    except DatabaseBusy:
-        return False, busy_message("run"), None
     except runs.DuplicateRunError as exc:
         started = _started_runs()
         # a press of a button drawn before this session's last start: the second press of that start's click
-        stale = (st.session_state.get(_STARTING) or 0) < len(started)
-        mine = stale and exc.run_id == started[-1]
-        return (True, f"Run {exc.run_id} started.", exc.run_id) if mine else (False, str(exc), None)
+        stale = generation < len(started) and exc.run_id == started[-1]
+        if same_press or stale:
+            return True, f"Run {exc.run_id} started.", exc.run_id
+        begun.discard(generation)
+        return False, str(exc), None
+    except DatabaseBusy:
+        begun.discard(generation)
+        return False, busy_message("run"), None
     except (runs.RunError, LLMConfigError, ValueError) as exc:
+        begun.discard(generation)
         return False, str(exc), None
     runs.start(engine, run_id=run_id)  # a process of its own unless a worker serves its kind
     _started_runs().append(run_id)
