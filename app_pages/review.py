@@ -22,6 +22,7 @@ from annotator.db import read_session
 from annotator.policies import Capability
 from annotator.vocabulary import Verdict
 from ui import guard, pages
+from ui import transcripts as side_by_side
 from ui import view as _view
 from ui.keys import keyboard
 from ui.markdown import escape_markdown
@@ -182,17 +183,6 @@ def _status(view: dict[str, Any] | None) -> str:
     return " · ".join(parts)
 
 
-def _item(view: dict[str, Any]) -> None:
-    item = view["item"]
-    if view["candidate_id"] is not None:
-        _view.questions(item)
-        st.markdown(_view.details(item))
-    else:
-        with st.container(border=True):
-            st.markdown(f"**Solvable problem**\n\n{_view.text(item['question'])}")
-        st.markdown(f"**Ground truth:** {_view.text(item['ground_truth'])}")
-
-
 def _typeset_this() -> None:
     """`M`: the response on screen typeset, or shown as text again (only the screen changes)."""
     view = state["view"]
@@ -259,7 +249,7 @@ def workspace() -> None:
         return
     st.text_input("Comment", key="review_comment", label_visibility="collapsed",
                   placeholder="Comment, optional, saved with the verdict (Esc, then a key)")
-    _item(view)
+    side_by_side.item(view["item"], candidate=view["candidate_id"] is not None)
     _response(view)
     if view["human"] is not None:
         st.button("Clear my review (the judge's verdict counts again)", key="clear", on_click=_clear)
