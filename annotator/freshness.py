@@ -1,4 +1,4 @@
-"""Cheap fingerprints of the data that slow figures are computed from (`ui.snapshot` recomputes them when one
+"""Cheap fingerprints of the data that slow figures are computed from (`annotator.snapshots` recomputes them when one
 changes): a few aggregate reads over indexes, milliseconds where the figures take seconds.
 
 Label and review changes always append an event (`annotationevent`, `transcriptevent`), so the newest event's id

@@ -214,6 +214,16 @@ class SignInSession(SQLModel, table=True):
     expires_at: datetime
 
 
+class SignInCode(SQLModel, table=True):
+    """A one-time code the signed-in page posts to any app server to get its sign-in cookie (`annotator.sign_in_codes`):
+    the database keeps the code's SHA-256 and the token sealed with the code, never either one itself."""
+
+    code_hash: str = Field(primary_key=True, max_length=64)
+    sealed_token: str = Field(max_length=64)  # the token's bytes XOR a pad derived from the code, as hex
+    max_age: int  # the cookie's lifetime in seconds
+    expires_at: datetime = Field(index=True)
+
+
 class CandidateClaim(SQLModel, table=True):
     """A candidate the queue has handed to an annotator and not yet labelled by them; it expires.
 
@@ -381,3 +391,19 @@ class Judgement(SQLModel, table=True):
         UniqueConstraint("transcript_id", "rule", "model", "prompt_version"),
         Index("ix_judgement_judge", "rule", "model", "prompt_version"),
     )
+
+
+class FigureSnapshot(SQLModel, table=True):
+    """The latest figures of a slow page (Team, Report), shared by every app server (`annotator.snapshots`): the
+    value as JSON text with the fingerprint of the data it was computed from, and who is recomputing it now (a
+    lease, renewed while the computation runs, so that one server computes while the others read)."""
+
+    key: str = Field(primary_key=True, max_length=100)  # which figures: `annotator.figures.Figures.key`
+    generation: int = 0  # counts the stored computations up from 1 (0: none stored yet)
+    version: str | None = _text()  # the data's fingerprint before the computation, as JSON
+    value: str | None = _text()  # the figures as JSON (`Figures.to_json`)
+    computed_at: datetime | None = None  # when the stored figures' computation started
+    seconds: float | None = None  # how long it took
+    lease_holder: str | None = Field(default=None, max_length=200)  # "host:pid:id" of the server recomputing
+    lease_until: datetime | None = None
+    error: str | None = Field(default=None, max_length=200)  # the last recomputation's failure (a type name)

@@ -12,14 +12,15 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotator import freshness, transcripts
 from annotator.db import read_session
+from annotator.figures import JUDGES, REPORT
 from annotator.metrics.intervals import wilson
+from annotator.snapshots import Snapshot
 from annotator.transcripts import judges, where
 from annotator.transcripts import report as reporting
 from ui import charts, guard
 from ui import transcripts as side_by_side
-from ui.snapshot import Snapshot, show_freshness
+from ui.snapshot import show_freshness
 
 TTL_SECONDS = 30
 FIGURE_COLUMNS = [title for _, title in reporting.PAPER_FIGURES] + ["kappa"]
@@ -51,41 +52,18 @@ def _width_caption(smallest: int) -> str:
     return caption
 
 
-def _report() -> dict[str, Any]:
-    with read_session(engine) as session:
-        groups = reporting.verdict_groups(session)
-        # One bootstrap for the three breakdowns: their pooled rows and A sets are resampled once.
-        by_source, by_type, by_difficulty = reporting.reports(
-            session, breakdowns=[["data_source"], ["rewrite_type"], ["difficulty_eval"]], groups=groups)
-        return {
-            "by_source": by_source, "rewrite_type": by_type, "difficulty_eval": by_difficulty,
-            "disagreed": where.disagreed_items(session, groups=groups),
-            "rules_disagree": reporting.rules_disagree(session),
-            "tags": transcripts.tag_counts(session),
-        }
-
-
-def _version() -> tuple[Any, ...]:
-    with read_session(engine) as session:
-        return freshness.transcripts_version(session)
+@st.cache_resource
+def _snapshot(url: str) -> Snapshot:
+    # One read of every transcript's verdicts serves everyone: the latest figures are stored in the database for
+    # every app server, recounted by one of them once transcripts, reviews or labels change or they are older
+    # than TTL_SECONDS (`annotator.snapshots`). One per process and database.
+    return Snapshot(engine, REPORT, ttl=TTL_SECONDS)
 
 
 @st.cache_resource
-def _snapshot(url: str) -> Snapshot[dict[str, Any]]:
-    # One read of every transcript's verdicts serves everyone (one server-wide snapshot per database), recounted
-    # once transcripts, reviews or labels change or it is older than TTL_SECONDS (`ui.snapshot`).
-    return Snapshot(_report, ttl=TTL_SECONDS, version=_version)
-
-
-def _judges() -> list[dict[str, Any]]:
-    with read_session(engine) as session:
-        return judges.judge_agreement(session)
-
-
-@st.cache_resource
-def _judges_snapshot(url: str) -> Snapshot[list[dict[str, Any]]]:
+def _judges_snapshot(url: str) -> Snapshot:
     # The rule sets judge the reviewed responses afresh (math-verify): one computation serves everyone, as above.
-    return Snapshot(_judges, ttl=TTL_SECONDS, version=_version)
+    return Snapshot(engine, JUDGES, ttl=TTL_SECONDS)
 
 
 def _judges_section() -> None:

@@ -9,36 +9,23 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotator import freshness, gold, labels
-from annotator.db import read_session
-from annotator.metrics import COEFFICIENTS, label_agreement
+from annotator.figures import TEAM
+from annotator.metrics import COEFFICIENTS
+from annotator.snapshots import Snapshot
 from ui import charts, guard
-from ui.snapshot import Snapshot, show_freshness
+from ui.snapshot import show_freshness
 
 TTL_SECONDS = 30
 
 engine, user = guard.require_page(__file__)
 
 
-def _team() -> dict[str, Any]:
-    with read_session(engine) as session:
-        rows = labels.label_rows(session)
-        activity = labels.activity(session)
-        accuracy = gold.gold_accuracy(session)
-    report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in accuracy.items()})
-    return {"agreement": report, "activity": activity, "gold": accuracy}
-
-
-def _version() -> tuple[Any, ...]:
-    with read_session(engine) as session:
-        return freshness.labels_version(session)
-
-
 @st.cache_resource
-def _snapshot(url: str) -> Snapshot[dict[str, Any]]:
-    # Seconds of work over 100,000s of labels: one server-wide snapshot per database, recomputed once labels
-    # change or it is older than TTL_SECONDS (`ui.snapshot`: the page waits a few seconds for new figures).
-    return Snapshot(_team, ttl=TTL_SECONDS, version=_version)
+def _snapshot(url: str) -> Snapshot:
+    # Seconds of work over 100,000s of labels: the latest figures are stored in the database for every app server
+    # and recomputed by one of them once labels change or they are older than TTL_SECONDS (`annotator.snapshots`:
+    # the page waits a few seconds for new figures). One per process and database.
+    return Snapshot(engine, TEAM, ttl=TTL_SECONDS)
 
 
 def _figure(value: float | None) -> str:

@@ -3,7 +3,7 @@
     python bench/bench_team_page.py [--candidates 100000] [--repeat 5]
 
 Timed: the first render (the snapshot computed in the page: reading the labels, every agreement coefficient,
-per-day activity, gold accuracy) and later renders, which serve the latest snapshot (`ui.snapshot`) and, when
+per-day activity, gold accuracy) and later renders, which serve the latest snapshot (`annotator.snapshots`) and, when
 it is older than the page's time to live, start its recomputation in the background. Goal: under 1 s.
 
 AppTest itself costs seconds a run on this machine (it scans every installed package for components), so the

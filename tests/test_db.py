@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import uuid
 from pathlib import Path
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -12,6 +17,8 @@ from sqlalchemy import Engine, inspect, text
 
 from annotator.db import HEAD_REVISION, _alembic_config, current_revision, get_engine, upgrade
 from annotator.models import SQLModel
+from tests.conftest import PROJECT_ROOT
+from tests.support.postgres import create_database, drop_database
 
 
 def test_sqlite_connections_are_set_up_for_concurrent_writers(sqlite_engine: Engine) -> None:
@@ -54,3 +61,24 @@ def test_an_older_database_is_upgraded_on_first_use(sqlite_engine: Engine) -> No
     assert current_revision(sqlite_engine) not in ((), (HEAD_REVISION,))
     upgrade(sqlite_engine)
     assert current_revision(sqlite_engine) == (HEAD_REVISION,)
+
+
+@pytest.mark.postgres
+def test_several_servers_starting_at_once_on_a_new_postgres_database_upgrade_it_once(postgres_url: str) -> None:
+    """App servers and workers of a new version start together: one process upgrades the schema, the others
+    wait for it (an advisory lock) and find it done, instead of failing on tables that appeared meanwhile."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    url = create_database(postgres_url, name)
+    try:
+        starting = [
+            subprocess.Popen([sys.executable, "-c", "from annotator.db import get_engine; get_engine()"],
+                             env={**os.environ, "ANNOTATOR_DATABASE_URL": url}, cwd=PROJECT_ROOT,
+                             stderr=subprocess.PIPE, text=True)
+            for _ in range(4)
+        ]
+        failures = [process.communicate(timeout=120)[1] for process in starting if process.wait(timeout=120) != 0]
+        assert failures == []
+        assert current_revision(get_engine(url)) == (HEAD_REVISION,)
+    finally:
+        get_engine(url).dispose()
+        drop_database(postgres_url, name)

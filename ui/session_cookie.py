@@ -5,8 +5,10 @@ A page's script runs over Streamlit's websocket after the page's HTTP response h
 routes next to Streamlit's: `server.py` mounts `ROUTES`, and the script hands the browser a one-time code
 (`issue`) that the page posts to `/_annotator/session`; that route answers with the token in an HttpOnly,
 SameSite=Strict cookie, which no script in the page can read, and Streamlit hands back in `st.context.cookies` on
-the next visit. The code is useless after one use or `HANDOFF_SECONDS`, and never the token itself.
-`/_annotator/sign-out` deletes the cookie (the token is already ended in the database by then).
+the next visit. The code is useless after one use or `sign_in_codes.HANDOFF_SECONDS`, and never the token itself.
+The codes are kept in the database (`annotator.sign_in_codes`), so the POST, a plain HTTP request, may reach any
+of several app servers, not only the one whose websocket holds the page. `/_annotator/sign-out` deletes the
+cookie (the token is already ended in the database by then).
 
 Served by a plain `streamlit run app.py`, these routes do not exist (`served()` is False) and `ui.sign_in` falls
 back to writing the cookie from the page's script.
@@ -14,13 +16,15 @@ back to writing the cookie from the page's script.
 
 from __future__ import annotations
 
+import asyncio
 import os
-import secrets
-import threading
-import time
 from typing import TYPE_CHECKING
 
-from annotator import auth
+from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
+
+from annotator import auth, sign_in_codes
+from annotator.db import database_url, get_engine
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -29,13 +33,9 @@ if TYPE_CHECKING:
 COOKIE = "annotator_session"
 SESSION_PATH = "/_annotator/session"
 SIGN_OUT_PATH = "/_annotator/sign-out"
-HANDOFF_SECONDS = 30.0
 # Set by server.py (`served()`) when it mounts the routes: an environment variable, not a module global, so that a
 # module reloaded by Streamlit's file watcher still knows.
 SERVED_VARIABLE = "ANNOTATOR_COOKIE_ROUTES"
-
-_lock = threading.Lock()
-_handoffs: dict[str, tuple[str, int, float]] = {}  # code -> (token, cookie max-age, monotonic deadline)
 
 
 def served() -> bool:
@@ -43,23 +43,15 @@ def served() -> bool:
     return os.environ.get(SERVED_VARIABLE) == "1"
 
 
-def issue(token: str, *, max_age: int) -> str:
-    """A one-time code the page posts to `SESSION_PATH` to get `token` as its cookie (in this process only)."""
-    code = secrets.token_urlsafe(32)
-    now = time.monotonic()
-    with _lock:
-        for stale in [key for key, (_t, _a, deadline) in _handoffs.items() if deadline < now]:
-            del _handoffs[stale]
-        _handoffs[code] = (token, max_age, now + HANDOFF_SECONDS)
-    return code
+def issue(engine: Engine, *, token: str, max_age: int) -> str:
+    """A one-time code the page posts to `SESSION_PATH` (on any app server of this database) to get `token` as its
+    cookie."""
+    return sign_in_codes.issue(engine, token=token, max_age=max_age)
 
 
 def _redeem(code: str) -> tuple[str, int] | None:
-    with _lock:
-        found = _handoffs.pop(code, None)
-    if found is None or found[2] < time.monotonic():
-        return None
-    return found[0], found[1]
+    # The app's database (`database_url()`, as app.py opens it): this process's one engine for it.
+    return sign_in_codes.redeem(get_engine(database_url()), code=code)
 
 
 def _secure(request: Request) -> bool:
@@ -69,7 +61,11 @@ def _secure(request: Request) -> bool:
 async def _session(request: Request) -> Response:
     from starlette.responses import Response
 
-    redeemed = _redeem((await request.body()).decode("ascii", "replace").strip())
+    code = (await request.body()).decode("ascii", "replace").strip()
+    try:
+        redeemed = await asyncio.to_thread(_redeem, code)  # a database write: off the server's event loop
+    except DBAPIError:
+        return Response(status_code=503)  # the database is down or busy: the page's sign-in stays, the cookie not
     if redeemed is None or not auth.is_token(redeemed[0]):
         return Response(status_code=403)
     response = Response(status_code=204)

@@ -70,7 +70,7 @@ def cookie_script(token: str | None) -> None:
     max_age = int(auth.sign_in_lifetime().total_seconds())
     same_origin = 'credentials: "same-origin"'
     if session_cookie.served() and token:
-        code = session_cookie.issue(token, max_age=max_age)
+        code = session_cookie.issue(st.session_state["engine"], token=token, max_age=max_age)
         script = f'fetch("{session_cookie.SESSION_PATH}", {{method: "POST", body: "{code}", {same_origin}}})'
     elif session_cookie.served():
         script = f'fetch("{session_cookie.SIGN_OUT_PATH}", {{method: "POST", {same_origin}}})'

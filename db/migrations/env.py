@@ -2,13 +2,15 @@
 `ANNOTATOR_DATABASE_URL` when run through the `alembic` command."""
 
 from alembic import context
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
 from sqlmodel import SQLModel
 
 import annotator.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from annotator.db import database_url
 
 target_metadata = SQLModel.metadata
+# The advisory lock every process upgrading a PostgreSQL database takes first (any constant of our own).
+UPGRADE_LOCK = 0x616E6E6F  # "anno"
 
 
 def run_migrations_online() -> None:
@@ -26,6 +28,10 @@ def run_migrations_online() -> None:
             render_as_batch=sqlite,
         )
         with context.begin_transaction():
+            if connection.dialect.name == "postgresql":
+                # Several app servers and workers of a new version may start at once: one upgrades, the others
+                # wait here until it commits, then find the schema at its head (read after the lock) and do nothing.
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": UPGRADE_LOCK})
             context.run_migrations()
         connection.commit()
         if sqlite:  # the pooled connection goes back to the application

@@ -160,7 +160,7 @@ _RENDERING = {
 # Values that are not data (numbers, our own words, Markdown built from escaped parts), each reviewed.
 _SAFE_VALUES = {
     "user.role", "message", "heading", "status", "page.total", "page.page", "page.pages", "limit", "name", "value",
-    "session", "age", "TTL_SECONDS", "judged", "who", "type(snapshot.error).__name__", "label", "title", "notes",
+    "session", "age", "TTL_SECONDS", "judged", "who", "label", "title", "notes",
     "run.problems_done", "run.problems_total", "total", "run.id", "run.status", "unit", "run.requests",
     "run.cache_hits", "run.failures", "reason", "latest.id", "old", "new", "GUIDELINE", "SOLUTION", "MODEL_OUTPUTS",
     "lines", "target", "verdict.value", "coefficient.label", "coefficient.citation", "field.label", "KEY_HELP",

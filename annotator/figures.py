@@ -1,0 +1,89 @@
+"""The slow pages' figures as data: what the Team and Report pages show, how each is computed from the database,
+the fingerprint of the data it comes from (`annotator.freshness`), and each as JSON, so that the latest figures
+are stored for every app server (`annotator.snapshots`).
+
+The figures are plain JSON values today: dicts with text keys, lists, text, numbers and None (tests/
+test_figures.py checks that `from_json(to_json(figures))` gives back figures equal to the computed ones, so a
+tuple, a date or a non-text key added to them shows up there). NaN is kept (Python's JSON reads it back).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session
+
+from annotator import freshness
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One page's figures: `key` names their stored row, `compute` makes them, `version` fingerprints their data."""
+
+    key: str
+    compute: Callable[[Session], Any]
+    version: Callable[[Session], tuple[Any, ...]]
+
+    def to_json(self, value: Any) -> str:
+        """The figures as compact JSON text.
+
+        Raises:
+            TypeError: a value JSON cannot hold (named with its type and these figures' key).
+        """
+        def plain(value: object) -> object:
+            if hasattr(value, "item") and callable(value.item):  # a NumPy number: its Python number
+                return value.item()
+            raise TypeError(f"the {self.key} figures hold a {type(value).__name__}, which JSON cannot store")
+
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=plain)
+
+    def from_json(self, text: str) -> Any:
+        """The figures `to_json` wrote."""
+        return json.loads(text)
+
+
+def team(session: Session) -> dict[str, Any]:
+    """The Team page's figures: agreement (`label_agreement`, with each annotator's gold accuracy), each person's
+    activity and gold accuracy."""
+    # Imported here: each page loads only its own figures' modules (the Report's load the judge).
+    from annotator import gold, labels
+    from annotator.metrics import label_agreement
+
+    rows = labels.label_rows(session)
+    activity = labels.activity(session)
+    accuracy = gold.gold_accuracy(session)
+    report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in accuracy.items()})
+    return {"agreement": report, "activity": activity, "gold": accuracy}
+
+
+def report(session: Session) -> dict[str, Any]:
+    """The Report page's figures: the rows by data source, rewrite type and difficulty_eval (one read, one
+    bootstrap), the items the models disagree on most, the rule sets' differences and the tags per model."""
+    from annotator.transcripts import report as reporting
+    from annotator.transcripts import tag_counts, where
+
+    groups = reporting.verdict_groups(session)
+    # One bootstrap for the three breakdowns: their pooled rows and A sets are resampled once.
+    by_source, by_type, by_difficulty = reporting.reports(
+        session, breakdowns=[["data_source"], ["rewrite_type"], ["difficulty_eval"]], groups=groups)
+    return {
+        "by_source": by_source, "rewrite_type": by_type, "difficulty_eval": by_difficulty,
+        "disagreed": where.disagreed_items(session, groups=groups),
+        "rules_disagree": reporting.rules_disagree(session),
+        "tags": tag_counts(session),
+    }
+
+
+def judges(session: Session) -> list[dict[str, Any]]:
+    """The Report page's last section: every judge against the reviewers (`judges.judge_agreement`)."""
+    from annotator.transcripts.judges import judge_agreement
+
+    return judge_agreement(session)
+
+
+TEAM = Figures("team", team, freshness.labels_version)
+REPORT = Figures("report", report, freshness.transcripts_version)
+JUDGES = Figures("report_judges", judges, freshness.transcripts_version)

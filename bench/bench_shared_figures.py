@@ -1,0 +1,70 @@
+"""A second app server's first open of Team or Report (issue 21, item 2): before, every server process computed the
+figures itself on its first open (a snapshot in its own memory); now the first server stores them in the
+database and every other server (and a restarted one) reads them.
+
+    python bench/bench_shared_figures.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY [--figures team]
+
+Run it on a copy of the 1M data set (see /work/notes/scale-ready.md), never on the template. Per figures kind:
+their stored row is deleted (nothing stored, as on a fresh database), then timed, each with its own engine (its
+own connections, as another process has):
+- server A's first open: computes the figures and stores them (what every server's first open cost before);
+- server B's first open: reads the stored figures (the fingerprint, the row, the JSON);
+- a look at fresh figures (every open after the first, and the open page's tick every 2 s), median of 5;
+and the size of the stored JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import delete, func, select  # noqa: E402
+
+from annotator import figures  # noqa: E402
+from annotator.db import get_engine, read_session, write_session  # noqa: E402
+from annotator.models import FigureSnapshot  # noqa: E402
+from annotator.snapshots import Snapshot  # noqa: E402
+
+KINDS = {kind.key: kind for kind in (figures.TEAM, figures.REPORT, figures.JUDGES)}
+
+
+def server(url: str, kind: figures.Figures) -> Snapshot:
+    """A Snapshot as another app process has it: its own engine, nothing read yet."""
+    return Snapshot(get_engine.__wrapped__(url), kind, ttl=3600)
+
+
+def timed_get(snapshot: Snapshot) -> float:
+    start = time.perf_counter()
+    snapshot.get()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--figures", default="team", help="comma-separated: team, report, report_judges")
+    args = parser.parse_args()
+    engine = get_engine(args.url)
+    for key in args.figures.split(","):
+        kind = KINDS[key]
+        with write_session(engine) as session:
+            session.execute(delete(FigureSnapshot).where(FigureSnapshot.key == key))
+        first = timed_get(server(args.url, kind))
+        second = server(args.url, kind)
+        second_open = timed_get(second)
+        looks = [timed_get(second) for _ in range(5)]
+        with read_session(engine) as session:
+            size = session.execute(select(func.length(FigureSnapshot.value)).where(FigureSnapshot.key == key)).scalar()
+        print(f"{key}: server A's first open (computes and stores) {first:.2f} s; server B's first open (reads the "
+              f"stored figures) {second_open:.3f} s; a look at fresh figures {statistics.median(looks):.3f} s; "
+              f"stored JSON {size:,} characters")
+
+
+if __name__ == "__main__":
+    main()
