@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -15,6 +16,7 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import Engine
 
 from annotator.db import write_session
+from annotator.runs.lifecycle import worker_id
 from annotator.runs.progress import RunProgress
 from annotator.vocabulary import RunStatus
 
@@ -27,6 +29,21 @@ class _Client(Protocol):
 
 
 Client = TypeVar("Client", bound=_Client)
+
+
+# Set when this process is asked to stop (a worker's SIGTERM): its run takes no more items, finishes the requests in
+# flight and is handed back, queued, for another worker to take at once (`hand_back`).
+_HANDING_BACK = threading.Event()
+
+
+def hand_back() -> None:
+    """Stop this process's run after the requests in flight and give it back to the queue, unfinished: no holder,
+    no heartbeat, so another worker takes it at once instead of after the heartbeat timeout."""
+    _HANDING_BACK.set()
+
+
+def handing_back() -> bool:
+    return _HANDING_BACK.is_set()
 
 
 @contextmanager
@@ -44,6 +61,11 @@ def short_switch_interval(seconds: float = 0.0005) -> Iterator[None]:
         sys.setswitchinterval(previous)
 
 
+def _stop_taking(queue: deque[Any]) -> None:
+    if handing_back():
+        queue.clear()
+
+
 async def work_through(
     items: Sequence[Item],
     handle: Callable[[Item], Awaitable[None]],
@@ -56,7 +78,8 @@ async def work_through(
     """`handle` every item, `workers` at a time, in order; returns each worker's outcome.
 
     `heartbeat()` runs every `poll_seconds` (it saves the counters); once it returns True, or from the
-    start if `cancelled`, the workers are cancelled.
+    start if `cancelled`, the workers are cancelled. Once the run is being handed back (`hand_back`), they take no
+    more items and end when their current one has.
     """
     queue = deque(items)
 
@@ -69,6 +92,7 @@ async def work_through(
     async def watch() -> None:
         while True:
             await asyncio.sleep(poll_seconds)
+            _stop_taking(queue)
             if await heartbeat():
                 for task in tasks:
                     task.cancel()
@@ -133,7 +157,7 @@ async def run_to_end(
         raise
     status, message = RunStatus.running, None
     try:
-        status, message = await work(client)
+        status, message = _handed_back(progress, *await work(client))
     except BaseException as exc:
         status, message = interrupted(exc)
         raise
@@ -142,6 +166,13 @@ async def run_to_end(
         db.close()
         _write_outcome(engine, progress, status, message)
     return status
+
+
+def _handed_back(progress: RunProgress, status: RunStatus, message: str | None) -> tuple[RunStatus, str | None]:
+    """A run that stopped short because it is being handed back (`hand_back`) goes back to the queue."""
+    if handing_back() and status in (RunStatus.succeeded, RunStatus.partial) and progress.done < progress.total:
+        return RunStatus.queued, f"handed back by {worker_id()} ({progress.done} of {progress.total} done)"
+    return status, message
 
 
 async def run_requests(

@@ -29,6 +29,7 @@ from sqlmodel import Session
 
 from annotator.models import Run, utcnow
 from annotator.runs.health import is_stale, stale_after, stale_reason
+from annotator.runs.parts import cancel_job, fail_job, roll_up, roll_up_parents
 from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 
 
@@ -62,7 +63,8 @@ def create_run(
     _lock_run_creation(session)
     settings = _settings_key(steps, prompt_version, models, options)
     stale: list[Run] = []
-    for active in session.scalars(select(Run).where(Run.kind == kind, Run.status.in_(ACTIVE_RUN_STATUSES))):
+    query = select(Run).where(Run.kind == kind, Run.status.in_(ACTIVE_RUN_STATUSES), Run.parent_id.is_(None))
+    for active in session.scalars(query):
         if _settings_key(active.steps, active.prompt_version, active.models, active.options) != settings:
             continue
         if _at_work(active):
@@ -92,6 +94,9 @@ def _supersede(session: Session, old: Run, *, by: Run) -> None:
     """Fail stale run `old` in favour of `by`, unless a worker has taken it over since it was read (its holder or
     heartbeat moved): then it is at work, and `by` is refused as its duplicate."""
     message = f"{stale_reason(old)}; superseded by run {by.id}"
+    if old.parts:
+        _supersede_job(session, old, message=message)
+        return
     unchanged = session.execute(
         update(Run).where(Run.id == old.id, Run.status == old.status, Run.worker.is_not_distinct_from(old.worker),
                           Run.heartbeat_at.is_not_distinct_from(old.heartbeat_at))
@@ -101,6 +106,17 @@ def _supersede(session: Session, old: Run, *, by: Run) -> None:
     if not unchanged.rowcount:
         session.expire(old)
         raise _duplicate(session.get(Run, old.id) or old)
+
+
+def _supersede_job(session: Session, old: Run, *, message: str) -> None:
+    """`_supersede` for a job: its parts are locked first (a part before its job, as everywhere), then the job is
+    read again; a job one of whose parts a worker has taken since is at work."""
+    session.execute(select(Run.id).where(Run.parent_id == old.id).with_for_update())
+    fresh = session.execute(select(Run.status, Run.worker, Run.heartbeat_at).where(Run.id == old.id)).one()
+    if tuple(fresh) != (old.status, old.worker, old.heartbeat_at):
+        session.expire(old)
+        raise _duplicate(session.get(Run, old.id) or old)
+    fail_job(session, job_id=old.id or 0, message=message)
 
 
 # Any constant: the advisory lock's name among this database's advisory locks.
@@ -145,17 +161,22 @@ def claim_run(session: Session, *, run_id: int, kind: RunKind) -> Run:
     run = session.get(Run, run_id, with_for_update=True)
     if run is None or run.kind != kind:
         raise RunError(f"no {kind} run {run_id}")
+    if run.parts:
+        raise RunError(f"run {run_id} is a job of {run.parts} parts: its kind's command or workers execute them")
     if run.status == RunStatus.running and run.worker == worker_id():
         return run
     if run.status != RunStatus.queued:
         raise RunError(f"run {run_id} is {run.status}; only a queued run can be started")
     _take(run, utcnow())
+    if run.parent_id is not None:
+        roll_up(session, run.parent_id)
     return run
 
 
 def claim_next(session: Session, *, kinds: Iterable[str], run_id: int | None = None) -> tuple[Run, str | None] | None:
-    """Claim the oldest run of `kinds` (or run `run_id`) that is queued, or running with a heartbeat older than
-    `stale_after()` (its worker died: it is taken over); returns it with the worker it was taken from, or None.
+    """Claim the oldest run of `kinds` (or run `run_id`, or a part of job `run_id`) that is queued, or running with a
+    heartbeat older than `stale_after()` (its worker died: it is taken over); returns it with the worker it was taken
+    from, or None. A job is never claimed itself, only its parts (`parts`).
 
     PostgreSQL skips rows another worker has locked (`FOR UPDATE SKIP LOCKED`); SQLite's write lock, which the
     caller's `write_session` holds, lets one claim at a time.
@@ -164,12 +185,13 @@ def claim_next(session: Session, *, kinds: Iterable[str], run_id: int | None = N
     silent = func.coalesce(Run.heartbeat_at, Run.started_at, Run.created_at) < now - stale_after()
     query = (
         select(Run)
-        .where(Run.kind.in_(list(kinds)), Run.cancel_requested.is_(False) | (Run.status == RunStatus.queued),
+        .where(Run.parts == 0, Run.kind.in_(list(kinds)),
+               Run.cancel_requested.is_(False) | (Run.status == RunStatus.queued),
                or_(Run.status == RunStatus.queued, and_(Run.status == RunStatus.running, silent)))
         .order_by(Run.id).limit(1)  # type: ignore[arg-type]
     )
     if run_id is not None:
-        query = query.where(Run.id == run_id)
+        query = query.where(or_(Run.id == run_id, Run.parent_id == run_id))
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
     _end_abandoned_cancels(session, silent)
@@ -178,21 +200,29 @@ def claim_next(session: Session, *, kinds: Iterable[str], run_id: int | None = N
         return None
     previous = run.worker if run.status == RunStatus.running else None
     _take(run, now)
+    if run.parent_id is not None:
+        roll_up(session, run.parent_id)
     return run, previous
 
 
 def _end_abandoned_cancels(session: Session, silent: Any) -> None:
-    """A run asked to stop whose worker died before it could is not taken over: it ends cancelled."""
+    """A run asked to stop whose worker died before it could is not taken over: it ends cancelled (a part: its job is
+    rolled up)."""
+    abandoned = (Run.status == RunStatus.running, Run.cancel_requested.is_(True), silent, Run.parts == 0)
+    jobs = list(session.scalars(select(Run.parent_id).where(*abandoned, Run.parent_id.is_not(None))))
     session.execute(
-        update(Run).where(Run.status == RunStatus.running, Run.cancel_requested.is_(True), silent)
+        update(Run).where(*abandoned)
         .values(status=RunStatus.cancelled, finished_at=utcnow(), message="cancelled on request (its worker had gone)")
     )
+    roll_up_parents(session, jobs)
 
 
 def request_cancel(session: Session, *, run_id: int) -> bool:
     """Ask a queued or running run to stop; its worker, on whatever machine, reads the request with its next
     heartbeat, finishes its open transaction and marks the run cancelled. A queued run that no process was
-    started for ends cancelled at once (no worker may ever come for it)."""
+    started for ends cancelled at once (no worker may ever come for it). A job's cancel reaches every part."""
+    if _is_job(session, run_id):
+        return cancel_job(session, job_id=run_id)
     waiting = session.execute(
         update(Run).where(Run.id == run_id, Run.status == RunStatus.queued, Run.pid.is_(None))
         .values(status=RunStatus.cancelled, cancel_requested=True, finished_at=utcnow(),
@@ -209,8 +239,14 @@ def request_cancel(session: Session, *, run_id: int) -> bool:
 def fail_stale(session: Session, *, run_id: int, by: str | None = None) -> bool:
     """Mark a stale run (see `stale_reason`) failed; returns False if it is not stale (any more).
 
-    It is also asked to stop, in case its process was only slow and comes back.
+    It is also asked to stop, in case its process was only slow and comes back. A job fails with its parts.
     """
+    if _is_job(session, run_id):
+        job = session.get(Run, run_id)
+        reason = stale_reason(job) if job is not None else None
+        if reason is not None:
+            fail_job(session, job_id=run_id, message=f"{reason}; marked failed" + (f" by {by}" if by else ""))
+        return reason is not None
     run = session.get(Run, run_id, with_for_update=True)
     reason = stale_reason(run) if run is not None else None
     if run is None or reason is None:
@@ -218,3 +254,8 @@ def fail_stale(session: Session, *, run_id: int, by: str | None = None) -> bool:
     run.status, run.finished_at, run.cancel_requested = RunStatus.failed, utcnow(), True
     run.message = f"{reason}; marked failed" + (f" by {by}" if by else "")
     return True
+
+
+def _is_job(session: Session, run_id: int) -> bool:
+    """Whether `run_id` is a job of parts (read without a lock: a job's parts are locked before it)."""
+    return bool(session.execute(select(Run.parts).where(Run.id == run_id)).scalar())
