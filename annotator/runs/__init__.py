@@ -23,7 +23,6 @@ summary), `execution` (a run's body: client, concurrent tasks, outcome; a stoppe
 from annotator.runs.background import log_path, log_tail, start, start_background
 from annotator.runs.execution import (
     ItemHandler,
-    hand_back,
     interrupted,
     outcome,
     request_run,
@@ -57,6 +56,7 @@ from annotator.runs.lifecycle import (
     claim_run,
     create_run,
     fail_stale,
+    hand_back,
     request_cancel,
     worker_id,
 )

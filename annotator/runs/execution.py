@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -16,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import Engine
 
 from annotator.db import write_session
-from annotator.runs.lifecycle import worker_id
+from annotator.runs.lifecycle import handing_back, worker_id
 from annotator.runs.progress import RunProgress
 from annotator.vocabulary import RunStatus
 
@@ -29,21 +28,6 @@ class _Client(Protocol):
 
 
 Client = TypeVar("Client", bound=_Client)
-
-
-# Set when this process is asked to stop (a worker's SIGTERM): its run takes no more items, finishes the requests in
-# flight and is handed back, queued, for another worker to take at once (`hand_back`).
-_HANDING_BACK = threading.Event()
-
-
-def hand_back() -> None:
-    """Stop this process's run after the requests in flight and give it back to the queue, unfinished: no holder,
-    no heartbeat, so another worker takes it at once instead of after the heartbeat timeout."""
-    _HANDING_BACK.set()
-
-
-def handing_back() -> bool:
-    return _HANDING_BACK.is_set()
 
 
 @contextmanager
@@ -59,11 +43,6 @@ def short_switch_interval(seconds: float = 0.0005) -> Iterator[None]:
         yield
     finally:
         sys.setswitchinterval(previous)
-
-
-def _stop_taking(queue: deque[Any]) -> None:
-    if handing_back():
-        queue.clear()
 
 
 async def work_through(
@@ -84,7 +63,7 @@ async def work_through(
     queue = deque(items)
 
     async def worker() -> None:
-        while queue:
+        while queue and not handing_back():
             await handle(queue.popleft())
 
     tasks = [asyncio.create_task(worker()) for _ in range(workers)]
@@ -92,7 +71,6 @@ async def work_through(
     async def watch() -> None:
         while True:
             await asyncio.sleep(poll_seconds)
-            _stop_taking(queue)
             if await heartbeat():
                 for task in tasks:
                     task.cancel()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 import uuid
 from collections.abc import Iterable
 from datetime import datetime
@@ -141,6 +142,22 @@ def _at_work(run: Run) -> bool:
 def _settings_key(steps: str, prompt_version: str, models: Any, options: Any) -> str:
     """What makes two runs the same work: everything they were asked, as canonical JSON."""
     return json.dumps([steps, prompt_version, models, options], sort_keys=True, default=str)
+
+
+# Set when this process is asked to stop (a worker's SIGTERM): its run takes no more items, finishes the requests in
+# flight and is handed back, queued, for another worker to take at once (`hand_back`).
+_HANDING_BACK = threading.Event()
+
+
+def hand_back() -> None:
+    """Stop this process's run after the requests in flight and give it back to the queue, unfinished: no holder,
+    no heartbeat, so another worker takes it at once instead of after the heartbeat timeout (`execution.run_to_end`,
+    `RunProgress.finish`)."""
+    _HANDING_BACK.set()
+
+
+def handing_back() -> bool:
+    return _HANDING_BACK.is_set()
 
 
 @cache

@@ -9,7 +9,7 @@ from sqlalchemy import select, update
 from sqlmodel import Session
 
 from annotator.models import Run, utcnow
-from annotator.runs.lifecycle import worker_id
+from annotator.runs.lifecycle import handing_back, worker_id
 from annotator.runs.parts import MAX_STORED_ERRORS, roll_up
 from annotator.vocabulary import RunStatus
 
@@ -81,6 +81,8 @@ class RunProgress:
             "prompt_tokens": calls["prompt_tokens"], "completion_tokens": calls["completion_tokens"],
             "heartbeat_at": utcnow(), **self.kind_values(),
         }
+        if handing_back():
+            values["message"] = f"handing back: {worker_id()} was stopped; finishing the requests in flight"
         if self.errors_dirty:
             values["errors"] = list(self.errors)
             self.errors_dirty = False
