@@ -246,6 +246,7 @@ def request_cancel(session: Session, *, run_id: int) -> bool:
                 message="cancelled on request before it started")
     )
     if waiting.rowcount:
+        roll_up_parents(session, [_job_of(session, run_id)])  # a part cancelled on its own
         return True
     result = session.execute(
         update(Run).where(Run.id == run_id, Run.status.in_(ACTIVE_RUN_STATUSES)).values(cancel_requested=True)
@@ -270,7 +271,13 @@ def fail_stale(session: Session, *, run_id: int, by: str | None = None) -> bool:
         return False
     run.status, run.finished_at, run.cancel_requested = RunStatus.failed, utcnow(), True
     run.message = f"{reason}; marked failed" + (f" by {by}" if by else "")
+    roll_up_parents(session, [run.parent_id])
     return True
+
+
+def _job_of(session: Session, run_id: int) -> int | None:
+    """The job run `run_id` is a part of, or None."""
+    return session.execute(select(Run.parent_id).where(Run.id == run_id)).scalar()
 
 
 def _is_job(session: Session, run_id: int) -> bool:

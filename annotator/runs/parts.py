@@ -139,7 +139,8 @@ def cancel_job(session: Session, *, job_id: int) -> bool:
                     .values(cancel_requested=True).execution_options(synchronize_session=False))
     asked = session.execute(update(Run).where(Run.id == job_id, Run.status.in_(ACTIVE_RUN_STATUSES))
                             .values(cancel_requested=True).execution_options(synchronize_session=False))
-    roll_up(session, job_id)
+    if asked.rowcount:  # an ended job's parts have all ended: nothing to sum again
+        roll_up(session, job_id)
     return bool(asked.rowcount)
 
 

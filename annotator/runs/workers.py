@@ -34,7 +34,7 @@ from annotator.db import read_session, write_session
 from annotator.models import Run, Worker, utcnow
 from annotator.runs.health import stale_after
 from annotator.runs.lifecycle import RunError, claim_next, worker_id
-from annotator.runs.parts import part_number
+from annotator.runs.parts import part_number, roll_up_parents
 from annotator.vocabulary import RunStatus
 
 Say = Callable[[str], None]
@@ -117,9 +117,11 @@ def claim(engine: Engine, *, kinds: Sequence[str], run_id: int | None = None) ->
 def _fail_if_held(engine: Engine, run_id: int, message: str) -> None:
     """A run whose execution broke before it could write its outcome is failed, not left to be taken over again."""
     with write_session(engine) as session:
-        session.execute(update(Run).where(Run.id == run_id, Run.worker == worker_id(),
-                                          Run.status == RunStatus.running)
-                        .values(status=RunStatus.failed, message=message[:2000], finished_at=utcnow()))
+        failed = session.execute(update(Run).where(Run.id == run_id, Run.worker == worker_id(),
+                                                   Run.status == RunStatus.running)
+                                 .values(status=RunStatus.failed, message=message[:2000], finished_at=utcnow()))
+        if failed.rowcount:  # a part's job is the sum of its parts
+            roll_up_parents(session, [session.execute(select(Run.parent_id).where(Run.id == run_id)).scalar()])
 
 
 def execute(engine: Engine, claimed: Claimed, *, say: Say, progress: Callable[[str], object]) -> RunStatus | None:

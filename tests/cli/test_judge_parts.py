@@ -157,6 +157,8 @@ def test_two_workers_take_different_parts_of_one_job_at_once(
     assert listed["parts"]["by_status"] == {"succeeded": 4} and set(listed["parts"]["workers"]) == held_by
     assert [(row["part"], row["worker"]) for row in listed["part_runs"]] == [(i + 1, p.worker) for i, p in
                                                                             enumerate(parts)]
+    for log in logs:  # the heartbeat thread beat the parts and their job without a failure
+        assert "heartbeat failed" not in log.read_text() and "Traceback" not in log.read_text()
 
 
 @pytest.mark.postgres

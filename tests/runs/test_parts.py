@@ -19,7 +19,7 @@ from annotator.models import Run, Transcript, utcnow
 from annotator.runs.kinds import spec
 from annotator.runs.parts import job_status, roll_up
 from annotator.runs.spec import command
-from annotator.runs.workers import claim
+from annotator.runs.workers import _fail_if_held, claim
 from annotator.transcripts.judge_options import JudgeOptions
 from annotator.transcripts.llm_judge import split
 from annotator.vocabulary import RunKind, RunStatus
@@ -140,3 +140,18 @@ def test_the_apps_one_run_worker_executes_every_part_of_a_job(sqlite_url: str, s
     assert (job.status, job.problems_done, job.problems_total, (job.counters or {}).get("judged")) == (
         "succeeded", 8, 8, 8)
     assert {p.status for p in parts} == {"succeeded"} and server.received.total() == 8
+
+
+def test_a_part_cancelled_or_broken_on_its_own_is_summed_into_its_job(engine: Engine) -> None:
+    add_judged_transcripts(engine, SPECS)
+    job_id = _queue(engine, _options(parts=2))
+    parts = _job(engine, job_id)[1]
+    with write_session(engine) as session:
+        assert runs.request_cancel(session, run_id=parts[0].id or 0)
+    assert (_job(engine, job_id)[0].status, _job(engine, job_id)[1][0].status) == ("queued", "cancelled")
+    claimed = claim(engine, kinds=["judge"])
+    assert claimed is not None and claimed.run_id == parts[1].id
+    _fail_if_held(engine, claimed.run_id, "RuntimeError: broke")  # what a worker does when a run's code breaks
+    job = _job(engine, job_id)[0]
+    assert (job.status, job.message) == ("failed", f"part 2 of 2 (run {parts[1].id}): RuntimeError: broke")
+    assert job.finished_at is not None
