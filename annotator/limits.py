@@ -93,6 +93,10 @@ POLL = Range("--poll", 0.05, 3600, whole=False)  # seconds an idle worker waits 
 RUNS_SHOWN = Range("--limit", 1, 100_000)
 # Seconds without a heartbeat after which a running run's worker counts as dead (`ANNOTATOR_HEARTBEAT_TIMEOUT`).
 HEARTBEAT_TIMEOUT = Range("ANNOTATOR_HEARTBEAT_TIMEOUT", 0.5, 86_400, whole=False)
+# A judge run over many transcripts is a job of parts that several workers take (`runs.parts`): `--parts`, else one
+# part per JUDGE_PART_TRANSCRIPTS transcripts in its scope (at most PARTS.high).
+PARTS = Range("--parts", 1, 200)
+JUDGE_PART_TRANSCRIPTS = 5_000
 PER_PROBLEM = Range("--per-problem", 1, 100)
 PER_ANNOTATOR = Range("--per-annotator", 1, 1_000_000)
 OVERLAP = Range("--overlap", 1, 20)

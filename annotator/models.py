@@ -298,6 +298,10 @@ class Run(SQLModel, table=True):
     finished_at: datetime | None = None
     created_by: str | None = Field(default=None, max_length=200)
     created_at: datetime = Field(default_factory=utcnow)
+    # A job split into parts (`runs.parts`): its number of parts, each a run of its own that workers claim; its
+    # row is the sum of theirs. 0 for a run of one piece and for a part.
+    parts: int = 0
+    parent_id: int | None = Field(default=None, foreign_key="run.id", index=True)  # a part's job
 
 
 class Worker(SQLModel, table=True):

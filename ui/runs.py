@@ -159,6 +159,8 @@ def _show_active(engine: Engine, run: Run, units: str, user: auth.User) -> None:
     if run.status == RunStatus.queued:
         label = (f"Run {run.id}: starting (its process is loading)" if run.pid is not None
                  else f"Run {run.id}: queued, waiting for a worker")
+        if run.problems_done:  # a job some of whose parts are done, the rest waiting (or one handed back)
+            label += f" ({run.problems_done} of {run.problems_total} {units} done)"
     else:  # the process writes its total as soon as it has claimed the run and counted its work
         label = (f"Run {run.id}: {run.status}, {run.problems_done} of {run.problems_total} {units} done, "
                 f"{run.requests} requests sent, {run.cache_hits} answered from cache, {run.failures} failed")

@@ -47,7 +47,6 @@ def create_and_execute(
             return
         # The run's heartbeat from its own thread, as a worker's: a slow step never makes it look dead.
         heart = Heartbeat(engine, kinds=None, every=heartbeat_every(), say=lambda line: typer.echo(line, err=True))
-        heart.run_id = run_id
         heart.start()
         try:
             with progress_bar(kind_spec.unit, show=progress) as on_progress:

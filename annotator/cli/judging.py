@@ -49,6 +49,12 @@ def judge(
     timeout: llm.Timeout = 600.0,
     max_retries: llm.MaxRetries = 5,
     backoff: llm.Backoff = 1.0,
+    parts: Annotated[
+        int | None,
+        typer.Option(help="--rule llm: split the run into N parts that workers take at once (default: one part per "
+                          "5,000 transcripts).", **bounded(limits.PARTS)),
+    ] = None,
+    queue: llm.Queue = False,
     run_id: llm.RunId = None,
     progress: llm.Progress = True,
 ) -> None:
@@ -57,7 +63,9 @@ def judge(
     The rule sets re-judge in this process. `--rule llm` creates a judge run (or executes queued `--run-id`): the
     model grades each transcript S / R / F with a one-line reason, kept per judge model and prompt version;
     transcripts this judge has graded are skipped and answered requests cached, so a stopped run started again
-    re-sends nothing it has. Exits non-zero if a request failed or a reply was not a verdict.
+    re-sends nothing it has. A big run is split into parts that several workers (`python -m annotator worker`) take
+    at once; without --queue, this process executes them one after another. Exits non-zero if a request failed or
+    a reply was not a verdict.
     """
     if rule == LLM_RULE or run_id is not None:
         if workers is not None:
@@ -71,15 +79,17 @@ def judge(
                                base_url=base_url, api_key_env=api_key_env, temperature=temperature,
                                max_tokens=max_tokens, timeout=timeout),
                 prompt_version=prompt_version, only_reviewed=only_reviewed, limit=limit, concurrency=concurrency,
-                max_retries=max_retries, backoff_base=backoff,
+                max_retries=max_retries, backoff_base=backoff, parts=parts,
             )
 
-        create_and_execute(RunKind.judge, run_id=run_id, options=options, progress=progress)
+        create_and_execute(RunKind.judge, run_id=run_id, options=options, progress=progress, queue=queue)
         return
     if rule not in RULE_NAMES:
         fail(f"unknown judge rule {rule!r}; choose one of {', '.join((*RULE_NAMES, LLM_RULE))}", 2)
     if model or base_url or only_reviewed or limit is not None:
         fail("--model, --base-url, --only-reviewed and --limit go with --rule llm", 2)
+    if parts is not None or queue:
+        fail("--parts and --queue go with --rule llm", 2)
     _rejudge(rule, workers)
 
 

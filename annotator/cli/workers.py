@@ -44,29 +44,43 @@ def worker(
 
     Start as many as you like, on any machine that reaches the database: each run is taken by one worker. A run
     whose worker stops beating for ANNOTATOR_HEARTBEAT_TIMEOUT seconds (default 60) is taken over by another and
-    resumes from the call cache, re-sending no answered request. With --run-id, only that run (implies --once).
+    resumes from the call cache, re-sending no answered request. With --run-id, only that run (implies --once; a
+    job split into parts: each of its parts no live worker holds). On SIGTERM a worker finishes the requests in
+    flight, hands its run back to the queue for another worker to take at once, and exits.
     """
+    import signal
+    import threading
+
     from annotator.cli._progress import log_lines
     from annotator.db import get_engine
-    from annotator.runs import RunError, stale_after
+    from annotator.runs import RunError, hand_back, stale_after
     from annotator.runs.workers import serve
 
     chosen = _kinds(kinds)
     stale_after(strict=True)  # a bad ANNOTATOR_HEARTBEAT_TIMEOUT is told now, in one line
+    stop = threading.Event()
+
+    def stop_and_hand_back(*_: object) -> None:
+        stop.set()
+        hand_back()
+
+    signal.signal(signal.SIGTERM, stop_and_hand_back)
     try:
         ended = serve(get_engine(), kinds=chosen, once=once or run_id is not None, run_id=run_id, poll_seconds=poll,
-                      say=lambda line: typer.echo(line), progress=log_lines)
+                      say=lambda line: typer.echo(line), progress=log_lines, stop=stop)
     except RunError as exc:
         fail(str(exc), 2)
-    if (once or run_id is not None) and ended != ["succeeded"]:
+    if (once or run_id is not None) and (not ended or any(status != "succeeded" for status in ended)):
         raise typer.Exit(1)
 
 
-def _row(run: Any) -> dict[str, Any]:
+def _row(run: Any, parts: list[Any] | None = None) -> dict[str, Any]:
+    """A run's row; a job's with its parts (how many of them are in each status, the workers that hold or held
+    them, and a row each)."""
     from annotator.runs import heartbeat_age, stale_reason
 
     age = heartbeat_age(run) if run.status in ("queued", "running") else None
-    return {
+    row = {
         "run": run.id, "kind": run.kind, "status": run.status, "stale": stale_reason(run),
         "done": run.problems_done, "total": run.problems_total, "worker": run.worker,
         "heartbeat_age_seconds": None if age is None else round(age.total_seconds(), 1),
@@ -74,19 +88,41 @@ def _row(run: Any) -> dict[str, Any]:
         "created_at": run.created_at.isoformat(), "finished_at": run.finished_at and run.finished_at.isoformat(),
         "message": run.message,
     }
+    if parts:
+        statuses = [part.status for part in parts]
+        row["parts"] = {"count": len(parts),
+                        "by_status": {status: statuses.count(status) for status in dict.fromkeys(statuses)},
+                        "workers": list(dict.fromkeys(part.worker for part in parts if part.worker))}
+        row["part_runs"] = [{**_row(part), "part": number} for number, part in enumerate(parts, 1)]
+    return row
+
+
+def _lines(row: dict[str, Any], *, kind: str, run: str) -> tuple[str, ...]:
+    return (
+        run, kind, row["status"] + (" (stale)" if row["stale"] else "")
+        + (" (cancelling)" if row["cancel_requested"] and row["status"] == "running" else ""),
+        f"{row['done']}/{row['total']}", row["worker"] or "-",
+        "-" if row["heartbeat_age_seconds"] is None else f"{row['heartbeat_age_seconds']:g} s ago",
+        row["created_by"] or "-",
+    )
+
+
+def _parts_text(parts: dict[str, Any] | None) -> str:
+    if not parts:
+        return ""
+    counts = ", ".join(f"{n} {status}" for status, n in parts["by_status"].items())
+    return f" ({parts['count']} parts: {counts})"
 
 
 def _text(rows: list[dict[str, Any]], workers: list[dict[str, Any]]) -> str:
     if not rows:
         lines = ["no runs"]
     else:
-        table = [("run", "kind", "status", "done", "worker", "heartbeat", "by")] + [(
-            str(row["run"]), row["kind"], row["status"] + (" (stale)" if row["stale"] else "")
-            + (" (cancelling)" if row["cancel_requested"] and row["status"] == "running" else ""),
-            f"{row['done']}/{row['total']}", row["worker"] or "-",
-            "-" if row["heartbeat_age_seconds"] is None else f"{row['heartbeat_age_seconds']:g} s ago",
-            row["created_by"] or "-",
-        ) for row in rows]
+        table = [("run", "kind", "status", "done", "worker", "heartbeat", "by")]
+        for row in rows:
+            table.append(_lines(row, run=str(row["run"]), kind=row["kind"] + _parts_text(row.get("parts"))))
+            table += [_lines(part, run=f"  {part['run']}", kind=f"  part {part['part']} of {len(row['part_runs'])}")
+                      for part in row.get("part_runs", [])]
         widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
         lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
                  for line in table]
@@ -100,12 +136,16 @@ def list_runs(
     limit: Annotated[int, typer.Option(help="The newest this many runs.", **bounded(limits.RUNS_SHOWN))] = 20,
 ) -> None:
     """List the newest runs with their status, the worker holding each and how long ago it beat, and the live
-    workers (a run is stale once its heartbeat is older than ANNOTATOR_HEARTBEAT_TIMEOUT seconds)."""
+    workers (a run is stale once its heartbeat is older than ANNOTATOR_HEARTBEAT_TIMEOUT seconds). A job split into
+    parts is listed with its parts under it."""
     from annotator.db import get_engine, read_session
     from annotator.runs import recent_runs
     from annotator.runs.health import live_workers
+    from annotator.runs.parts import job_parts
 
     with read_session(get_engine()) as session:
-        rows = [_row(run) for run in recent_runs(session, limit=limit)]
+        recent = recent_runs(session, limit=limit)
+        parts = job_parts(session, [run.id for run in recent if run.parts])
+        rows = [_row(run, parts.get(run.id)) for run in recent]
         workers = [{"worker": w.id, "kinds": w.kinds} for w in live_workers(session)]
     typer.echo(json.dumps({"runs": rows, "workers": workers}, indent=2) if as_json else _text(rows, workers))

@@ -15,8 +15,9 @@ Adding a kind: a `RunKind` value and its line in `kinds.KINDS`, the one list; it
 
 Modules: `kinds` (what each kind is, the list), `lifecycle` (create: at most one active run per settings; claim,
 cancel, fail), `health` (stale or alive, listing, describe), `workers` (claiming and executing runs, the
-heartbeat thread), `background` (the process), `progress` (counters, heartbeat, summary), `execution` (a run's
-body: client, concurrent tasks, outcome).
+heartbeat thread, a job's parts in one process: `splittable`), `parts` (a big job split into parts that several
+workers take; the job's row the sum of theirs), `background` (the process), `progress` (counters, heartbeat,
+summary), `execution` (a run's body: client, concurrent tasks, outcome; a stopped worker's hand-back).
 """
 
 from annotator.runs.background import log_path, log_tail, start, start_background
@@ -55,6 +56,7 @@ from annotator.runs.lifecycle import (
     claim_run,
     create_run,
     fail_stale,
+    hand_back,
     request_cancel,
     worker_id,
 )
@@ -63,8 +65,8 @@ from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress, Summary
 __all__ = [
     "FAILED", "FROM_CACHE", "MAX_STORED_ERRORS", "REQUESTS_SENT", "RETRIES", "STALE_AFTER", "START_TIMEOUT", "TOKENS",
     "UNREADABLE", "DuplicateRunError", "ItemHandler", "RunError", "RunProgress", "Summary",
-    "claim_next", "claim_run", "create_run", "describe", "fail_stale", "heartbeat_age", "interrupted", "is_active",
-    "is_stale", "log_path", "log_tail", "outcome", "process_alive", "recent_runs", "request_cancel", "request_run",
-    "run_requests", "run_to_end", "short_switch_interval", "stale_after", "stale_reason", "start",
+    "claim_next", "claim_run", "create_run", "describe", "fail_stale", "hand_back", "heartbeat_age", "interrupted",
+    "is_active", "is_stale", "log_path", "log_tail", "outcome", "process_alive", "recent_runs", "request_cancel",
+    "request_run", "run_requests", "run_to_end", "short_switch_interval", "stale_after", "stale_reason", "start",
     "start_background", "work_through", "worker_id",
 ]

@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import Engine
 
 from annotator.db import write_session
+from annotator.runs.lifecycle import handing_back, worker_id
 from annotator.runs.progress import RunProgress
 from annotator.vocabulary import RunStatus
 
@@ -56,12 +57,13 @@ async def work_through(
     """`handle` every item, `workers` at a time, in order; returns each worker's outcome.
 
     `heartbeat()` runs every `poll_seconds` (it saves the counters); once it returns True, or from the
-    start if `cancelled`, the workers are cancelled.
+    start if `cancelled`, the workers are cancelled. Once the run is being handed back (`hand_back`), they take no
+    more items and end when their current one has.
     """
     queue = deque(items)
 
     async def worker() -> None:
-        while queue:
+        while queue and not handing_back():
             await handle(queue.popleft())
 
     tasks = [asyncio.create_task(worker()) for _ in range(workers)]
@@ -133,7 +135,7 @@ async def run_to_end(
         raise
     status, message = RunStatus.running, None
     try:
-        status, message = await work(client)
+        status, message = _handed_back(progress, *await work(client))
     except BaseException as exc:
         status, message = interrupted(exc)
         raise
@@ -142,6 +144,13 @@ async def run_to_end(
         db.close()
         _write_outcome(engine, progress, status, message)
     return status
+
+
+def _handed_back(progress: RunProgress, status: RunStatus, message: str | None) -> tuple[RunStatus, str | None]:
+    """A run that stopped short because it is being handed back (`hand_back`) goes back to the queue."""
+    if handing_back() and status in (RunStatus.succeeded, RunStatus.partial) and progress.done < progress.total:
+        return RunStatus.queued, f"handed back by {worker_id()} ({progress.done} of {progress.total} done)"
+    return status, message
 
 
 async def run_requests(

@@ -116,8 +116,8 @@ def is_active(run: Run) -> bool:
 
 
 def recent_runs(session: Session, *, kind: RunKind | None = None, limit: int = 20) -> list[Run]:
-    """The newest runs first, of one kind or of all."""
-    query = select(Run).order_by(Run.id.desc()).limit(limit)  # type: ignore[union-attr]
+    """The newest runs first, of one kind or of all; a job of parts is one run (its parts are in it)."""
+    query = select(Run).where(Run.parent_id.is_(None)).order_by(Run.id.desc()).limit(limit)  # type: ignore[union-attr]
     if kind is not None:
         query = query.where(Run.kind == kind)
     return list(session.execute(query).scalars())

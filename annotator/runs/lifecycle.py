@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 import uuid
 from collections.abc import Iterable
 from datetime import datetime
@@ -29,6 +30,7 @@ from sqlmodel import Session
 
 from annotator.models import Run, utcnow
 from annotator.runs.health import is_stale, stale_after, stale_reason
+from annotator.runs.parts import cancel_job, fail_job, roll_up, roll_up_parents
 from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 
 
@@ -62,7 +64,8 @@ def create_run(
     _lock_run_creation(session)
     settings = _settings_key(steps, prompt_version, models, options)
     stale: list[Run] = []
-    for active in session.scalars(select(Run).where(Run.kind == kind, Run.status.in_(ACTIVE_RUN_STATUSES))):
+    query = select(Run).where(Run.kind == kind, Run.status.in_(ACTIVE_RUN_STATUSES), Run.parent_id.is_(None))
+    for active in session.scalars(query):
         if _settings_key(active.steps, active.prompt_version, active.models, active.options) != settings:
             continue
         if _at_work(active):
@@ -92,6 +95,9 @@ def _supersede(session: Session, old: Run, *, by: Run) -> None:
     """Fail stale run `old` in favour of `by`, unless a worker has taken it over since it was read (its holder or
     heartbeat moved): then it is at work, and `by` is refused as its duplicate."""
     message = f"{stale_reason(old)}; superseded by run {by.id}"
+    if old.parts:
+        _supersede_job(session, old, message=message)
+        return
     unchanged = session.execute(
         update(Run).where(Run.id == old.id, Run.status == old.status, Run.worker.is_not_distinct_from(old.worker),
                           Run.heartbeat_at.is_not_distinct_from(old.heartbeat_at))
@@ -101,6 +107,17 @@ def _supersede(session: Session, old: Run, *, by: Run) -> None:
     if not unchanged.rowcount:
         session.expire(old)
         raise _duplicate(session.get(Run, old.id) or old)
+
+
+def _supersede_job(session: Session, old: Run, *, message: str) -> None:
+    """`_supersede` for a job: its parts are locked first (a part before its job, as everywhere), then the job is
+    read again; a job one of whose parts a worker has taken since is at work."""
+    session.execute(select(Run.id).where(Run.parent_id == old.id).with_for_update())
+    fresh = session.execute(select(Run.status, Run.worker, Run.heartbeat_at).where(Run.id == old.id)).one()
+    if tuple(fresh) != (old.status, old.worker, old.heartbeat_at):
+        session.expire(old)
+        raise _duplicate(session.get(Run, old.id) or old)
+    fail_job(session, job_id=old.id or 0, message=message)
 
 
 # Any constant: the advisory lock's name among this database's advisory locks.
@@ -127,6 +144,22 @@ def _settings_key(steps: str, prompt_version: str, models: Any, options: Any) ->
     return json.dumps([steps, prompt_version, models, options], sort_keys=True, default=str)
 
 
+# Set when this process is asked to stop (a worker's SIGTERM): its run takes no more items, finishes the requests in
+# flight and is handed back, queued, for another worker to take at once (`hand_back`).
+_HANDING_BACK = threading.Event()
+
+
+def hand_back() -> None:
+    """Stop this process's run after the requests in flight and give it back to the queue, unfinished: no holder,
+    no heartbeat, so another worker takes it at once instead of after the heartbeat timeout (`execution.run_to_end`,
+    `RunProgress.finish`)."""
+    _HANDING_BACK.set()
+
+
+def handing_back() -> bool:
+    return _HANDING_BACK.is_set()
+
+
 @cache
 def worker_id() -> str:
     """This process's name on the runs it holds: "host:pid:random" (a pid alone repeats across machines and
@@ -145,17 +178,22 @@ def claim_run(session: Session, *, run_id: int, kind: RunKind) -> Run:
     run = session.get(Run, run_id, with_for_update=True)
     if run is None or run.kind != kind:
         raise RunError(f"no {kind} run {run_id}")
+    if run.parts:
+        raise RunError(f"run {run_id} is a job of {run.parts} parts: its kind's command or workers execute them")
     if run.status == RunStatus.running and run.worker == worker_id():
         return run
     if run.status != RunStatus.queued:
         raise RunError(f"run {run_id} is {run.status}; only a queued run can be started")
     _take(run, utcnow())
+    if run.parent_id is not None:
+        roll_up(session, run.parent_id)
     return run
 
 
 def claim_next(session: Session, *, kinds: Iterable[str], run_id: int | None = None) -> tuple[Run, str | None] | None:
-    """Claim the oldest run of `kinds` (or run `run_id`) that is queued, or running with a heartbeat older than
-    `stale_after()` (its worker died: it is taken over); returns it with the worker it was taken from, or None.
+    """Claim the oldest run of `kinds` (or run `run_id`, or a part of job `run_id`) that is queued, or running with a
+    heartbeat older than `stale_after()` (its worker died: it is taken over); returns it with the worker it was taken
+    from, or None. A job is never claimed itself, only its parts (`parts`).
 
     PostgreSQL skips rows another worker has locked (`FOR UPDATE SKIP LOCKED`); SQLite's write lock, which the
     caller's `write_session` holds, lets one claim at a time.
@@ -164,12 +202,13 @@ def claim_next(session: Session, *, kinds: Iterable[str], run_id: int | None = N
     silent = func.coalesce(Run.heartbeat_at, Run.started_at, Run.created_at) < now - stale_after()
     query = (
         select(Run)
-        .where(Run.kind.in_(list(kinds)), Run.cancel_requested.is_(False) | (Run.status == RunStatus.queued),
+        .where(Run.parts == 0, Run.kind.in_(list(kinds)),
+               Run.cancel_requested.is_(False) | (Run.status == RunStatus.queued),
                or_(Run.status == RunStatus.queued, and_(Run.status == RunStatus.running, silent)))
         .order_by(Run.id).limit(1)  # type: ignore[arg-type]
     )
     if run_id is not None:
-        query = query.where(Run.id == run_id)
+        query = query.where(or_(Run.id == run_id, Run.parent_id == run_id))
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
     _end_abandoned_cancels(session, silent)
@@ -178,27 +217,36 @@ def claim_next(session: Session, *, kinds: Iterable[str], run_id: int | None = N
         return None
     previous = run.worker if run.status == RunStatus.running else None
     _take(run, now)
+    if run.parent_id is not None:
+        roll_up(session, run.parent_id)
     return run, previous
 
 
 def _end_abandoned_cancels(session: Session, silent: Any) -> None:
-    """A run asked to stop whose worker died before it could is not taken over: it ends cancelled."""
+    """A run asked to stop whose worker died before it could is not taken over: it ends cancelled (a part: its job is
+    rolled up)."""
+    abandoned = (Run.status == RunStatus.running, Run.cancel_requested.is_(True), silent, Run.parts == 0)
+    jobs = list(session.scalars(select(Run.parent_id).where(*abandoned, Run.parent_id.is_not(None))))
     session.execute(
-        update(Run).where(Run.status == RunStatus.running, Run.cancel_requested.is_(True), silent)
+        update(Run).where(*abandoned)
         .values(status=RunStatus.cancelled, finished_at=utcnow(), message="cancelled on request (its worker had gone)")
     )
+    roll_up_parents(session, jobs)
 
 
 def request_cancel(session: Session, *, run_id: int) -> bool:
     """Ask a queued or running run to stop; its worker, on whatever machine, reads the request with its next
     heartbeat, finishes its open transaction and marks the run cancelled. A queued run that no process was
-    started for ends cancelled at once (no worker may ever come for it)."""
+    started for ends cancelled at once (no worker may ever come for it). A job's cancel reaches every part."""
+    if _is_job(session, run_id):
+        return cancel_job(session, job_id=run_id)
     waiting = session.execute(
         update(Run).where(Run.id == run_id, Run.status == RunStatus.queued, Run.pid.is_(None))
         .values(status=RunStatus.cancelled, cancel_requested=True, finished_at=utcnow(),
                 message="cancelled on request before it started")
     )
     if waiting.rowcount:
+        roll_up_parents(session, [_job_of(session, run_id)])  # a part cancelled on its own
         return True
     result = session.execute(
         update(Run).where(Run.id == run_id, Run.status.in_(ACTIVE_RUN_STATUSES)).values(cancel_requested=True)
@@ -209,12 +257,29 @@ def request_cancel(session: Session, *, run_id: int) -> bool:
 def fail_stale(session: Session, *, run_id: int, by: str | None = None) -> bool:
     """Mark a stale run (see `stale_reason`) failed; returns False if it is not stale (any more).
 
-    It is also asked to stop, in case its process was only slow and comes back.
+    It is also asked to stop, in case its process was only slow and comes back. A job fails with its parts.
     """
+    if _is_job(session, run_id):
+        job = session.get(Run, run_id)
+        reason = stale_reason(job) if job is not None else None
+        if reason is not None:
+            fail_job(session, job_id=run_id, message=f"{reason}; marked failed" + (f" by {by}" if by else ""))
+        return reason is not None
     run = session.get(Run, run_id, with_for_update=True)
     reason = stale_reason(run) if run is not None else None
     if run is None or reason is None:
         return False
     run.status, run.finished_at, run.cancel_requested = RunStatus.failed, utcnow(), True
     run.message = f"{reason}; marked failed" + (f" by {by}" if by else "")
+    roll_up_parents(session, [run.parent_id])
     return True
+
+
+def _job_of(session: Session, run_id: int) -> int | None:
+    """The job run `run_id` is a part of, or None."""
+    return session.execute(select(Run.parent_id).where(Run.id == run_id)).scalar()
+
+
+def _is_job(session: Session, run_id: int) -> bool:
+    """Whether `run_id` is a job of parts (read without a lock: a job's parts are locked before it)."""
+    return bool(session.execute(select(Run.parts).where(Run.id == run_id)).scalar())

@@ -9,13 +9,12 @@ from sqlalchemy import select, update
 from sqlmodel import Session
 
 from annotator.models import Run, utcnow
-from annotator.runs.lifecycle import worker_id
+from annotator.runs.lifecycle import handing_back, worker_id
+from annotator.runs.parts import MAX_STORED_ERRORS, roll_up
 from annotator.vocabulary import RunStatus
 
 if TYPE_CHECKING:  # the client (and openai) is the run's process's business, not that of who lists runs
     from annotator.llm import CallStats
-
-MAX_STORED_ERRORS = 200
 
 
 @dataclass
@@ -82,6 +81,8 @@ class RunProgress:
             "prompt_tokens": calls["prompt_tokens"], "completion_tokens": calls["completion_tokens"],
             "heartbeat_at": utcnow(), **self.kind_values(),
         }
+        if handing_back():
+            values["message"] = f"handing back: {worker_id()} was stopped; finishing the requests in flight"
         if self.errors_dirty:
             values["errors"] = list(self.errors)
             self.errors_dirty = False
@@ -89,13 +90,21 @@ class RunProgress:
 
     def save(self, session: Session, **extra: Any) -> bool:
         """Write the counters (the run's heartbeat); returns whether the run must stop: someone asked it to, or
-        another worker has taken it over (this process was silent too long), whose run it then leaves alone."""
+        another worker has taken it over (this process was silent too long), whose run it then leaves alone. A part's
+        job is rolled up (`parts.roll_up`)."""
         held = (Run.id == self.run_id) & (Run.worker == worker_id())
-        if not session.execute(update(Run).where(held).values(**self.values(), **extra)).rowcount:
+        if not session.execute(update(Run).where(held).values(**{**self.values(), **extra})).rowcount:
             return True
-        return bool(session.execute(select(Run.cancel_requested).where(Run.id == self.run_id)).scalar_one())
+        cancel, job = session.execute(select(Run.cancel_requested, Run.parent_id).where(Run.id == self.run_id)).one()
+        if job is not None:
+            roll_up(session, job)
+        return bool(cancel)
 
     def finish(self, session: Session, *, status: RunStatus, message: str | None) -> None:
-        """Write the final counters, every kept error and the outcome."""
+        """Write the final counters, every kept error and the outcome. A run handed back (status queued: its worker
+        was stopped, `execution.hand_back`) is let go: no holder, no heartbeat, for another worker to take at once."""
         self.errors_dirty = True
-        self.save(session, status=status, message=message, finished_at=utcnow())
+        if status == RunStatus.queued:
+            self.save(session, status=status, message=message, worker=None, heartbeat_at=None, pid=None)
+        else:
+            self.save(session, status=status, message=message, finished_at=utcnow())

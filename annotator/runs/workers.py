@@ -11,6 +11,10 @@ whatever the run's event loop is doing; the run's counters carry a heartbeat too
 is how a cancel request reaches the run, wherever it runs. A worker that finds its run held by another (it was
 silent too long) stops working on it (`RunProgress.save` returns True) and writes nothing more to it.
 
+A big job is split into parts (`parts`), each a run that any worker claims: several workers take one job's parts at
+once. A process asked to execute the job itself (`worker --run-id JOB`, the kind's command, `splittable`) claims its
+parts one after another. A worker stopped with SIGTERM hands its run back (`execution.hand_back`).
+
 A worker serving runs keeps a `Worker` row (not a `--once` worker, which takes one run and exits): the app queues a
 run without starting a process of its own while a live worker serves its kind (`serving`).
 """
@@ -19,16 +23,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Engine, delete, update
+from sqlalchemy import Engine, delete, select, update
 from sqlalchemy.exc import DBAPIError
 
-from annotator.db import write_session
+from annotator.db import read_session, write_session
 from annotator.models import Run, Worker, utcnow
 from annotator.runs.health import stale_after
 from annotator.runs.lifecycle import RunError, claim_next, worker_id
+from annotator.runs.parts import part_number, roll_up_parents
 from annotator.vocabulary import RunStatus
 
 Say = Callable[[str], None]
@@ -40,12 +46,11 @@ def heartbeat_every() -> float:
 
 
 class Heartbeat:
-    """Beats for this worker (its `Worker` row when `kinds` is given) and for the run it holds, on a thread of its
-    own, every `every` seconds until `stop()`."""
+    """Beats for this worker (its `Worker` row when `kinds` is given) and for the runs it holds (and a part's job), on
+    a thread of its own, every `every` seconds until `stop()`."""
 
     def __init__(self, engine: Engine, *, kinds: Sequence[str] | None, every: float, say: Say) -> None:
         self.engine, self.kinds, self.every, self.say = engine, kinds, every, say
-        self.run_id: int | None = None
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="annotator-heartbeat", daemon=True)
 
@@ -63,9 +68,13 @@ class Heartbeat:
         with write_session(self.engine) as session:
             if self.kinds is not None:
                 session.execute(update(Worker).where(Worker.id == worker_id()).values(heartbeat_at=now))
-            if self.run_id is not None:
-                session.execute(update(Run).where(Run.id == self.run_id, Run.worker == worker_id(),
-                                                  Run.status == RunStatus.running).values(heartbeat_at=now))
+            held = (Run.worker == worker_id(), Run.status == RunStatus.running)
+            # The parts first, then their jobs: a part is locked before its job, everywhere.
+            session.execute(update(Run).where(*held).values(heartbeat_at=now)
+                            .execution_options(synchronize_session=False))
+            jobs = select(Run.parent_id).where(*held, Run.parent_id.is_not(None)).scalar_subquery().correlate(None)
+            session.execute(update(Run).where(Run.id.in_(jobs), Run.status == RunStatus.running)
+                            .values(heartbeat_at=now).execution_options(synchronize_session=False))
 
     def _loop(self) -> None:
         while not self._stopped.wait(self.every):
@@ -87,6 +96,8 @@ class Claimed:
     run_id: int
     kind: str
     taken_from: str | None  # the dead worker it was taken over from
+    job_id: int | None = None  # a part's job
+    part: str = ""  # "part 2 of 4 of run 10"
 
 
 def claim(engine: Engine, *, kinds: Sequence[str], run_id: int | None = None) -> Claimed | None:
@@ -97,15 +108,20 @@ def claim(engine: Engine, *, kinds: Sequence[str], run_id: int | None = None) ->
             return None
         run, previous = claimed
         assert run.id is not None
-        return Claimed(run.id, run.kind, previous)
+        if run.parent_id is None:
+            return Claimed(run.id, run.kind, previous)
+        number, count = part_number(session, run)
+        return Claimed(run.id, run.kind, previous, run.parent_id, f"part {number} of {count} of run {run.parent_id}")
 
 
 def _fail_if_held(engine: Engine, run_id: int, message: str) -> None:
     """A run whose execution broke before it could write its outcome is failed, not left to be taken over again."""
     with write_session(engine) as session:
-        session.execute(update(Run).where(Run.id == run_id, Run.worker == worker_id(),
-                                          Run.status == RunStatus.running)
-                        .values(status=RunStatus.failed, message=message[:2000], finished_at=utcnow()))
+        failed = session.execute(update(Run).where(Run.id == run_id, Run.worker == worker_id(),
+                                                   Run.status == RunStatus.running)
+                                 .values(status=RunStatus.failed, message=message[:2000], finished_at=utcnow()))
+        if failed.rowcount:  # a part's job is the sum of its parts
+            roll_up_parents(session, [session.execute(select(Run.parent_id).where(Run.id == run_id)).scalar()])
 
 
 def execute(engine: Engine, claimed: Claimed, *, say: Say, progress: Callable[[str], object]) -> RunStatus | None:
@@ -114,7 +130,8 @@ def execute(engine: Engine, claimed: Claimed, *, say: Say, progress: Callable[[s
     from annotator.runs.kinds import spec
 
     taken = f" (taken over from {claimed.taken_from})" if claimed.taken_from else ""
-    say(f"run {claimed.run_id} ({claimed.kind}) claimed by {worker_id()}{taken}")
+    what = f"{claimed.kind}, {claimed.part}" if claimed.part else claimed.kind
+    say(f"run {claimed.run_id} ({what}) claimed by {worker_id()}{taken}")
     try:
         kind = spec(claimed.kind)
         summary = asyncio.run(kind.execute(engine, run_id=claimed.run_id, progress_callback=progress(kind.unit)))
@@ -140,8 +157,9 @@ def serve(
     progress: Callable[[str], object] = lambda unit: None,
     stop: threading.Event | None = None,
 ) -> list[RunStatus | None]:
-    """Claim and execute runs of `kinds` until `stop` is set (or, `once`, one run: `run_id` if given); an idle
-    worker looks for work every `poll_seconds`. Returns how each run it executed ended.
+    """Claim and execute runs of `kinds` until `stop` is set (or, `once`, one run: `run_id` if given, and when
+    `run_id` is a job, each of its parts that no live worker holds); an idle worker looks for work every
+    `poll_seconds`. Returns how each run it executed ended.
 
     `progress(unit)` gives a run's progress callback. Raises RunError when `once` finds no run to take.
     """
@@ -150,28 +168,69 @@ def serve(
     ended: list[RunStatus | None] = []
     try:
         while not stop.is_set():
-            try:
-                claimed = claim(engine, kinds=kinds, run_id=run_id)
-            except DBAPIError as exc:
-                if once:
-                    raise
-                # The database is down or busy for a moment: a worker serving runs waits for it.
-                say(f"cannot look for work: {str(exc.orig).strip().splitlines()[0][:200]}; trying again")
-                stop.wait(poll_seconds)
-                continue
+            claimed = _claim_or_wait(engine, kinds=kinds, run_id=run_id, once=once, say=say)
+            if claimed is None and once and ended:
+                break  # the job's parts are all taken
             if claimed is None:
                 if once:
                     what = f"run {run_id}" if run_id is not None else f"run of {', '.join(kinds)}"
                     raise RunError(f"no {what} to take: none is queued, or held by a worker that is alive")
                 stop.wait(poll_seconds)
                 continue
-            heart.run_id = claimed.run_id
-            try:
-                ended.append(execute(engine, claimed, say=say, progress=progress))
-            finally:
-                heart.run_id = None
-            if once:
+            ended.append(execute(engine, claimed, say=say, progress=progress))
+            if once and (run_id is None or claimed.job_id != run_id):
                 break
     finally:
         heart.stop()
     return ended
+
+
+def _claim_or_wait(engine: Engine, *, kinds: Sequence[str], run_id: int | None, once: bool, say: Say) -> Claimed | None:
+    try:
+        return claim(engine, kinds=kinds, run_id=run_id)
+    except DBAPIError as exc:
+        if once:
+            raise
+        # The database is down or busy for a moment: a worker serving runs waits for it.
+        say(f"cannot look for work: {str(exc.orig).strip().splitlines()[0][:200]}; trying again")
+        return None
+
+
+Execute = Callable[..., Awaitable[Any]]
+
+
+def splittable(execute_one: Execute, *, summary_of: Callable[[Run], Any]) -> Execute:
+    """A kind's `execute` whose runs may be jobs of parts: `execute_one(engine, *, run_id, progress_callback, ...)`
+    executes a run (a part among them); a job is executed by claiming its parts in this process one after another
+    (those no live worker holds) and executing each, and its summary is `summary_of(job)`, the sum of its parts."""
+
+    async def execute(engine: Engine, *, run_id: int, progress_callback: Callable[..., None] | None = None,
+                      **options: Any) -> Any:
+        with read_session(engine) as session:
+            job = session.get(Run, run_id)
+            kind = job.kind if job is not None and job.parts else None
+        if kind is None:
+            return await execute_one(engine, run_id=run_id, progress_callback=progress_callback, **options)
+        while (claimed := await asyncio.to_thread(claim, engine, kinds=[kind], run_id=run_id)) is not None:
+            try:
+                await execute_one(engine, run_id=claimed.run_id, **options,
+                                  progress_callback=_job_progress(engine, claimed, progress_callback))
+            except BaseException as exc:
+                _fail_if_held(engine, claimed.run_id, f"{type(exc).__name__}: {exc}")
+                raise
+        with read_session(engine) as session:
+            return summary_of(session.get(Run, run_id))
+
+    return execute
+
+
+def _job_progress(engine: Engine, part: Claimed, callback: Callable[..., None] | None) -> Callable[..., None] | None:
+    """A part's progress callback that tells the job's: the other parts' done and total added."""
+    if callback is None:
+        return None
+    with read_session(engine) as session:
+        job = session.get(Run, part.job_id)
+        mine = session.get(Run, part.run_id)
+        assert job is not None and mine is not None
+        done, total = job.problems_done - mine.problems_done, job.problems_total - mine.problems_total
+    return lambda part_done, part_total, *rest: callback(done + part_done, total + part_total, *rest)

@@ -14,22 +14,29 @@ at a time). Resuming is safe after any stop: a transcript this judge has a verdi
 verdict again, should another judge have judged it since), and an answer received but not yet stored is in the
 call cache. An unreadable reply is in the cache too, so the same judge repeats it: judge again with another
 prompt version (or a temperature above 0) to ask afresh.
+
+A run over many transcripts is a job of parts (`annotator.runs.parts`): its scope, in id order, is cut into ranges
+of transcript ids (`--parts`, else one per `limits.JUDGE_PART_TRANSCRIPTS`), each a part that any worker takes; the
+command without `--queue` executes the parts itself, one after another (`runs.workers.splittable`).
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, or_, select, update
+from sqlalchemy import Engine, Select, bindparam, func, or_, select, update
 from sqlmodel import Session
 
-from annotator import runs
+from annotator import limits, runs
 from annotator.db import insert_ignore, write_session
 from annotator.llm import CallStats, Completion, Database, LLMCallFailed, LLMClient
 from annotator.models import Judgement, Run, Transcript, utcnow
+from annotator.runs.parts import add_parts, calls, seconds
 from annotator.runs.spec import RunKindSpec
+from annotator.runs.workers import splittable
 from annotator.transcripts.items import items_by_data_id
 from annotator.transcripts.judge import LLM_RULE, judge_version
 from annotator.transcripts.judge_options import JUDGE, JudgeOptions
@@ -110,28 +117,62 @@ class JudgeProgress(runs.RunProgress):
 
 
 def create_run(session: Session, *, options: JudgeOptions, created_by: str | None = None) -> Run:
-    """A queued judge run with its options; nothing is sent until `execute_run` picks it up."""
-    return runs.create_run(
+    """A queued judge run with its options, split into parts when it is big (`split`); nothing is sent until
+    `execute_run` or a worker picks it up."""
+    run = runs.create_run(
         session, kind=RunKind.judge, steps="-", prompt_version=options.prompt_version, models=options.models(),
         options=options.settings(), created_by=created_by,
     )
+    ranges = split(session, options=options)
+    if len(ranges) > 1:
+        add_parts(session, run, options=[options.part(first, last).settings() for first, last, _ in ranges],
+                  totals=[count for _, _, count in ranges])
+    return run
+
+
+def _scope(options: JudgeOptions, query: Select[Any] | None = None) -> Select[Any]:
+    """The transcripts in the run's scope (`query`'s columns, else their ids), in id order, judged or not."""
+    query = (select(Transcript.id) if query is None else query).order_by(Transcript.id)
+    if options.only_reviewed:
+        query = query.where(Transcript.human.is_not(None))
+    if options.transcripts is not None:
+        query = query.where(Transcript.id.between(*options.transcripts))
+    return query.limit(options.limit)
+
+
+def split(session: Session, *, options: JudgeOptions) -> list[tuple[int, int, int]]:
+    """The parts of a run with `options`: (first id, last id, transcripts) of each, in id order; none when it is
+    not worth splitting. `options.parts`, else one part per `limits.JUDGE_PART_TRANSCRIPTS`
+    transcripts in scope, at most `limits.PARTS.high` and one per transcript."""
+    scope = _scope(options).subquery()
+    count, last = session.execute(select(func.count(), func.max(scope.c.id))).one()
+    wanted = options.parts or math.ceil(count / limits.JUDGE_PART_TRANSCRIPTS)
+    parts = min(wanted, int(limits.PARTS.high), count)
+    if parts <= 1:
+        return []
+    size = math.ceil(count / parts)
+    numbered = select(scope.c.id, func.row_number().over(order_by=scope.c.id).label("n")).subquery()
+    starts = list(session.scalars(select(numbered.c.id).where((numbered.c.n - 1) % size == 0)
+                                  .order_by(numbered.c.id)))
+    ends = [following - 1 for following in starts[1:]] + [last]
+    counts = [size] * (len(starts) - 1) + [count - size * (len(starts) - 1)]
+    return list(zip(starts, ends, counts, strict=True))
 
 
 def _judged(session: Session, options: JudgeOptions) -> dict[int, str]:
-    """transcript id -> this judge's stored verdict."""
+    """transcript id -> this judge's stored verdict (a part's: in its range)."""
     query = select(Judgement.transcript_id, Judgement.verdict).where(
         Judgement.rule == LLM_RULE, Judgement.model == options.model.model,
         Judgement.prompt_version == options.prompt_version,
     )
+    if options.transcripts is not None:
+        query = query.where(Judgement.transcript_id.between(*options.transcripts))
     return dict(session.execute(query).all())
 
 
 def select_jobs(session: Session, *, options: JudgeOptions) -> tuple[list[Job], dict[int, str]]:
     """The transcripts still to judge, in id order, and this judge's stored verdicts on those in scope."""
-    query = select(Transcript.id, Transcript.data_id).order_by(Transcript.id)
-    if options.only_reviewed:
-        query = query.where(Transcript.human.is_not(None))
-    scope = [tuple(row) for row in session.execute(query.limit(options.limit))]
+    scope = [tuple(row) for row in session.execute(_scope(options, select(Transcript.id, Transcript.data_id)))]
     judged = _judged(session, options)
     todo = [(tid, data_id) for tid, data_id in scope if tid not in judged]
     items = items_by_data_id(session, data_ids={data_id for _, data_id in todo})
@@ -233,9 +274,20 @@ def _claim(engine: Engine, run_id: int) -> tuple[JudgeOptions, bool, list[Job], 
         return options, run.cancel_requested, jobs, progress
 
 
-# Run a queued judge run to the end (or until it is cancelled): `(engine, *, run_id, progress_callback,
-# poll_seconds)` -> its `JudgeRunSummary`.
-execute_run = runs.request_run(_claim, _Judge)
+def summary_of(run: Run) -> JudgeRunSummary:
+    """A judge run's summary from its row: a job's, the sum of its parts'."""
+    counters = run.counters or {}
+    return JudgeRunSummary(
+        run_id=run.id or 0, status=RunStatus(run.status), responses=run.problems_total, done=run.problems_done,
+        judged=counters.get("judged", 0), skipped=counters.get("skipped", 0), unreadable=run.unparseable,
+        verdicts=dict(counters.get("verdicts") or {}), failures=run.failures, calls=calls(run), seconds=seconds(run),
+        errors=list(run.errors or []),
+    )
+
+
+# Run a queued judge run (or each part of a job) to the end, or until it is cancelled: `(engine, *, run_id,
+# progress_callback, poll_seconds)` -> its `JudgeRunSummary`.
+execute_run = splittable(runs.request_run(_claim, _Judge), summary_of=summary_of)
 
 
 def describe_run(run: Run) -> dict[str, Any]:
