@@ -14,10 +14,11 @@ Adding a kind: a `RunKind` value and its line in `kinds.KINDS`, the one list; it
 `annotator.cli._runs.create_and_execute`.
 
 Modules: `kinds` (what each kind is, the list), `lifecycle` (create: at most one active run per settings; claim,
-cancel, fail), `health` (stale or alive, listing, describe), `workers` (claiming and executing runs, the
-heartbeat thread, a job's parts in one process: `splittable`), `parts` (a big job split into parts that several
-workers take; the job's row the sum of theirs), `background` (the process), `progress` (counters, heartbeat,
-summary), `execution` (a run's body: client, concurrent tasks, outcome; a stopped worker's hand-back).
+cancel, fail), `health` (stale or alive, listing, describe), `workers` (the loop executing runs, the heartbeat
+thread), `claiming` (claiming a run; a job's parts in one process: `splittable`), `parts` (a big job split into
+parts that several workers take; the job's row the sum of theirs), `background` (the process), `progress`
+(counters, heartbeat, summary), `execution` (a run's body: client, concurrent tasks, outcome; a stopped worker's
+hand-back).
 """
 
 from annotator.runs.background import log_path, log_tail, start, start_background

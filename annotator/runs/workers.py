@@ -23,18 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from sqlalchemy import Engine, delete, select, update
 from sqlalchemy.exc import DBAPIError
 
-from annotator.db import read_session, write_session
+from annotator.db import write_session
 from annotator.models import Run, Worker, utcnow
+from annotator.runs.claiming import Claimed, claim, fail_if_held
 from annotator.runs.health import stale_after
-from annotator.runs.lifecycle import RunError, claim_next, worker_id
-from annotator.runs.parts import part_number, roll_up_parents
+from annotator.runs.lifecycle import RunError, worker_id
 from annotator.vocabulary import RunStatus
 
 Say = Callable[[str], None]
@@ -91,39 +89,6 @@ class Heartbeat:
                 session.execute(delete(Worker).where(Worker.id == worker_id()))
 
 
-@dataclass(frozen=True)
-class Claimed:
-    run_id: int
-    kind: str
-    taken_from: str | None  # the dead worker it was taken over from
-    job_id: int | None = None  # a part's job
-    part: str = ""  # "part 2 of 4 of run 10"
-
-
-def claim(engine: Engine, *, kinds: Sequence[str], run_id: int | None = None) -> Claimed | None:
-    """Claim the next run for this worker (`lifecycle.claim_next`), committed at once."""
-    with write_session(engine) as session:
-        claimed = claim_next(session, kinds=kinds, run_id=run_id)
-        if claimed is None:
-            return None
-        run, previous = claimed
-        assert run.id is not None
-        if run.parent_id is None:
-            return Claimed(run.id, run.kind, previous)
-        number, count = part_number(session, run)
-        return Claimed(run.id, run.kind, previous, run.parent_id, f"part {number} of {count} of run {run.parent_id}")
-
-
-def _fail_if_held(engine: Engine, run_id: int, message: str) -> None:
-    """A run whose execution broke before it could write its outcome is failed, not left to be taken over again."""
-    with write_session(engine) as session:
-        failed = session.execute(update(Run).where(Run.id == run_id, Run.worker == worker_id(),
-                                                   Run.status == RunStatus.running)
-                                 .values(status=RunStatus.failed, message=message[:2000], finished_at=utcnow()))
-        if failed.rowcount:  # a part's job is the sum of its parts
-            roll_up_parents(session, [session.execute(select(Run.parent_id).where(Run.id == run_id)).scalar()])
-
-
 def execute(engine: Engine, claimed: Claimed, *, say: Say, progress: Callable[[str], object]) -> RunStatus | None:
     """Execute a claimed run with its kind's `execute`; says its summary; returns its status (None: it broke)."""
     from annotator.llm import LLMConfigError
@@ -136,11 +101,11 @@ def execute(engine: Engine, claimed: Claimed, *, say: Say, progress: Callable[[s
         kind = spec(claimed.kind)
         summary = asyncio.run(kind.execute(engine, run_id=claimed.run_id, progress_callback=progress(kind.unit)))
     except (RunError, LLMConfigError) as exc:
-        _fail_if_held(engine, claimed.run_id, str(exc))
+        fail_if_held(engine, claimed.run_id, str(exc))
         say(f"run {claimed.run_id}: {exc}")
         return None
     except Exception as exc:
-        _fail_if_held(engine, claimed.run_id, f"{type(exc).__name__}: {exc}")
+        fail_if_held(engine, claimed.run_id, f"{type(exc).__name__}: {exc}")
         raise
     say(summary.text())
     return summary.status
@@ -194,43 +159,3 @@ def _claim_or_wait(engine: Engine, *, kinds: Sequence[str], run_id: int | None, 
         # The database is down or busy for a moment: a worker serving runs waits for it.
         say(f"cannot look for work: {str(exc.orig).strip().splitlines()[0][:200]}; trying again")
         return None
-
-
-Execute = Callable[..., Awaitable[Any]]
-
-
-def splittable(execute_one: Execute, *, summary_of: Callable[[Run], Any]) -> Execute:
-    """A kind's `execute` whose runs may be jobs of parts: `execute_one(engine, *, run_id, progress_callback, ...)`
-    executes a run (a part among them); a job is executed by claiming its parts in this process one after another
-    (those no live worker holds) and executing each, and its summary is `summary_of(job)`, the sum of its parts."""
-
-    async def execute(engine: Engine, *, run_id: int, progress_callback: Callable[..., None] | None = None,
-                      **options: Any) -> Any:
-        with read_session(engine) as session:
-            job = session.get(Run, run_id)
-            kind = job.kind if job is not None and job.parts else None
-        if kind is None:
-            return await execute_one(engine, run_id=run_id, progress_callback=progress_callback, **options)
-        while (claimed := await asyncio.to_thread(claim, engine, kinds=[kind], run_id=run_id)) is not None:
-            try:
-                await execute_one(engine, run_id=claimed.run_id, **options,
-                                  progress_callback=_job_progress(engine, claimed, progress_callback))
-            except BaseException as exc:
-                _fail_if_held(engine, claimed.run_id, f"{type(exc).__name__}: {exc}")
-                raise
-        with read_session(engine) as session:
-            return summary_of(session.get(Run, run_id))
-
-    return execute
-
-
-def _job_progress(engine: Engine, part: Claimed, callback: Callable[..., None] | None) -> Callable[..., None] | None:
-    """A part's progress callback that tells the job's: the other parts' done and total added."""
-    if callback is None:
-        return None
-    with read_session(engine) as session:
-        job = session.get(Run, part.job_id)
-        mine = session.get(Run, part.run_id)
-        assert job is not None and mine is not None
-        done, total = job.problems_done - mine.problems_done, job.problems_total - mine.problems_total
-    return lambda part_done, part_total, *rest: callback(done + part_done, total + part_total, *rest)

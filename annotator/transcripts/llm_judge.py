@@ -17,7 +17,7 @@ prompt version (or a temperature above 0) to ask afresh.
 
 A run over many transcripts is a job of parts (`annotator.runs.parts`): its scope, in id order, is cut into ranges
 of transcript ids (`--parts`, else one per `limits.JUDGE_PART_TRANSCRIPTS`), each a part that any worker takes; the
-command without `--queue` executes the parts itself, one after another (`runs.workers.splittable`).
+command without `--queue` executes the parts itself, one after another (`runs.claiming.splittable`).
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from annotator import limits, runs
 from annotator.db import insert_ignore, write_session
 from annotator.llm import CallStats, Completion, Database, LLMCallFailed, LLMClient
 from annotator.models import Judgement, Run, Transcript, utcnow
+from annotator.runs.claiming import splittable
 from annotator.runs.parts import add_parts, calls, seconds
 from annotator.runs.spec import RunKindSpec
-from annotator.runs.workers import splittable
 from annotator.transcripts.items import items_by_data_id
 from annotator.transcripts.judge import LLM_RULE, judge_version
 from annotator.transcripts.judge_options import JUDGE, JudgeOptions

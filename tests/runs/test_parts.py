@@ -16,10 +16,10 @@ from annotator import limits, runs
 from annotator.db import read_session, write_session
 from annotator.llm import RoleConfig
 from annotator.models import Run, Transcript, utcnow
+from annotator.runs.claiming import claim, fail_if_held
 from annotator.runs.kinds import spec
 from annotator.runs.parts import job_status, roll_up
 from annotator.runs.spec import command
-from annotator.runs.workers import _fail_if_held, claim
 from annotator.transcripts.judge_options import JudgeOptions
 from annotator.transcripts.llm_judge import split
 from annotator.vocabulary import RunKind, RunStatus
@@ -151,7 +151,7 @@ def test_a_part_cancelled_or_broken_on_its_own_is_summed_into_its_job(engine: En
     assert (_job(engine, job_id)[0].status, _job(engine, job_id)[1][0].status) == ("queued", "cancelled")
     claimed = claim(engine, kinds=["judge"])
     assert claimed is not None and claimed.run_id == parts[1].id
-    _fail_if_held(engine, claimed.run_id, "RuntimeError: broke")  # what a worker does when a run's code breaks
+    fail_if_held(engine, claimed.run_id, "RuntimeError: broke")  # what a worker does when a run's code breaks
     job = _job(engine, job_id)[0]
     assert (job.status, job.message) == ("failed", f"part 2 of 2 (run {parts[1].id}): RuntimeError: broke")
     assert job.finished_at is not None

@@ -18,8 +18,8 @@ from annotator import runs
 from annotator.db import read_session, write_session
 from annotator.llm import CallStats
 from annotator.models import Run, Worker, utcnow
+from annotator.runs.claiming import claim
 from annotator.runs.health import serving
-from annotator.runs.workers import claim
 from annotator.vocabulary import RunKind, RunStatus
 from tests.conftest import PROJECT_ROOT
 from tests.pipeline.conftest import add_problems
