@@ -15,7 +15,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import Column, Index, Text, UniqueConstraint, literal_column, text
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -300,6 +300,25 @@ class Worker(SQLModel, table=True):
     heartbeat_at: datetime = Field(default_factory=utcnow)
 
 
+# The review queue's order as two SQL expressions of a transcript row, one index over them (`ix_transcript_review`),
+# so that Review reads the next few transcripts of the queue from the index (`transcripts.review_order`).
+# QUEUE_PART: reviewed (3) or not (0), plus the part (`review.REASONS`: rules disagree 0, judge unsure 1, sample 2).
+QUEUE_PART = ("(CASE WHEN human IS NULL THEN 0 ELSE 3 END + CASE WHEN rules_disagree THEN 0 "
+              "WHEN judge IS NULL OR judge_class = 'unmatched' THEN 1 ELSE 2 END)")
+# A transcript's place in the sample: a fixed pseudo-random rank of its id below 2^31 - 1 (a multiplicative
+# step, a square and an affine step modulo the prime 2^31 - 1: integer arithmetic every SQL database does in 64
+# bits without overflow); the rule sets' disagreements and the judge's unsure cases go by id.
+_STEP = "(CAST(id AS BIGINT) * 48271 % 2147483647)"
+SAMPLE_RANK_MODULUS = 2147483647
+SAMPLE_RANK = f"(({_STEP} * {_STEP} % 2147483647) * 16807 + {_STEP}) % 2147483647"
+QUEUE_WITHIN = (f"(CASE WHEN rules_disagree THEN id WHEN judge IS NULL OR judge_class = 'unmatched' THEN id "
+                f"ELSE {SAMPLE_RANK} END)")
+# Reviewed transcripts are few: what the report and the tags chart read of them comes from this partial index.
+REVIEWED = "human IS NOT NULL"
+# Indexes over expressions, which Alembic cannot compare with the database's own rendering (tests/test_db.py).
+EXPRESSION_INDEXES = frozenset({"ix_transcript_review"})
+
+
 class Transcript(SQLModel, table=True):
     """One model response to one item of the evaluation set, with the judge's verdict and a human's.
 
@@ -344,6 +363,9 @@ class Transcript(SQLModel, table=True):
         Index("ix_transcript_model_prompt", "model", "prompt"),
         # Covers what the report counts by: it reads this index, not the rows with their long responses.
         Index("ix_transcript_verdicts", "model", "prompt", "problem_id", "candidate_id", "judge", "human"),
+        Index("ix_transcript_review", literal_column(QUEUE_PART), literal_column(QUEUE_WITHIN), "id"),
+        Index("ix_transcript_reviewed", "model", "prompt", "judge", "human",
+              postgresql_where=text(REVIEWED), sqlite_where=text(REVIEWED)),
     )
 
 
