@@ -133,6 +133,8 @@ class Candidate(SQLModel, table=True):
     __table_args__ = (
         Index("ix_candidate_queue", "status", "label_count", "id"),
         Index("ix_candidate_source_type", "data_source", "rewrite_type"),
+        # What the transcript report joins of every candidate: read from this index, not the wide rows.
+        Index("ix_candidate_report", "id", "rewrite_type", "difficulty_eval"),
     )
 
 

@@ -15,7 +15,7 @@ import streamlit as st
 from annotator import freshness, transcripts
 from annotator.db import read_session
 from annotator.metrics.intervals import wilson
-from annotator.transcripts import judges, where
+from annotator.transcripts import counting, judges, where
 from annotator.transcripts import report as reporting
 from ui import charts, guard
 from ui import transcripts as side_by_side
@@ -53,7 +53,7 @@ def _width_caption(smallest: int) -> str:
 
 def _report() -> dict[str, Any]:
     with read_session(engine) as session:
-        groups = reporting.verdict_groups(session)
+        groups = counting.read(session)  # down to the item, or by slice for a big report (`counting`)
         # One bootstrap for the three breakdowns: their pooled rows and A sets are resampled once.
         by_source, by_type, by_difficulty = reporting.reports(
             session, breakdowns=[["data_source"], ["rewrite_type"], ["difficulty_eval"]], groups=groups)

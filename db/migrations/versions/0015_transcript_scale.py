@@ -1,12 +1,15 @@
-"""transcript pages at scale: the review queue's index and the reviewed transcripts' partial index
+"""transcript pages at scale: the review queue's index, the reviewed transcripts' partial index, the candidates'
+attributes the report joins
 
 Revision ID: 0015_transcript_scale
 Revises: 0012_judgements
 
 `ix_transcript_review` orders transcripts as the review queue does (`models.QUEUE_PART`, `models.QUEUE_WITHIN`), so
 that Review reads the queue's next transcripts from it instead of every transcript; `ix_transcript_reviewed`
-holds the reviewed transcripts only (the report's judge-human pairs, the tags chart). Both are built from the rows
-already stored: nothing else to backfill.
+holds the reviewed transcripts only (the report's judge-human pairs, the tags chart); `ix_candidate_report`
+covers what the report joins of each candidate (rewrite type, difficulty), so that a report over a million
+items reads an index, not the candidates' wide rows. All are built from the rows already stored: nothing else to
+backfill.
 """
 
 from collections.abc import Sequence
@@ -24,8 +27,10 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     op.execute(f"CREATE INDEX ix_transcript_review ON transcript ({QUEUE_PART}, {QUEUE_WITHIN}, id)")
     op.execute(f"CREATE INDEX ix_transcript_reviewed ON transcript (model, prompt, judge, human) WHERE {REVIEWED}")
+    op.create_index("ix_candidate_report", "candidate", ["id", "rewrite_type", "difficulty_eval"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_candidate_report", table_name="candidate")
     op.execute("DROP INDEX ix_transcript_reviewed")
     op.execute("DROP INDEX ix_transcript_review")
