@@ -134,7 +134,7 @@ class Candidate(SQLModel, table=True):
         Index("ix_candidate_queue", "status", "label_count", "id"),
         Index("ix_candidate_source_type", "data_source", "rewrite_type"),
         # What the transcript report joins of every candidate: read from this index, not the wide rows.
-        Index("ix_candidate_report", "id", "rewrite_type", "difficulty_eval"),
+        Index("ix_candidate_report", "id", "data_source", "rewrite_type", "difficulty_eval"),
     )
 
 
@@ -317,6 +317,8 @@ QUEUE_WITHIN = (f"(CASE WHEN rules_disagree THEN id WHEN judge IS NULL OR judge_
                 f"ELSE {SAMPLE_RANK} END)")
 # Reviewed transcripts are few: what the report and the tags chart read of them comes from this partial index.
 REVIEWED = "human IS NOT NULL"
+# Responses beyond an item's first sample: where there are none, the report counts each response as its item's.
+SEVERAL_SAMPLES = "sample <> 0"
 # Indexes over expressions, which Alembic cannot compare with the database's own rendering (tests/test_db.py).
 EXPRESSION_INDEXES = frozenset({"ix_transcript_review"})
 
@@ -332,7 +334,7 @@ class Transcript(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     data_id: str = Field(max_length=300, index=True)
     problem_id: int = Field(foreign_key="problem.id", index=True)
-    candidate_id: int | None = Field(default=None, foreign_key="candidate.id", index=True)
+    candidate_id: int | None = Field(default=None, foreign_key="candidate.id")  # ix_transcript_candidate below
     model: str = Field(max_length=300)
     prompt: str = Field(max_length=100)  # "standard", "reliable", "treecut", or a name an import gives
     sample: int = 0
@@ -365,9 +367,14 @@ class Transcript(SQLModel, table=True):
         Index("ix_transcript_model_prompt", "model", "prompt"),
         # Covers what the report counts by: it reads this index, not the rows with their long responses.
         Index("ix_transcript_verdicts", "model", "prompt", "problem_id", "candidate_id", "judge", "human"),
+        # A candidate's transcripts; also the report's read of the U items in candidate order (merged with the
+        # candidates' `ix_candidate_report`, no hashing of a million rows).
+        Index("ix_transcript_candidate", "candidate_id", "model", "prompt", "judge", "human"),
         Index("ix_transcript_review", literal_column(QUEUE_PART), literal_column(QUEUE_WITHIN), "id"),
         Index("ix_transcript_reviewed", "model", "prompt", "judge", "human",
               postgresql_where=text(REVIEWED), sqlite_where=text(REVIEWED)),
+        Index("ix_transcript_samples", "model", postgresql_where=text(SEVERAL_SAMPLES),
+              sqlite_where=text(SEVERAL_SAMPLES)),
     )
 
 

@@ -24,7 +24,7 @@ from sqlalchemy import case, func, literal_column, select
 from sqlalchemy.sql import Select
 from sqlmodel import Session
 
-from annotator.models import REVIEWED, Candidate, Problem, Transcript
+from annotator.models import REVIEWED, SEVERAL_SAMPLES, Candidate, Problem, Transcript
 from annotator.store import iter_raw_tuples
 from annotator.vocabulary import SOLVABLE_BY_DESIGN
 
@@ -108,22 +108,41 @@ def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]
     return _groups(session, _per_item(_model(model)))
 
 
+def _per_item_counts(item: Any, model: str | None, *, one_each: bool) -> Any:
+    """Each item's [S, R, F] counts per model and prompt, grouped in the order of the index that `item` leads
+    (candidates: `ix_transcript_candidate`, so the grouping streams in candidate order); with `one_each` (no
+    item has a second sample) each response is its item's counts, and nothing needs grouping."""
+    keys = (item, Transcript.model, Transcript.prompt)
+    where = [item.is_not(None)] if item is Transcript.candidate_id else [Transcript.candidate_id.is_(None)]
+    columns = (case((_VERDICT == verdict, 1), else_=0) for verdict in "SRF")
+    if not one_each:
+        columns = (func.sum(column) for column in columns)
+    query = select(*keys, *(column.label(verdict) for column, verdict in zip(columns, "SRF"))).where(
+        *where, *_model(model))
+    return (query if one_each else query.group_by(*keys)).subquery()
+
+
 def _bins(session: Session, model: str | None) -> list[Bin]:
-    """Items counted by slice and [S, R, F] counts: one grouping per item over the verdicts' index, then one
-    per slice and counts, with the items' attributes joined in; items without a verdict count nowhere."""
-    per_item = select(
-        Transcript.model, Transcript.prompt, Transcript.problem_id, Transcript.candidate_id,
-        *(func.sum(case((_VERDICT == verdict, 1), else_=0)).label(verdict) for verdict in "SRF"),
-    ).where(_VERDICT.is_not(None), *_model(model)).group_by(
-        Transcript.model, Transcript.prompt, Transcript.problem_id, Transcript.candidate_id).subquery()
-    solvable_problem = per_item.c.candidate_id.is_(None)
-    columns = (per_item.c.model, per_item.c.prompt, *_ATTRIBUTES, solvable_problem,
-               per_item.c.S, per_item.c.R, per_item.c.F)
-    query = _joined(select(*columns, func.count()), per_item.c).group_by(*columns)
-    return [Bin(m, prompt, source, rewrite_type, difficulty,
-                not problem_only and rewrite_type not in SOLVABLE_BY_DESIGN, (int(s), int(r), int(f)), n)
-            for m, prompt, source, rewrite_type, difficulty, problem_only, s, r, f, n
-            in iter_raw_tuples(session, query)]
+    """Items counted by slice and [S, R, F] counts: one grouping per item, then one per slice and counts, with
+    the items' attributes joined in (the candidates' from their index, merged in candidate order). Items
+    without a verdict have counts (0, 0, 0): their rows show, as the per-item read's do, but count nothing."""
+    # Several responses of a model and prompt to one item have different samples (the unique key), so where no
+    # response has a sample other than 0 (`ix_transcript_samples`: one step) each is the only one of its item.
+    one_each = session.execute(select(Transcript.id).where(literal_column(SEVERAL_SAMPLES), *_model(model))
+                               .limit(1)).first() is None
+    u = _per_item_counts(Transcript.candidate_id, model, one_each=one_each)
+    a = _per_item_counts(Transcript.problem_id, model, one_each=one_each)
+    u_keys = (u.c.model, u.c.prompt, Candidate.data_source, Candidate.rewrite_type, Candidate.difficulty_eval,
+              u.c.S, u.c.R, u.c.F)
+    a_keys = (a.c.model, a.c.prompt, Problem.data_source, a.c.S, a.c.R, a.c.F)
+    u_rows = iter_raw_tuples(session, select(*u_keys, func.count()).join(Candidate, Candidate.id == u.c.candidate_id)
+                             .group_by(*u_keys))
+    bins = [Bin(m, prompt, source, rewrite_type, difficulty, rewrite_type not in SOLVABLE_BY_DESIGN,
+                (int(s), int(r), int(f)), n) for m, prompt, source, rewrite_type, difficulty, s, r, f, n in u_rows]
+    a_rows = iter_raw_tuples(session, select(*a_keys, func.count()).join(Problem, Problem.id == a.c.problem_id)
+                             .group_by(*a_keys))
+    return bins + [Bin(m, prompt, source, None, None, False, (int(s), int(r), int(f)), n)
+                   for m, prompt, source, s, r, f, n in a_rows]
 
 
 def _reviewed(session: Session, model: str | None) -> list[Group]:

@@ -127,8 +127,9 @@ def _add_bin(tally: _Tally, bin_: Bin) -> None:
     part = "U" if bin_.unsolvable else "A"
     for verdict, n in zip(VERDICTS, bin_.counts):
         tally.counts[part + verdict] += n * bin_.items
-    key = (bin_.unsolvable, bin_.counts)
-    tally.bins[key] = tally.bins.get(key, 0) + bin_.items
+    if any(bin_.counts):  # items never judged count nowhere (their row shows, as with per-item groups)
+        key = (bin_.unsolvable, bin_.counts)
+        tally.bins[key] = tally.bins.get(key, 0) + bin_.items
 
 
 def _as_counts(groups: Iterable[Group] | Counts | None, session: Session, model: str | None) -> Counts:
