@@ -371,7 +371,7 @@ class Transcript(SQLModel, table=True):
         # candidates' `ix_candidate_report`, no hashing of a million rows).
         Index("ix_transcript_candidate", "candidate_id", "model", "prompt", "judge", "human"),
         Index("ix_transcript_review", literal_column(QUEUE_PART), literal_column(QUEUE_WITHIN), "id"),
-        Index("ix_transcript_reviewed", "model", "prompt", "judge", "human",
+        Index("ix_transcript_reviewed", "candidate_id", "problem_id", "model", "prompt", "judge", "human",
               postgresql_where=text(REVIEWED), sqlite_where=text(REVIEWED)),
         Index("ix_transcript_samples", "model", postgresql_where=text(SEVERAL_SAMPLES),
               sqlite_where=text(SEVERAL_SAMPLES)),

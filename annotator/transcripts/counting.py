@@ -146,14 +146,20 @@ def _bins(session: Session, model: str | None) -> list[Bin]:
 
 
 def _reviewed(session: Session, model: str | None) -> list[Group]:
-    """The reviewed responses counted by slice and (judge, human) pair (`item` None)."""
-    columns = (Transcript.model, Transcript.prompt, Transcript.candidate_id.is_(None), *_ATTRIBUTES,
-               Transcript.judge, Transcript.human)
-    query = _joined(select(*columns, func.count()).where(literal_column(REVIEWED), *_model(model)))
-    return [Group(m, prompt, None, source, rewrite_type, difficulty,
-                  not problem_only and rewrite_type not in SOLVABLE_BY_DESIGN, judge, human, n)
-            for m, prompt, problem_only, source, rewrite_type, difficulty, judge, human, n
-            in iter_raw_tuples(session, query.group_by(*columns))]
+    """The reviewed responses counted by slice and (judge, human) pair (`item` None): from their partial index
+    (`ix_transcript_reviewed`), the candidates' attributes from theirs."""
+    pair = (Transcript.model, Transcript.prompt, Transcript.judge, Transcript.human)
+    where = [literal_column(REVIEWED), *_model(model)]
+    u_keys = (*pair, Candidate.data_source, Candidate.rewrite_type, Candidate.difficulty_eval)
+    u_rows = iter_raw_tuples(session, select(*u_keys, func.count()).join(
+        Candidate, Candidate.id == Transcript.candidate_id).where(*where).group_by(*u_keys))
+    groups = [Group(m, prompt, None, source, rewrite_type, difficulty, rewrite_type not in SOLVABLE_BY_DESIGN,
+                    judge, human, n) for m, prompt, judge, human, source, rewrite_type, difficulty, n in u_rows]
+    a_keys = (*pair, Problem.data_source)
+    a_rows = iter_raw_tuples(session, select(*a_keys, func.count()).join(Problem, Problem.id == Transcript.problem_id)
+                             .where(*where, Transcript.candidate_id.is_(None)).group_by(*a_keys))
+    return groups + [Group(m, prompt, None, source, None, None, False, judge, human, n)
+                     for m, prompt, judge, human, source, n in a_rows]
 
 
 def read(session: Session, *, model: str | None = None, exact: int = EXACT_RESPONSES) -> Counts:

@@ -29,7 +29,8 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     op.execute(f"CREATE INDEX ix_transcript_review ON transcript ({QUEUE_PART}, {QUEUE_WITHIN}, id)")
-    op.execute(f"CREATE INDEX ix_transcript_reviewed ON transcript (model, prompt, judge, human) WHERE {REVIEWED}")
+    op.execute(f"CREATE INDEX ix_transcript_reviewed ON transcript (candidate_id, problem_id, model, prompt, judge, human) "
+               f"WHERE {REVIEWED}")
     op.execute(f"CREATE INDEX ix_transcript_samples ON transcript (model) WHERE {SEVERAL_SAMPLES}")
     op.create_index("ix_candidate_report", "candidate", ["id", "data_source", "rewrite_type", "difficulty_eval"])
     op.drop_index("ix_transcript_candidate_id", table_name="transcript")
