@@ -28,7 +28,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from annotator.models import Transcript
-from annotator.transcripts.counting import Counts, Group, disagreement_groups, verdict_groups
+from annotator.transcripts.counting import Counts, Group, disagreement_groups
 from annotator.transcripts.report import VERDICTS
 from annotator.transcripts.review import effective_verdict, load_review
 
@@ -76,11 +76,9 @@ def _per_item(groups: Iterable[Group]) -> tuple[dict[tuple[Any, ...], dict[str, 
 
 def _item_groups(session: Session, groups: Iterable[Group] | Counts | None) -> Iterable[Group]:
     """Per-item groups: those given, or of the items several models answered (a big report's read has none)."""
-    if groups is None:
-        return verdict_groups(session)
-    if isinstance(groups, Counts):
-        return disagreement_groups(session) if groups.bins is not None else groups.groups
-    return groups
+    if groups is None or (isinstance(groups, Counts) and groups.bins is not None):
+        return disagreement_groups(session)
+    return groups.groups if isinstance(groups, Counts) else groups
 
 
 def disagreed_items(
