@@ -62,10 +62,10 @@ def team(session: Session) -> dict[str, Any]:
 def report(session: Session) -> dict[str, Any]:
     """The Report page's figures: the rows by data source, rewrite type and difficulty_eval (one read, one
     bootstrap), the items the models disagree on most, the rule sets' differences and the tags per model."""
+    from annotator.transcripts import counting, tag_counts, where
     from annotator.transcripts import report as reporting
-    from annotator.transcripts import tag_counts, where
 
-    groups = reporting.verdict_groups(session)
+    groups = counting.read(session)  # down to the item, or by slice for a big report (`counting`)
     # One bootstrap for the three breakdowns: their pooled rows and A sets are resampled once.
     by_source, by_type, by_difficulty = reporting.reports(
         session, breakdowns=[["data_source"], ["rewrite_type"], ["difficulty_eval"]], groups=groups)

@@ -15,7 +15,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import Column, Index, Text, UniqueConstraint, literal_column, text
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -133,6 +133,8 @@ class Candidate(SQLModel, table=True):
     __table_args__ = (
         Index("ix_candidate_queue", "status", "label_count", "id"),
         Index("ix_candidate_source_type", "data_source", "rewrite_type"),
+        # What the transcript report joins of every candidate: read from this index, not the wide rows.
+        Index("ix_candidate_report", "id", "data_source", "rewrite_type", "difficulty_eval"),
     )
 
 
@@ -314,6 +316,27 @@ class Worker(SQLModel, table=True):
     heartbeat_at: datetime = Field(default_factory=utcnow)
 
 
+# The review queue's order as two SQL expressions of a transcript row, one index over them (`ix_transcript_review`),
+# so that Review reads the next few transcripts of the queue from the index (`transcripts.review_order`).
+# QUEUE_PART: reviewed (3) or not (0), plus the part (`review.REASONS`: rules disagree 0, judge unsure 1, sample 2).
+QUEUE_PART = ("(CASE WHEN human IS NULL THEN 0 ELSE 3 END + CASE WHEN rules_disagree THEN 0 "
+              "WHEN judge IS NULL OR judge_class = 'unmatched' THEN 1 ELSE 2 END)")
+# A transcript's place in the sample: a fixed pseudo-random rank of its id below 2^31 - 1 (a multiplicative
+# step, a square and an affine step modulo the prime 2^31 - 1: integer arithmetic every SQL database does in 64
+# bits without overflow); the rule sets' disagreements and the judge's unsure cases go by id.
+_STEP = "(CAST(id AS BIGINT) * 48271 % 2147483647)"
+SAMPLE_RANK_MODULUS = 2147483647
+SAMPLE_RANK = f"(({_STEP} * {_STEP} % 2147483647) * 16807 + {_STEP}) % 2147483647"
+QUEUE_WITHIN = (f"(CASE WHEN rules_disagree THEN id WHEN judge IS NULL OR judge_class = 'unmatched' THEN id "
+                f"ELSE {SAMPLE_RANK} END)")
+# Reviewed transcripts are few: what the report and the tags chart read of them comes from this partial index.
+REVIEWED = "human IS NOT NULL"
+# Responses beyond an item's first sample: where there are none, the report counts each response as its item's.
+SEVERAL_SAMPLES = "sample <> 0"
+# Indexes over expressions, which Alembic cannot compare with the database's own rendering (tests/test_db.py).
+EXPRESSION_INDEXES = frozenset({"ix_transcript_review"})
+
+
 class Transcript(SQLModel, table=True):
     """One model response to one item of the evaluation set, with the judge's verdict and a human's.
 
@@ -325,7 +348,7 @@ class Transcript(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     data_id: str = Field(max_length=300, index=True)
     problem_id: int = Field(foreign_key="problem.id", index=True)
-    candidate_id: int | None = Field(default=None, foreign_key="candidate.id", index=True)
+    candidate_id: int | None = Field(default=None, foreign_key="candidate.id")  # ix_transcript_candidate below
     model: str = Field(max_length=300)
     prompt: str = Field(max_length=100)  # "standard", "reliable", "treecut", or a name an import gives
     sample: int = 0
@@ -358,6 +381,14 @@ class Transcript(SQLModel, table=True):
         Index("ix_transcript_model_prompt", "model", "prompt"),
         # Covers what the report counts by: it reads this index, not the rows with their long responses.
         Index("ix_transcript_verdicts", "model", "prompt", "problem_id", "candidate_id", "judge", "human"),
+        # A candidate's transcripts; also the report's read of the U items in candidate order (merged with the
+        # candidates' `ix_candidate_report`, no hashing of a million rows).
+        Index("ix_transcript_candidate", "candidate_id", "model", "prompt", "judge", "human"),
+        Index("ix_transcript_review", literal_column(QUEUE_PART), literal_column(QUEUE_WITHIN), "id"),
+        Index("ix_transcript_reviewed", "candidate_id", "problem_id", "model", "prompt", "judge", "human",
+              postgresql_where=text(REVIEWED), sqlite_where=text(REVIEWED)),
+        Index("ix_transcript_samples", "model", postgresql_where=text(SEVERAL_SAMPLES),
+              sqlite_where=text(SEVERAL_SAMPLES)),
     )
 
 

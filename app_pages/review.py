@@ -4,7 +4,8 @@
 tags, `M` typesets the math of the response on screen, `B` back, `N` next without reviewing. A verdict key
 saves the verdict, the tags and the comment in a button callback (one transaction, with its event), before the
 next transcript is drawn. The queue (rule sets disagree, judge unsure, a sample of the rest; unreviewed first) is
-read when the page opens or a filter changes; a keypress reruns only the workspace fragment, as on Annotate.
+opened when the page opens or a filter changes and read a page at a time from its index as the reviewer goes
+(`transcripts.ReviewQueue`); a keypress reruns only the workspace fragment, as on Annotate.
 
 A response and its reasoning are shown as text (`st.text`: no Markdown, so no link, image or HTML; the math
 source as the model wrote it) until the reviewer asks for typeset math: `M` for the response on screen, or the
@@ -59,11 +60,12 @@ def _blind() -> bool:
 
 def _show(session: Any, position: int) -> None:
     """Put the queue's transcript at `position` on screen (state only; the fragment draws it)."""
-    queue = state["queue"] or []
+    queue = state["queue"]
+    transcript_id = queue.id_at(session, max(0, position))  # reads the queue's next page when needed
     state["position"] = max(0, min(position, len(queue)))
     view = None
-    if state["position"] < len(queue):
-        view = transcripts.load_review(session, transcript_id=queue[state["position"]])
+    if transcript_id is not None:
+        view = transcripts.load_review(session, transcript_id=transcript_id)
     state["view"] = view
     state["tags"] = list((view or {}).get("tags") or [])
     st.session_state["review_comment"] = (view or {}).get("comment") or ""
@@ -72,7 +74,7 @@ def _show(session: Any, position: int) -> None:
 def _load() -> None:
     with read_session(engine) as session:
         # Seeded by the reviewer, so that two reviewers' samples differ but each one's is stable.
-        state["queue"] = transcripts.review_queue(session, seed=user.id, **_filters())
+        state["queue"] = transcripts.ReviewQueue.open(session, seed=user.id, **_filters())
         state["tag_list"] = transcripts.get_tags(session)
         _show(session, 0)
 
@@ -172,8 +174,8 @@ def _buttons(view: dict[str, Any] | None) -> None:
 
 
 def _status(view: dict[str, Any] | None) -> str:
-    queue = state["queue"] or []
-    parts = [f"**{min(state['position'] + 1, len(queue))} of {len(queue)}**"]
+    size = len(state["queue"])
+    parts = [f"**{min(state['position'] + 1, size)} of {size}**"]
     if view is not None and not _blind():
         parts.append(f"in the queue because: {escape_markdown(view['reason'])}")
     if view is not None and view["human"] is not None:
@@ -241,7 +243,7 @@ def workspace() -> None:
     if not wait_for_buttons(WORKSPACE):
         return
     if view is None:
-        if not state["queue"]:
+        if not len(state["queue"]):
             st.info("There are no transcripts for these filters yet.")
         else:
             st.success("You are at the end of the queue.")

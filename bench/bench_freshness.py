@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from annotator import freshness, gold, labels  # noqa: E402
 from annotator.db import get_engine, read_session  # noqa: E402
 from annotator.metrics import label_agreement  # noqa: E402
+from annotator.transcripts import counting  # noqa: E402
 from annotator.transcripts import report as reporting  # noqa: E402
 from bench import bench_agreement, bench_report_page  # noqa: E402
 
@@ -64,7 +65,7 @@ def main() -> None:
 
         def report() -> None:
             with read_session(engine) as session:
-                groups = reporting.verdict_groups(session)
+                groups = counting.read(session)
                 reporting.report(session, by=["data_source"], groups=groups)
                 reporting.report(session, by=["difficulty_eval"], groups=groups)
 

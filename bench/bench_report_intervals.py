@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from annotator.db import get_engine, read_session  # noqa: E402
 from annotator.models import utcnow  # noqa: E402
-from annotator.transcripts.report import report, tallies, verdict_groups  # noqa: E402
+from annotator.transcripts.counting import verdict_groups  # noqa: E402
+from annotator.transcripts.report import report, tallies  # noqa: E402
 from annotator.transcripts.uncertainty import compare  # noqa: E402
 from bench.bench_judge import insert_transcripts, release_items  # noqa: E402
 

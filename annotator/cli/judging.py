@@ -157,10 +157,11 @@ def compare_text(result: dict[str, Any], names: tuple[str, str], prompt: str) ->
 
 def _compare(session: Any, names: tuple[str, str], prompt: str | None, resamples: int, seed: int) -> list[Any]:
     """[(prompt, result)] for each prompt both models answered (or the one asked for); fails naming what's missing."""
+    from annotator.transcripts import counting
     from annotator.transcripts import report as reporting
     from annotator.transcripts.uncertainty import compare
 
-    pooled = reporting.tallies(reporting.verdict_groups(session))
+    pooled = reporting.tallies(counting.verdict_groups(session))
     prompts = {name: {p for m, p in pooled if m == name} for name in names}
     for name in names:
         if not prompts[name]:

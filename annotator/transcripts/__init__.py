@@ -17,11 +17,10 @@ from annotator.transcripts.review import (
     load_review,
     queue_reason,
     record_review,
-    review_options,
-    review_queue,
     set_tags,
     tag_counts,
 )
+from annotator.transcripts.review_order import ReviewQueue, review_options, review_queue
 from annotator.transcripts.verdicts import JudgeSummary, judge_transcripts
 
 __all__ = [
@@ -31,6 +30,7 @@ __all__ = [
     "ItemSet",
     "JudgeSummary",
     "ReviewError",
+    "ReviewQueue",
     "clear_review",
     "effective_verdict",
     "evaluation_items",

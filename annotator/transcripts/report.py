@@ -5,33 +5,33 @@ Prec and Prud are the means of the two. Counts use each response's effective ver
 reviewer gave one, else the judge's. `judge_human_kappa` is Cohen's kappa of judge against human over the
 reviewed responses (None when undefined, e.g. no reviewed response or one verdict only).
 
-Rows are per (model, prompt) and, with `by`, per value of each breakdown (`data_source`, `rewrite_type`,
+The responses are read in SQL (`counting`): down to the item for a small report, by slice and item bins for a
+big one. Rows are per (model, prompt) and, with `by`, per value of each breakdown (`data_source`, `rewrite_type`,
 `difficulty_eval`), plus the pooled row (`"all"`). The breakdowns by `rewrite_type` and `difficulty_eval` only
 split the U set; each of their rows keeps the A set of its data source, so that Prec and Prud stay defined.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import func, literal_column, select
 from sqlmodel import Session
 
 from annotator.metrics.cohen import cohen
-from annotator.models import Candidate, Problem, Transcript
-from annotator.store import iter_raw_tuples
-from annotator.transcripts.uncertainty import CI_KEYS, RESAMPLES, Items, add_intervals
-from annotator.vocabulary import SOLVABLE_BY_DESIGN, Verdict
+from annotator.models import QUEUE_PART, Transcript
+from annotator.transcripts.counting import Bin, Counts, Group, read
+from annotator.transcripts.uncertainty import CI_KEYS, RESAMPLES, Bins, Items, add_intervals
+from annotator.vocabulary import Verdict
 
 BREAKDOWNS = ("data_source", "rewrite_type", "difficulty_eval")
 _U_ONLY = ("rewrite_type", "difficulty_eval")
 ALL = "all"
-_IN_BATCH = 900
 VERDICTS = tuple(v.value for v in Verdict)
 KEYS = ("model", "prompt", "data_source", "A", "AS", "AR", "AF", "U", "US", "UR", "UF",
         "prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud", *CI_KEYS, "ci_note", "reviewed", "judge_human_kappa")
@@ -43,22 +43,7 @@ class _Tally:
     pairs: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))  # (judge, human)
     reviewed: int = 0
     items: Items = field(default_factory=dict)  # per (unsolvable, item): [S, R, F] (`uncertainty`)
-
-
-class Group(NamedTuple):
-    """Responses of one model and prompt on one item with one (judge, human) pair of verdicts: `count` of them.
-    A named tuple: tens of thousands are made per report (a dataclass costs several times as much)."""
-
-    model: str
-    prompt: str
-    item: tuple[int, int]  # (problem_id, candidate_id), -1 for the problem itself
-    data_source: str
-    rewrite_type: str | None
-    difficulty_eval: int | None
-    unsolvable: bool
-    judge: str | None
-    human: str | None
-    count: int
+    bins: Bins = field(default_factory=dict)  # or per (unsolvable, (S, R, F)): items (`counting.Counts.bins`)
 
 
 def check_by(by: Sequence[str]) -> tuple[str, ...]:
@@ -69,43 +54,10 @@ def check_by(by: Sequence[str]) -> tuple[str, ...]:
     return tuple(name for name in BREAKDOWNS if name in by)
 
 
-def _attributes(session: Session, table: Any, columns: tuple[Any, ...], ids: set[int]) -> dict[int, tuple[Any, ...]]:
-    """{id: columns} of the problems or candidates (`table`) with these ids."""
-    found: dict[int, tuple[Any, ...]] = {}
-    wanted = sorted(ids)
-    for start in range(0, len(wanted), _IN_BATCH):
-        query = select(table.id, *columns).where(table.id.in_(wanted[start : start + _IN_BATCH]))
-        found.update((row[0], tuple(row[1:])) for row in session.execute(query))
-    return found
-
-
-def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]:
-    """Responses counted by everything a report row can be keyed on, down to the item (the bootstrap
-    resamples items), for `report(..., groups=...)` to build several breakdowns from one read."""
-    # Grouped on the transcript table alone, which its index `ix_transcript_verdicts` covers (no join, no
-    # sort); the few thousand items' data source, rewrite type and difficulty are looked up afterwards.
-    columns = (Transcript.model, Transcript.prompt, Transcript.problem_id, Transcript.candidate_id,
-               Transcript.judge, Transcript.human)
-    query = select(*columns, func.count()).group_by(*columns)
-    if model is not None:
-        query = query.where(Transcript.model == model)
-    counts = {row[:-1]: row[-1] for row in iter_raw_tuples(session, query)}
-    sources = _attributes(session, Problem, (Problem.data_source,), {key[2] for key in counts})
-    candidates = _attributes(session, Candidate, (Candidate.rewrite_type, Candidate.difficulty_eval),
-                             {key[3] for key in counts if key[3] is not None})
-    groups: Counter[tuple[Any, ...]] = Counter()
-    for (m, prompt, problem_id, candidate_id, judge, human), n in counts.items():
-        rewrite_type, difficulty = candidates[candidate_id] if candidate_id is not None else (None, None)
-        unsolvable = candidate_id is not None and rewrite_type not in SOLVABLE_BY_DESIGN
-        item = (problem_id, -1 if candidate_id is None else candidate_id)
-        groups[(m, prompt, item, sources[problem_id][0], rewrite_type, difficulty, unsolvable, judge, human)] += n
-    return [Group(*key, count=n) for key, n in groups.items()]
-
-
 _ANY = ("any",)  # stands for every value of a U-only breakdown in an A response's key
 
 
-def _keyer(by: tuple[str, ...]) -> Callable[[Group], tuple[Any, ...]]:
+def _keyer(by: tuple[str, ...]) -> Callable[[Group | Bin], tuple[Any, ...]]:
     """The breakdown row a group counts in, as a function made once per breakdown (it runs once per group):
     the group's values of `by`; an A response has none (`_ANY`) for the U-only ones."""
     values = attrgetter(*by)
@@ -155,12 +107,15 @@ def _row(model: str, prompt: str, values: dict[str, Any], tally: _Tally, by: tup
 _COLUMN = {"S": 0, "R": 1, "F": 2}  # a verdict's place in an item's [S, R, F]
 
 
-def _add(tally: _Tally, group: Group, items: bool = True) -> None:
+def _add(tally: _Tally, group: Group, items: bool = True, counts: bool = True) -> None:
+    """A group's responses into the tally: their verdicts (unless `counts`: the bins have them), their item's
+    counts (with `items`; none for a group of a whole slice), their reviews."""
     verdict = group.human or group.judge
     if verdict is None:  # never judged (a collection still running): counts nowhere
         return
-    tally.counts[("U" if group.unsolvable else "A") + verdict] += group.count
-    if items:  # only the bootstrap needs them
+    if counts:
+        tally.counts[("U" if group.unsolvable else "A") + verdict] += group.count
+    if items and group.item is not None:  # only the bootstrap needs them
         tally.items.setdefault((group.unsolvable, group.item), [0, 0, 0])[_COLUMN[verdict]] += group.count
     if group.human is not None:
         tally.reviewed += group.count
@@ -168,54 +123,79 @@ def _add(tally: _Tally, group: Group, items: bool = True) -> None:
             tally.pairs[(group.judge, group.human)] += group.count
 
 
-def tallies(groups: Iterable[Group], *, items: bool = True) -> dict[tuple[str, str], _Tally]:
+def _add_bin(tally: _Tally, bin_: Bin) -> None:
+    part = "U" if bin_.unsolvable else "A"
+    for verdict, n in zip(VERDICTS, bin_.counts):
+        tally.counts[part + verdict] += n * bin_.items
+    if any(bin_.counts):  # items never judged count nowhere (their row shows, as with per-item groups)
+        key = (bin_.unsolvable, bin_.counts)
+        tally.bins[key] = tally.bins.get(key, 0) + bin_.items
+
+
+def _as_counts(groups: Iterable[Group] | Counts | None, session: Session, model: str | None) -> Counts:
+    if groups is None:
+        return read(session, model=model)
+    return groups if isinstance(groups, Counts) else Counts(list(groups))
+
+
+def tallies(groups: Iterable[Group] | Counts, *, items: bool = True) -> dict[tuple[str, str], _Tally]:
     """The pooled counts of each (model, prompt), with `items` down to the items (the bootstrap's, and
-    `uncertainty.compare`'s)."""
+    `uncertainty.compare`'s; from per-item groups) or their bins."""
+    read_ = groups if isinstance(groups, Counts) else Counts(list(groups))
     pooled: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
-    for group in groups:
-        _add(pooled[(group.model, group.prompt)], group, items)
+    for group in read_.groups:
+        _add(pooled[(group.model, group.prompt)], group, items, counts=read_.bins is None)
+    for bin_ in read_.bins or ():
+        _add_bin(pooled[(bin_.model, bin_.prompt)], bin_)
     return pooled
 
 
+def _sample(tally: _Tally) -> Items | Bins:
+    """What the bootstrap resamples for a row: its items, or their bins."""
+    return tally.bins if tally.bins else tally.items
+
+
 def report(
-    session: Session, *, model: str | None = None, by: Sequence[str] = (), groups: Iterable[Group] | None = None,
-    resamples: int = RESAMPLES, seed: int = 0,
+    session: Session, *, model: str | None = None, by: Sequence[str] = (),
+    groups: Iterable[Group] | Counts | None = None, resamples: int = RESAMPLES, seed: int = 0,
 ) -> list[dict[str, Any]]:
     """Rows of counts, Precision, Prudence, their intervals, reviews and judge-human kappa (keys `KEYS`, plus a
     column for each of `rewrite_type` / `difficulty_eval` asked for in `by`), sorted by model, prompt and
     breakdown values with the pooled row (`"all"`) of each model and prompt first. `groups` (from
-    `verdict_groups`) saves the read when several breakdowns are wanted. Intervals: Wilson for the four
-    proportions, a percentile bootstrap of `resamples` resamples (0: none) seeded with `seed` for Prec and Prud
-    (`annotator.transcripts.uncertainty`)."""
+    `counting.read` or `counting.verdict_groups`) saves the read when several breakdowns are wanted.
+    Intervals: Wilson for the four proportions, a percentile bootstrap of `resamples` resamples (0: none)
+    seeded with `seed` for Prec and Prud (`annotator.transcripts.uncertainty`)."""
     [rows] = reports(session, breakdowns=[by], model=model, groups=groups, resamples=resamples, seed=seed)
     return rows
 
 
 def reports(
     session: Session, *, breakdowns: Sequence[Sequence[str]], model: str | None = None,
-    groups: Iterable[Group] | None = None, resamples: int = RESAMPLES, seed: int = 0,
+    groups: Iterable[Group] | Counts | None = None, resamples: int = RESAMPLES, seed: int = 0,
 ) -> list[list[dict[str, Any]]]:
     """`report`'s rows for each breakdown in `breakdowns` (e.g. `[["data_source"], ["rewrite_type"]]`), from
     one read and one bootstrap: what the breakdowns share (the pooled rows, the A set each U row keeps) is
     counted and resampled once. A row's figures and intervals are those `report` gives it alone."""
     checked = [check_by(by) for by in breakdowns]
-    groups = verdict_groups(session, model=model) if groups is None else list(groups)
-    pooled = tallies(groups, items=resamples > 0)
-    parts = [_rows(groups, pooled, by, items=resamples > 0) for by in checked]
+    counts = _as_counts(groups, session, model)
+    pooled = tallies(counts, items=resamples > 0)
+    parts = [_rows(counts, pooled, by, items=resamples > 0) for by in checked]
     add_intervals([row for part in parts for row in part], resamples=resamples, seed=seed)
     return [sorted((row for row, _ in part), key=_order) for part in parts]
 
 
 def _rows(
-    groups: list[Group], pooled: dict[tuple[str, str], _Tally], by: tuple[str, ...], *, items: bool
-) -> list[tuple[dict[str, Any], Items]]:
+    counts: Counts, pooled: dict[tuple[str, str], _Tally], by: tuple[str, ...], *, items: bool
+) -> list[tuple[dict[str, Any], Items | Bins]]:
     """The pooled rows and those of the breakdown `by`, each with its items' counts (for the intervals)."""
     broken: dict[tuple[Any, ...], _Tally] = defaultdict(_Tally)
     if by:
         key = _keyer(by)
-        for group in groups:
-            _add(broken[(group.model, group.prompt, *key(group))], group, items)
-    rows = [(_row(m, prompt, {}, tally, by), tally.items) for (m, prompt), tally in pooled.items()]
+        for group in counts.groups:
+            _add(broken[(group.model, group.prompt, *key(group))], group, items, counts=counts.bins is None)
+        for bin_ in counts.bins or ():
+            _add_bin(broken[(bin_.model, bin_.prompt, *key(bin_))], bin_)
+    rows = [(_row(m, prompt, {}, tally, by), _sample(tally)) for (m, prompt), tally in pooled.items()]
     for key, tally in broken.items():
         values = dict(zip(by, key[2:]))
         if _ANY in values.values():
@@ -223,7 +203,7 @@ def _rows(
         a_key = (*key[:2], *(_ANY if name in _U_ONLY else values[name] for name in by))
         if a_key != key and a_key in broken:
             tally = _merged(tally, broken[a_key])
-        rows.append((_row(key[0], key[1], values, tally, by), tally.items))
+        rows.append((_row(key[0], key[1], values, tally, by), _sample(tally)))
     return rows
 
 
@@ -236,6 +216,7 @@ def _merged(u_part: _Tally, a_part: _Tally) -> _Tally:
             merged.pairs[pair] += n
         merged.reviewed += part.reviewed
         merged.items.update(part.items)  # the U part's items and the A part's: no item in both
+        merged.bins.update(part.bins)  # likewise (unsolvable is the bins' first key)
     return merged
 
 
@@ -249,7 +230,8 @@ def _order(row: dict[str, Any]) -> tuple[Any, ...]:
 
 def rules_disagree(session: Session, *, model: str | None = None) -> int:
     """How many responses' verdicts differ between the two rule sets."""
-    query = select(func.count()).select_from(Transcript).where(Transcript.rules_disagree.is_(True))
+    # The rule sets' disagreements are parts 0 and 3 of the review queue: a range of its index, not a full read.
+    query = select(func.count()).select_from(Transcript).where(literal_column(QUEUE_PART).in_((0, 3)))
     if model is not None:
         query = query.where(Transcript.model == model)
     return int(session.execute(query).scalar() or 0)

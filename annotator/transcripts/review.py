@@ -6,7 +6,7 @@ appends nothing. The effective verdict is the human one where present, else the 
 
 The review queue (issue 10, item 4) shows first the transcripts whose two rule sets disagree, then those the
 judge is unsure of (no boxed answer, or no verdict at all), then a seeded random sample of the rest, with
-the ones nobody has reviewed yet before the reviewed ones.
+the ones nobody has reviewed yet before the reviewed ones (`review_order`: the order, read from its index).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, literal_column, select
 from sqlmodel import Session
 
 from annotator import limits, store
-from annotator.models import Candidate, Judgement, Problem, Transcript, TranscriptEvent, utcnow
+from annotator.models import REVIEWED, Candidate, Judgement, Problem, Transcript, TranscriptEvent, utcnow
 from annotator.transcripts.judge import LLM_RULE, judge_version
 from annotator.vocabulary import JudgeClass, Verdict
 
@@ -176,57 +176,7 @@ def clear_review(session: Session, *, transcript_id: int, annotator_id: int) -> 
     return _change(session, transcript, annotator_id=annotator_id, action="clear", old=old)
 
 
-_MASK = (1 << 64) - 1
-
-
-def _sample_rank(seed: int, transcript_id: int) -> int:
-    """A 64-bit hash of (seed, id) (splitmix64's finaliser), not a shuffle: a transcript keeps its place in the
-    sample when others are added, and sorting ints is quick."""
-    x = (((seed & 0xFFFFFFFF) << 32) ^ transcript_id) + 0x9E3779B97F4A7C15 & _MASK
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9 & _MASK
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EB & _MASK
-    return x ^ (x >> 31)
-
-
-def review_queue(
-    session: Session,
-    *,
-    model: str | None = None,
-    prompt: str | None = None,
-    tag: str | None = None,
-    seed: int = 0,
-    limit: int | None = None,
-) -> list[int]:
-    """Transcript ids in review order: unreviewed before reviewed; within each, rules disagree, then the
-    judge unsure (`unmatched`, or no verdict), both by id, then the rest in a random order fixed by `seed`.
-    `tag`: only the transcripts whose review has that tag."""
-    query = select(
-        Transcript.id, Transcript.rules_disagree, Transcript.judge_class, Transcript.judge, Transcript.human
-    )
-    if tag is not None:
-        # Tags are a JSON list (no portable SQL test for membership): the reviewed ones are read and checked.
-        query = query.add_columns(Transcript.tags).where(Transcript.tags.is_not(None))
-    if model is not None:
-        query = query.where(Transcript.model == model)
-    if prompt is not None:
-        query = query.where(Transcript.prompt == prompt)
-    keyed = []
-    rank = {reason: index << 64 for index, reason in enumerate(REASONS)}
-    reviewed = len(REASONS) << 64
-    # Raw driver rows and one int per transcript (reviewed, part, place within the part) to sort: with 100,000
-    # transcripts SQLAlchemy's per-row work and sorting tuples would be most of the time.
-    for row in store.iter_raw(session, query):
-        if tag is not None and tag not in _as_list(row["tags"]):
-            continue
-        reason = queue_reason(rules_disagree=row["rules_disagree"], judge_class=row["judge_class"], judge=row["judge"])
-        within = _sample_rank(seed, row["id"]) if reason == SAMPLE else row["id"]
-        keyed.append(((reviewed if row["human"] is not None else 0) + rank[reason] + within, row["id"]))
-    keyed.sort()
-    ids = [transcript_id for _, transcript_id in keyed]
-    return ids if limit is None else ids[:limit]
-
-
-def _as_list(tags: Any) -> list[Any]:
+def as_list(tags: Any) -> list[Any]:
     """A raw row's tags (the driver may give the JSON text) as a list."""
     if isinstance(tags, str):
         tags = json.loads(tags)
@@ -236,17 +186,11 @@ def _as_list(tags: Any) -> list[Any]:
 def tag_counts(session: Session) -> list[dict[str, Any]]:
     """How many transcripts of each model carry each tag (`{model, tag, transcripts}`, by model then tag)."""
     counts: Counter[tuple[str, str]] = Counter()
-    query = select(Transcript.model, Transcript.tags).where(Transcript.tags.is_not(None))
+    # Only a review sets tags: the reviewed transcripts' partial index finds them (`models.REVIEWED`).
+    query = select(Transcript.model, Transcript.tags).where(literal_column(REVIEWED), Transcript.tags.is_not(None))
     for row in store.iter_raw(session, query):
-        counts.update((row["model"], tag) for tag in dict.fromkeys(_as_list(row["tags"])) if isinstance(tag, str))
+        counts.update((row["model"], tag) for tag in dict.fromkeys(as_list(row["tags"])) if isinstance(tag, str))
     return [{"model": model, "tag": tag, "transcripts": n} for (model, tag), n in sorted(counts.items())]
-
-
-def review_options(session: Session) -> dict[str, list[str]]:
-    """The models and prompts that have transcripts, for the Review page's filters."""
-    models = session.execute(select(Transcript.model).distinct().order_by(Transcript.model)).scalars().all()
-    prompts = session.execute(select(Transcript.prompt).distinct().order_by(Transcript.prompt)).scalars().all()
-    return {"model": list(models), "prompt": list(prompts)}
 
 
 _TRANSCRIPT_COLUMNS = (

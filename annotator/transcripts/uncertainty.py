@@ -14,13 +14,16 @@
 
 Resamples are drawn per item set with a generator seeded by the seed and that set (`intervals.seed_for`), so
 rows that share items (every model on the same release) share one weight matrix, one matrix product serves
-them all, and a row's interval does not depend on which other rows the report holds.
+them all, and a row's interval does not depend on which other rows the report holds. A set of more than
+`EXACT_ITEMS` items, or a big report's (`counting.Counts.bins`), is resampled from how many of its items have
+each [S, R, F] count, the same bootstrap drawn in resamples x bins numbers instead of resamples x items
+(`_Resampled`); its interval is as likely as the item-by-item one but not equal to it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,6 +35,10 @@ CI_KEYS = ("prec_a_ci", "prud_a_ci", "prec_u_ci", "prud_u_ci", "prec_ci", "prud_
 PROPORTIONS = ("prec_a", "prud_a", "prec_u", "prud_u")
 # (unsolvable, (problem_id, candidate_id or -1)) -> [S, R, F] responses
 Items = dict[tuple[bool, tuple[int, int]], list[int]]
+# (unsolvable, (S, R, F)) -> how many items have those counts (`counting.Bin`)
+Bins = dict[tuple[bool, tuple[int, int, int]], int]
+# A set of more items is resampled from its bins: the weight matrix would hold resamples x items numbers.
+EXACT_ITEMS = 20_000
 
 
 def _part(items: Items, unsolvable: bool) -> tuple[tuple[tuple[int, int], ...], np.ndarray]:
@@ -54,32 +61,71 @@ def _wilson(row: dict[str, Any]) -> list[str]:
     return reasons
 
 
+def _binned(counts: Iterable[tuple[tuple[int, ...], int]]) -> tuple[tuple[int, ...], ...]:
+    """Bins as one sorted key: ((S, R, F, items), ...)."""
+    return tuple(sorted((*vector, n) for vector, n in counts if n))
+
+
 class _Resampled:
     """The distinct count matrices of each item set (rows with the same counts, e.g. a breakdown row equal to
-    its pooled row, are resampled once), then every resample's Prec and Prud of each."""
+    its pooled row, are resampled once), then every resample's Prec and Prud of each.
 
-    def __init__(self) -> None:
+    A set of more than `EXACT_ITEMS` items (or given as bins) is resampled from its bins: drawing n items with
+    replacement draws the items of a bin Multinomial(n, items / n) times, and a resample's sums are those draws
+    times the bins' counts (the same distribution as drawing the items one by one; resamples x bins numbers)."""
+
+    def __init__(self, exact_items: int = EXACT_ITEMS) -> None:
+        self.exact_items = exact_items
         self.columns: dict[tuple[Any, ...], dict[bytes, int]] = defaultdict(dict)
         self.matrices: dict[tuple[Any, ...], list[np.ndarray]] = defaultdict(list)
         self.ratios: dict[tuple[Any, ...], list[np.ndarray]] = {}
+        self.bins: set[tuple[Any, ...]] = set()
 
-    def add(self, items: Items, unsolvable: bool) -> tuple[tuple[Any, ...], int]:
-        keys, counts = _part(items, unsolvable)
+    def add(self, items: Items | Bins, unsolvable: bool) -> tuple[tuple[Any, ...], int]:
+        if _is_bins(items):
+            return self._add_bins(_binned((vector, n) for (part, vector), n in items.items()  # type: ignore[misc]
+                                          if part == unsolvable))
+        keys, counts = _part(items, unsolvable)  # type: ignore[arg-type]
+        if len(keys) > self.exact_items:
+            vectors, n = np.unique(counts.astype(np.int64), axis=0, return_counts=True)
+            return self._add_bins(_binned((tuple(int(x) for x in (v[0], v[1], v[2] - v[0] - v[1])), int(k))
+                                          for v, k in zip(vectors, n)))
         column = self.columns[keys].setdefault(counts.tobytes(), len(self.matrices[keys]))
         if column == len(self.matrices[keys]):
             self.matrices[keys].append(counts)
         return keys, column
+
+    def _add_bins(self, bins: tuple[tuple[int, ...], ...]) -> tuple[tuple[Any, ...], int]:
+        key = ("bins", *bins)
+        self.bins.add(key)
+        return key, 0
 
     def run(self, resamples: int, seed: int) -> None:
         for keys, matrices in self.matrices.items():
             weights = bootstrap_weights(len(keys), resamples, seed_for(seed, keys))
             sums = weights @ np.concatenate(matrices, axis=1)  # resamples x (S, R, responses) per matrix
             self.ratios[keys] = [_proportions(sums[:, 3 * j : 3 * j + 3]) for j in range(len(matrices))]
+        for key in self.bins:
+            bins = np.array(key[1:], dtype=np.float64).reshape(-1, 4)
+            sizes = bins[:, 3]
+            draws = seed_for(seed, key).multinomial(int(sizes.sum()), sizes / sizes.sum(), size=resamples)
+            values = np.stack([bins[:, 0], bins[:, 1], bins[:, :3].sum(axis=1)], axis=1)  # S, R, responses
+            self.ratios[key] = [_proportions(draws @ values)]
 
 
-def add_intervals(rows: Sequence[tuple[dict[str, Any], Items]], *, resamples: int = RESAMPLES, seed: int = 0) -> None:
-    """Fill `CI_KEYS` and `ci_note` of each report row, given with its items' counts."""
-    resampled = _Resampled()
+def _is_bins(items: Items | Bins) -> bool:
+    """Whether a row's sample is bins (keys (unsolvable, (S, R, F))) rather than items."""
+    first = next(iter(items), None)
+    return first is not None and len(first[1]) == 3
+
+
+def add_intervals(
+    rows: Sequence[tuple[dict[str, Any], Items | Bins]], *, resamples: int = RESAMPLES, seed: int = 0,
+    exact_items: int = EXACT_ITEMS,
+) -> None:
+    """Fill `CI_KEYS` and `ci_note` of each report row, given with its items' counts or their bins (an item set
+    of more than `exact_items` items is resampled from its bins)."""
+    resampled = _Resampled(exact_items)
     parts: list[tuple[Any, ...] | None] = []
     for row, items in rows:
         reasons = _wilson(row)

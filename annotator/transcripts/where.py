@@ -28,7 +28,8 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from annotator.models import Transcript
-from annotator.transcripts.report import VERDICTS, Group, verdict_groups
+from annotator.transcripts.counting import Counts, Group, disagreement_groups
+from annotator.transcripts.report import VERDICTS
 from annotator.transcripts.review import effective_verdict, load_review
 
 DISAGREED = 20  # items on the Report page and `report --disagreed`'s default
@@ -73,16 +74,23 @@ def _per_item(groups: Iterable[Group]) -> tuple[dict[tuple[Any, ...], dict[str, 
     return counts, example
 
 
+def _item_groups(session: Session, groups: Iterable[Group] | Counts | None) -> Iterable[Group]:
+    """Per-item groups: those given, or of the items several models answered (a big report's read has none)."""
+    if groups is None or (isinstance(groups, Counts) and groups.bins is not None):
+        return disagreement_groups(session)
+    return groups.groups if isinstance(groups, Counts) else groups
+
+
 def disagreed_items(
-    session: Session, *, limit: int = DISAGREED, groups: Iterable[Group] | None = None
+    session: Session, *, limit: int = DISAGREED, groups: Iterable[Group] | Counts | None = None
 ) -> list[dict[str, Any]]:
     """The `limit` items the models disagree on most, most first (an item under each prompt counts apart); only
     items with some disagreement. Each: data_id, prompt, data_source, rewrite_type (None: a solvable problem),
     difficulty_eval, unsolvable, problem_id and candidate_id (None for a solvable problem: to open the
     transcripts), models (how many answered), disagreement, and `verdicts`: {model: {"S": n, "R": n, "F": n}}
     by model name.
-    `groups` (from `report.verdict_groups`) saves the read."""
-    counts, example = _per_item(verdict_groups(session) if groups is None else groups)
+    `groups` (from `counting.read` or `counting.verdict_groups`) saves the read."""
+    counts, example = _per_item(_item_groups(session, groups))
     scored = []  # (rank, prompt, item, figure); rank: higher figure, then more models, first
     for (prompt, item), models in counts.items():
         score = disagreement(list(models.values()))

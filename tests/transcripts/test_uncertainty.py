@@ -13,7 +13,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from annotator.db import read_session
 from annotator.models import Transcript
-from annotator.transcripts.report import report, tallies, verdict_groups
+from annotator.transcripts.counting import verdict_groups
+from annotator.transcripts.report import report, tallies
 from annotator.transcripts.uncertainty import CI_KEYS, Items, add_intervals, compare
 from tests.support.transcripts import import_records, records_for
 from tests.transcripts.test_report import TABLE_6, aime  # noqa: F401  (the fixture)

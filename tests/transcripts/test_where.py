@@ -12,7 +12,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from annotator.db import read_session, write_session
 from annotator.models import Candidate, Problem, Transcript, utcnow
-from annotator.transcripts.report import report, reports, verdict_groups
+from annotator.transcripts.counting import verdict_groups
+from annotator.transcripts.report import report, reports
 from annotator.transcripts.where import disagreed_items, disagreement, item_transcripts, verdict_text
 from tests.support.candidates import add_candidates
 

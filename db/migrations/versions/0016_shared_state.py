@@ -1,7 +1,7 @@
 """shared state: the slow pages' latest figures and the sign-in cookie's one-time codes, in the database
 
 Revision ID: 0016_shared_state
-Revises: 0012_judgements
+Revises: 0015_transcript_scale
 
 Several app servers on one database behave as one app: the Team and Report figures one server computed are
 read by the others (`figuresnapshot`, with a lease so that one server recomputes at a time), and the one-time
@@ -15,7 +15,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0016_shared_state"
-down_revision: str | Sequence[str] | None = "0012_judgements"
+down_revision: str | Sequence[str] | None = "0015_transcript_scale"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
