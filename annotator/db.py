@@ -34,7 +34,7 @@ DEFAULT_PAGE_BUSY_SECONDS = 5.0
 _PG_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
 # The newest migration's revision. Knowing it here spares every command Alembic's start-up when the database
 # is up to date; tests/test_db.py checks it against the migration scripts, so a new migration must update it.
-HEAD_REVISION = "0012_judgements"
+HEAD_REVISION = "0014_label_scale"
 
 
 class DatabaseBusy(RuntimeError):

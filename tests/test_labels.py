@@ -6,6 +6,7 @@ import json
 import random
 import subprocess
 import sys
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -202,11 +203,26 @@ def test_the_event_table_is_append_only(engine: Engine) -> None:
         assert session.execute(select(AnnotationEvent.action)).scalars().all() == ["create"]
 
 
+def assert_agreement_recomputed(engine: Engine) -> dict[int, float | None]:
+    """Every candidate's stored agreement is the share of its labels equal to the most common one, counted again
+    from the labels here (None without labels)."""
+    with read_session(engine) as session:
+        stored = dict(session.execute(select(Candidate.id, Candidate.agreement)).all())
+        given = session.execute(select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval))
+        per_candidate: dict[int, Counter[tuple[int, int | None]]] = defaultdict(Counter)
+        for candidate_id, check, difficulty in given:
+            per_candidate[candidate_id][(check, difficulty)] += 1
+    expected = {candidate_id: max(counts.values()) / sum(counts.values()) if (counts := per_candidate.get(candidate_id))
+                else None for candidate_id in stored}
+    assert stored == expected
+    return stored
+
+
 def _state(engine: Engine) -> tuple[list[tuple], list[tuple], list[tuple]]:
     with read_session(engine) as session:
         candidates = session.execute(
             select(Candidate.id, Candidate.label_count, Candidate.human_check, Candidate.difficulty_eval,
-                   Candidate.label_source).order_by(Candidate.id)
+                   Candidate.label_source, Candidate.agreement).order_by(Candidate.id)
         ).all()
         annotations = session.execute(
             select(Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
@@ -296,6 +312,7 @@ def test_every_writer_ends_where_keypresses_do(path: str, database_url: str, tmp
     (_in_bulk if path == "in bulk" else _imported)(engine, rounds)
     expected, found = _state(keypresses), _state(engine)
     assert found == expected
+    assert any(value is not None and value < 1 for value in assert_agreement_recomputed(keypresses).values())
     updates = [(old, new) for _c, _a, action, old, new in found[2] if action == "update"]
     assert any(old["human_check"] != new["human_check"] for old, new in updates)
     assert any((old["human_check"], old["difficulty_eval"]) == (new["human_check"], new["difficulty_eval"])
