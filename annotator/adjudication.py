@@ -92,14 +92,18 @@ class DisputeQueue:
 
     def _read(self, session: Session) -> None:
         """The page after the last dispute read (from the lowest when there is none), and how many are beyond."""
-        query = self._after_last(_disputes_query(**self._filters, include_adjudicated=False))
-        rows = session.execute(query.with_only_columns(*_ORDER).limit(self._page)).all()
+        query = _disputes_query(**self._filters, include_adjudicated=False)
+        from_lowest = self._after is None
+        rows = session.execute(self._after_last(query).with_only_columns(*_ORDER).limit(self._page)).all()
         self._ahead = [row[2] for row in rows][::-1]
         self._after = tuple(rows[-1]) if rows else None
-        self._beyond = 0
-        if len(rows) == self._page:  # more beyond this page: counted for "Disputes left" (an index-only count)
-            beyond = self._after_last(_disputes_query(**self._filters, include_adjudicated=False)).order_by(None)
-            self._beyond = session.execute(select(func.count()).select_from(beyond.subquery())).scalar_one()
+        if not from_lowest:  # as counted on the first page ("Disputes left" is a snapshot, as the list is)
+            self._beyond = max(0, self._beyond - len(rows))
+        elif len(rows) < self._page:
+            self._beyond = 0
+        else:  # every open dispute, an index-only count; one after a key would scan the table
+            total = session.execute(select(func.count()).select_from(query.order_by(None).subquery())).scalar_one()
+            self._beyond = total - len(rows)
 
     def next(self, session: Session, *, exclude: Collection[int] = ()) -> int | None:
         """The next open dispute not in `exclude` (skipped this session), or None when none is left."""

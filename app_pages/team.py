@@ -22,7 +22,7 @@ engine, user = guard.require_page(__file__)
 
 def _team() -> dict[str, Any]:
     with read_session(engine) as session:
-        rows = labels.label_rows(session)
+        rows = labels.label_frame(session)  # millions of labels: read in bulk, as a frame
         activity = labels.activity(session)
         accuracy = gold.gold_accuracy(session)
     report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in accuracy.items()})

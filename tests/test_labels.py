@@ -363,3 +363,29 @@ def test_activity_counts_people_per_day_on_both_backends(engine: Engine) -> None
     assert set(activity) == {"a0", "a1"}  # the import's pseudo-annotator is not a person
     assert activity["a0"] == {"labels": 3, "seconds": 60.0, "per_hour": 180.0, "per_day": {today: 3}}
     assert activity["a1"]["per_hour"] is None and activity["a1"]["per_day"] == {today: 1}
+
+
+def test_label_frame_holds_label_rows_and_gives_the_same_agreement(engine: Engine) -> None:
+    """The Team page's bulk read (COPY on PostgreSQL) is `label_rows` column by column, system annotators left
+    out, and the agreement report from it is the one from the rows."""
+    from annotator.metrics import label_agreement
+
+    cids, aids = seed(engine, candidates=8, annotators=3)
+    rng = random.Random(5)
+    with write_session(engine) as session:
+        system = auth.system_annotator_id(session, name="import:x.json")
+        for cid in cids:
+            for aid in (*aids, system):
+                if rng.random() < 0.8:
+                    check = rng.choice([0, 1])
+                    labels.record_label(session, candidate_id=cid, annotator_id=aid, human_check=check,
+                                        difficulty_eval=rng.choice([0, 1]) if check else None,
+                                        seconds_spent=rng.choice([None, 3.5, 7.0]))
+    with read_session(engine) as session:
+        rows = labels.label_rows(session)
+        frame = labels.label_frame(session)
+    assert list(frame.columns) == ["item", "annotator", "human_check", "difficulty_eval", "seconds"]
+    as_rows = [(int(i), a, int(c), None if d != d else int(d), None if s != s else float(s))
+               for i, a, c, d, s in frame.itertuples(index=False)]
+    assert as_rows == rows and "import:x.json" not in {row[1] for row in rows}
+    assert label_agreement(frame) == label_agreement(rows)
