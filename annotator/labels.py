@@ -161,13 +161,20 @@ def _labels_query(who: Any, *, data_source: str | None, rewrite_type: str | None
 def activity(session: Session) -> dict[str, dict[str, Any]]:
     """Per person (system annotators left out): labels, time spent on them, labels per hour of that time, and
     labels per day (`{"labels", "seconds", "per_hour", "per_day": {date: n}}`)."""
-    day = func.date(Annotation.created_at).label("day")
+    day = func.date(Annotation.created_at)
+    # Grouped by the label's own columns, then named: grouped by the joined name, PostgreSQL expects a group per
+    # label and sorts millions of rows on disk (5 s at 3 million labels, against 1.6 s hashed).
+    per_day = (
+        select(Annotation.annotator_id, day.label("day"), func.count().label("n"),
+               func.sum(Annotation.seconds_spent).label("seconds"))
+        .group_by(Annotation.annotator_id, day)
+        .subquery()
+    )
     query = (
-        select(Annotator.name, day, func.count(), func.sum(Annotation.seconds_spent))
-        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        select(Annotator.name, per_day.c.day, per_day.c.n, per_day.c.seconds)
+        .join(Annotator, Annotator.id == per_day.c.annotator_id)
         .where(Annotator.is_system.is_(False))
-        .group_by(Annotator.name, day)
-        .order_by(Annotator.name, day)
+        .order_by(Annotator.name, per_day.c.day)
     )
     people: dict[str, dict[str, Any]] = {}
     for name, date, count, seconds in session.execute(query):
