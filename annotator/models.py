@@ -141,6 +141,10 @@ class Candidate(SQLModel, table=True):
     __table_args__ = (
         Index("ix_candidate_queue", "status", "label_count", "id"),
         Index("ix_candidate_source_type", "data_source", "rewrite_type"),
+        # Every column the Overview's counts and the label state read (`stats`, `store.label_state`): they count
+        # the candidates off this index alone, not the table with its texts.
+        Index("ix_candidate_state", "data_source", "rewrite_type", "status", "label_source", "label_count",
+              "human_check", "difficulty_eval"),
         # The open disputes in Adjudicate's order (`adjudication`): lowest agreement, ties first, then by id.
         Index("ix_candidate_dispute", "agreement", text("(human_check IS NOT NULL)"), "id",
               sqlite_where=text(OPEN_DISPUTE), postgresql_where=text(OPEN_DISPUTE)),

@@ -37,6 +37,65 @@ def _timed(repeat: int, work: Callable[[], Any]) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
+def _adjudicate(run: Callable[..., None]) -> None:
+    from annotator import adjudication
+
+    def first_open(session: Any) -> tuple[int | None, int]:
+        queue = adjudication.DisputeQueue()
+        return queue.next(session), len(queue)
+    run("Adjudicate: DisputeQueue().next (open)", first_open, lambda r: f"first {r[0]}, {r[1] + 1} left")
+    run("Adjudicate: disputes(limit=50)", lambda s: adjudication.disputes(s, limit=50),
+        lambda r: f"agreement {r[0]['agreement']:.3f}..{r[-1]['agreement']:.3f}")
+
+
+def _team(run: Callable[..., None]) -> None:
+    from annotator import gold, labels
+    from annotator.metrics import label_agreement
+
+    read = getattr(labels, "label_frame", labels.label_rows)  # what the page reads the labels with
+
+    def team(session: Any) -> dict[str, Any]:
+        rows = read(session)
+        activity = labels.activity(session)
+        accuracy = gold.gold_accuracy(session)
+        report = label_agreement(rows, gold={n: p["gold_accuracy"] for n, p in accuracy.items()})
+        return {"agreement": report, "activity": activity}
+    run("Team: figures (first open / recompute)", team,
+        lambda r: f"alpha {r['agreement']['human_check']['alpha']:.6f}")
+    run(f"Team: labels.{read.__name__}", read, lambda r: f"{len(r):,} labels")
+    run("Team: labels.activity", labels.activity)
+
+
+def _overview(run: Callable[..., None]) -> None:
+    from annotator import stats
+
+    def overview(session: Any) -> dict[str, Any]:
+        if hasattr(stats, "groups"):
+            counted = stats.groups(session)
+            return {"stats": stats.compute(session, counted=counted),
+                    "progress": stats.progress(session, counted=counted)}
+        return {"stats": stats.compute(session), "progress": stats.progress(session)}
+    run("Overview: stats.compute + stats.progress", overview, lambda r: f"vetted {r['stats']['total']['vetted']:,}")
+
+
+def _browse(run: Callable[..., None], engine: Any) -> None:
+    from annotator import auth, browse
+    from annotator.db import read_session
+
+    with read_session(engine) as session:
+        viewer = auth.authenticate(session, name="rev", password="bench-password-long")
+
+    def page(**filters: Any) -> Callable[[Any], Any]:
+        return lambda session: browse.list_candidates(session, viewer=viewer, **filters)
+
+    for name, filters in (("first page", {}), ("label state disputed", {"label_state": "disputed"}),
+                          ("search 'r12345x' (10 match)", {"search": "r12345x"}),
+                          ("search 'remove_3' (400k match)", {"search": "remove_3"}),
+                          ("search 'r12345x', page 2", {"search": "r12345x", "page": 2}),
+                          ("first page, page 200", {"page": 200})):
+        run(f"Browse: {name}", page(**filters), lambda r: f"{r.total:,} candidates")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
@@ -45,64 +104,24 @@ def main() -> None:
     parser.add_argument("--only", default="adjudicate,team,overview,browse")
     args = parser.parse_args()
     sys.path.insert(0, args.code)
-    from annotator import adjudication, auth, browse, gold, labels, stats
     from annotator.db import get_engine, read_session
-    from annotator.metrics import label_agreement
 
     engine = get_engine(args.url)
-    print(f"code: {adjudication.__file__.rsplit('/annotator/', 1)[0]}  database: {engine.url.database}")
-
-    def line(name: str, seconds: float, note: Any = "") -> None:
-        print(f"  {name:<52} {seconds * 1000:9.1f} ms  {note}")
+    print(f"code: {args.code}  database: {engine.url.database}")
 
     def run(name: str, work: Callable[[Any], Any], note: Callable[[Any], Any] = lambda result: "") -> None:
         def once() -> Any:
             with read_session(engine) as session:
                 return work(session)
         seconds, result = _timed(args.repeat, once)
-        line(name, seconds, note(result))
+        print(f"  {name:<52} {seconds * 1000:9.1f} ms  {note(result)}", flush=True)
 
     only = set(args.only.split(","))
-    if "adjudicate" in only:
-        def first_open(session: Any) -> tuple[int | None, int]:
-            queue = adjudication.DisputeQueue()
-            return queue.next(session), len(queue)
-        run("Adjudicate: DisputeQueue().next (open)", first_open, lambda r: f"first {r[0]}, {r[1] + 1} left")
-        run("Adjudicate: disputes(limit=50)", lambda s: adjudication.disputes(s, limit=50),
-            lambda r: f"agreement {r[0]['agreement']:.3f}..{r[-1]['agreement']:.3f}")
-    if "team" in only:
-        def team(session: Any) -> dict[str, Any]:
-            rows = labels.label_rows(session)
-            activity = labels.activity(session)
-            accuracy = gold.gold_accuracy(session)
-            report = label_agreement(rows, gold={n: p["gold_accuracy"] for n, p in accuracy.items()})
-            return {"agreement": report, "activity": activity}
-        run("Team: figures (first open / recompute)", team,
-            lambda r: f"alpha {r['agreement']['human_check']['alpha']:.6f}")
-        run("Team: labels.label_rows", labels.label_rows, lambda r: f"{len(r):,} labels")
-        run("Team: labels.activity", labels.activity)
-    if "overview" in only:
-        def overview(session: Any) -> dict[str, Any]:
-            if hasattr(stats, "groups"):
-                counted = stats.groups(session)
-                return {"stats": stats.compute(session, counted=counted),
-                        "progress": stats.progress(session, counted=counted)}
-            return {"stats": stats.compute(session), "progress": stats.progress(session)}
-        run("Overview: stats.compute + stats.progress", overview,
-            lambda r: f"vetted {r['stats']['total']['vetted']:,}")
+    for name, bench in (("adjudicate", _adjudicate), ("team", _team), ("overview", _overview)):
+        if name in only:
+            bench(run)
     if "browse" in only:
-        with read_session(engine) as session:
-            viewer = auth.authenticate(session, name="rev", password="bench-password-long")
-
-        def page(**filters: Any) -> Callable[[Any], Any]:
-            return lambda session: browse.list_candidates(session, viewer=viewer, **filters)
-
-        for name, filters in (("first page", {}), ("label state disputed", {"label_state": "disputed"}),
-                              ("search 'r12345x' (10 match)", {"search": "r12345x"}),
-                              ("search 'remove_3' (400k match)", {"search": "remove_3"}),
-                              ("search 'r12345x', page 2", {"search": "r12345x", "page": 2}),
-                              ("first page, page 200", {"page": 200})):
-            run(f"Browse: {name}", page(**filters), lambda r: f"{r.total:,} candidates")
+        _browse(run, engine)
 
 
 if __name__ == "__main__":

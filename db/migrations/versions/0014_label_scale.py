@@ -6,7 +6,8 @@ Revises: 0012_judgements
 At a million candidates Adjudicate grouped every label twice to find the lowest agreement. The share of a
 candidate's labels equal to the most common one (`candidate.agreement`) is now stored with its resolved label
 by the one label writer, backfilled here in one statement, and the open disputes (agreement below 1, no
-reviewer's decision) are a partial index in Adjudicate's order. On PostgreSQL Browse's search
+reviewer's decision) are a partial index in Adjudicate's order. The Overview counts the candidates off an
+index of the columns it groups by. On PostgreSQL Browse's search
 (`lower(column) LIKE '%...%'`) gets trigram GIN indexes (`pg_trgm`, when the server has it); SQLite is unchanged.
 """
 
@@ -22,6 +23,9 @@ depends_on: str | Sequence[str] | None = None
 
 # As `annotator.models.OPEN_DISPUTE` says it today (a migration keeps its own copy).
 OPEN_DISPUTE = "agreement < 1 AND (label_source IS NULL OR label_source <> 'adjudicated')"
+# What the Overview counts by (`annotator.stats`): an index it reads alone, not the table with its texts.
+STATE_COLUMNS = ["data_source", "rewrite_type", "status", "label_source", "label_count", "human_check",
+                 "difficulty_eval"]
 SEARCHED = ("data_id", "rewritten_question", "rewritten_condition")  # Browse's search
 
 # The labels' most common one counted per candidate: codes human_check * 3 + difficulty_eval (2 for none), of
@@ -66,6 +70,7 @@ def upgrade() -> None:
     op.execute(BACKFILL)
     op.create_index("ix_candidate_dispute", "candidate", ["agreement", sa.text("(human_check IS NOT NULL)"), "id"],
                     unique=False, sqlite_where=sa.text(OPEN_DISPUTE), postgresql_where=sa.text(OPEN_DISPUTE))
+    op.create_index("ix_candidate_state", "candidate", STATE_COLUMNS, unique=False)
     if postgres:
         _trigram_indexes()
 
@@ -74,6 +79,7 @@ def downgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
         for column in SEARCHED:
             op.execute(f"DROP INDEX IF EXISTS ix_candidate_{column}_trgm")
+    op.drop_index("ix_candidate_state", table_name="candidate")
     op.drop_index("ix_candidate_dispute", table_name="candidate")
     with op.batch_alter_table("candidate", schema=None) as batch_op:
         batch_op.drop_column("agreement")
