@@ -1,7 +1,7 @@
 """The label-side pages' core work on an existing database (issue 21 item 3): Adjudicate, Team, Overview, Browse.
 
     python bench/bench_label_pages.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY [--code DIR]
-        [--repeat 3] [--only adjudicate,team,overview,browse]
+        [--repeat 3] [--only adjudicate,team,overview,browse,pages]
 
 Run it on a copy of the 1M data set (`/work/notes/scale-ready.md`, `bench/scale_data.py`). `--code` is the
 checkout whose `annotator` is timed (default: this one), so the same script times the code before and after
@@ -13,7 +13,8 @@ own read transaction on a warm cache (one untimed run first):
   every agreement coefficient), and the part of it that reads the labels;
 - Overview: the page's statistics and progress (`stats.compute` and `stats.progress`);
 - Browse: the first page unfiltered, with a label-state filter, and with searches (count and page).
-Nothing is written.
+- with `pages` in `--only`: Adjudicate, Overview and Browse (first page, a search) rendered whole under AppTest.
+Nothing is written but the sign-ins of `pages`.
 """
 
 from __future__ import annotations
@@ -90,10 +91,51 @@ def _browse(run: Callable[..., None], engine: Any) -> None:
 
     for name, filters in (("first page", {}), ("label state disputed", {"label_state": "disputed"}),
                           ("search 'r12345x' (10 match)", {"search": "r12345x"}),
-                          ("search 'remove_3' (400k match)", {"search": "remove_3"}),
+                          ("search 'remove_3' (200k match)", {"search": "remove_3"}),
                           ("search 'r12345x', page 2", {"search": "r12345x", "page": 2}),
                           ("first page, page 200", {"page": 200})):
         run(f"Browse: {name}", page(**filters), lambda r: f"{r.total:,} candidates")
+
+
+def _pages(engine: Any, code: str, repeat: int) -> None:
+    """Each page rendered whole under Streamlit's AppTest, signed in as `rev`, minus a one-line page's render
+    (AppTest's own cost), interleaved; the first render in a new session each time."""
+    import tempfile
+
+    from streamlit.testing.v1 import AppTest
+
+    from annotator import auth
+    from annotator.db import read_session
+    from tests.support.candidates import sign_in_app
+
+    with read_session(engine) as session:
+        user = auth.authenticate(session, name="rev", password="bench-password-long")
+    state = {"adjudicate": {"adjudicate_ready": True}, "browse": {"browse_search": "r12345x"}}
+
+    def render(page: str, session_state: dict[str, Any]) -> float:
+        app = AppTest.from_file(page, default_timeout=600)
+        sign_in_app(app, engine, user)
+        for key, value in session_state.items():
+            app.session_state[key] = value
+        start = time.perf_counter()
+        app.run()
+        elapsed = time.perf_counter() - start
+        assert not app.exception, app.exception
+        return elapsed
+
+    with tempfile.TemporaryDirectory() as tmp:
+        floor_page = Path(tmp) / "floor.py"
+        floor_page.write_text('import streamlit as st\nst.write("floor")\n')
+        for name, label in (("adjudicate", "Adjudicate"), ("overview", "Overview"), ("browse", "Browse"),
+                            ("browse", "Browse, search 'r12345x'")):
+            extra = state.get(name, {}) if "search" in label or name != "browse" else {}
+            page = str(Path(code) / "app_pages" / f"{name}.py")
+            render(page, extra)
+            own = []
+            for _ in range(repeat):
+                own.append(render(page, extra) - render(str(floor_page), {}))
+            print(f"  page {label:<47} {statistics.median(own) * 1000:9.1f} ms  (AppTest render minus floor)",
+                  flush=True)
 
 
 def main() -> None:
@@ -122,6 +164,8 @@ def main() -> None:
             bench(run)
     if "browse" in only:
         _browse(run, engine)
+    if "pages" in only:
+        _pages(engine, args.code, args.repeat)
 
 
 if __name__ == "__main__":
