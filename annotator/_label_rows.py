@@ -9,7 +9,21 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Column, Text, TextClause, Update, bindparam, case, func, insert, select, text, update
+from sqlalchemy import (
+    Column,
+    Float,
+    Text,
+    TextClause,
+    Update,
+    bindparam,
+    case,
+    cast,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlmodel import Session
 
 from annotator.models import Adjudication, Annotation, AnnotationEvent, Candidate, utcnow
@@ -190,6 +204,8 @@ def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelle
             func.count(a.id).label("n"),
             func.coalesce(func.sum(a.human_check), 0).label("accepted"),
             func.coalesce(func.sum(case((a.difficulty_eval == 1, 1), else_=0)), 0).label("hard"),
+            *(func.coalesce(func.sum(case((code == value, 1), else_=0)), 0).label(f"code{value}")
+              for value in _LABEL_CODES),
             func.min(code).label("low"),
             func.max(code).label("high"),
             func.max(j.candidate_id).label("decided"),
@@ -202,6 +218,7 @@ def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelle
         .subquery()
     )
     decided, n, accepted = counts.c.decided.is_not(None), counts.c.n, counts.c.accepted
+    modal = _greatest(*(counts.c[f"code{value}"] for value in _LABEL_CODES))  # labels equal to the most common
     tie, rejected = 2 * accepted == n, 2 * accepted < n
     return (
         update(_CANDIDATE)
@@ -215,6 +232,21 @@ def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelle
                               (n == 1, LabelSource.single.value),
                               (counts.c.low == counts.c.high, LabelSource.unanimous.value),
                               else_=LabelSource.majority.value),
+            agreement=case((n > 0, cast(modal, Float) / n), else_=None),
             updated_at=now,
         )
     )
+
+
+# The labels' codes (human_check * 3 + difficulty_eval, 2 for none): not acceptable, simple, hard. The writer
+# stores no other (`labels._LABELS`), so the most common label's count is the largest of these three counts.
+_LABEL_CODES = (2, 3, 4)
+
+
+def _greatest(*values: Any) -> Any:
+    """The largest of these SQL values, in CASE (SQLite has no GREATEST, PostgreSQL's max takes one argument)."""
+    first, *rest = values
+    if not rest:
+        return first
+    other = _greatest(*rest)
+    return case((first >= other, first), else_=other)

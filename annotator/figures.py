@@ -52,7 +52,7 @@ def team(session: Session) -> dict[str, Any]:
     from annotator import gold, labels
     from annotator.metrics import label_agreement
 
-    rows = labels.label_rows(session)
+    rows = labels.label_frame(session)  # millions of labels: read in bulk, as a frame
     activity = labels.activity(session)
     accuracy = gold.gold_accuracy(session)
     report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in accuracy.items()})

@@ -23,7 +23,7 @@ from sqlmodel import Session
 
 from annotator import _label_rows
 from annotator.models import Annotation, Annotator, Candidate
-from annotator.store import of_source_and_type
+from annotator.store import of_source_and_type, read_frame
 from annotator.vocabulary import Label, LabelError
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "LabelError",
     "LabelRow",
     "activity",
+    "label_frame",
     "label_rows",
     "record_label",
     "record_labels",
@@ -124,14 +125,29 @@ def label_rows(
 
     System annotators (imports, pipelines) are left out unless named in `system_annotators`.
     """
+    query = _labels_query(Annotator.name, data_source=data_source, rewrite_type=rewrite_type,
+                          system_annotators=system_annotators)
+    return [tuple(row) for row in session.execute(query)]  # type: ignore[misc]
+
+
+def label_frame(session: Session, *, system_annotators: Collection[str] = ()) -> Any:
+    """`label_rows` as a pandas DataFrame (columns item, annotator, human_check, difficulty_eval, seconds, rows
+    in the same order), read in bulk (`store.read_frame`): the Team page's millions of labels."""
+    query = _labels_query(Annotation.annotator_id, data_source=None, rewrite_type=None,
+                          system_annotators=system_annotators)
+    frame = read_frame(session, query.with_only_columns(
+        Annotation.candidate_id.label("item"), Annotation.annotator_id.label("annotator"),
+        Annotation.human_check, Annotation.difficulty_eval, Annotation.seconds_spent.label("seconds")))
+    names = dict(session.execute(select(Annotator.id, Annotator.name)).all())
+    frame["annotator"] = frame["annotator"].map(names).astype(object)
+    return frame
+
+
+def _labels_query(who: Any, *, data_source: str | None, rewrite_type: str | None,
+                  system_annotators: Collection[str]) -> Any:
     query = (
-        select(
-            Annotation.candidate_id,
-            Annotator.name,
-            Annotation.human_check,
-            Annotation.difficulty_eval,
-            Annotation.seconds_spent,
-        )
+        select(Annotation.candidate_id, who, Annotation.human_check, Annotation.difficulty_eval,
+               Annotation.seconds_spent)
         .join(Annotator, Annotator.id == Annotation.annotator_id)
         .where(or_(Annotator.is_system.is_(False), Annotator.name.in_(list(system_annotators))))
         .order_by(Annotation.candidate_id, Annotation.id)
@@ -139,19 +155,26 @@ def label_rows(
     if data_source or rewrite_type:
         query = query.join(Candidate, Candidate.id == Annotation.candidate_id)
         query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
-    return [tuple(row) for row in session.execute(query)]  # type: ignore[misc]
+    return query
 
 
 def activity(session: Session) -> dict[str, dict[str, Any]]:
     """Per person (system annotators left out): labels, time spent on them, labels per hour of that time, and
     labels per day (`{"labels", "seconds", "per_hour", "per_day": {date: n}}`)."""
-    day = func.date(Annotation.created_at).label("day")
+    day = func.date(Annotation.created_at)
+    # Grouped by the label's own columns, then named: grouped by the joined name, PostgreSQL expects a group per
+    # label and sorts millions of rows on disk (5 s at 3 million labels, against 1.6 s hashed).
+    per_day = (
+        select(Annotation.annotator_id, day.label("day"), func.count().label("n"),
+               func.sum(Annotation.seconds_spent).label("seconds"))
+        .group_by(Annotation.annotator_id, day)
+        .subquery()
+    )
     query = (
-        select(Annotator.name, day, func.count(), func.sum(Annotation.seconds_spent))
-        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        select(Annotator.name, per_day.c.day, per_day.c.n, per_day.c.seconds)
+        .join(Annotator, Annotator.id == per_day.c.annotator_id)
         .where(Annotator.is_system.is_(False))
-        .group_by(Annotator.name, day)
-        .order_by(Annotator.name, day)
+        .order_by(Annotator.name, per_day.c.day)
     )
     people: dict[str, dict[str, Any]] = {}
     for name, date, count, seconds in session.execute(query):

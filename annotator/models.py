@@ -19,7 +19,7 @@ from sqlalchemy import Column, Index, Text, UniqueConstraint, literal_column, te
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-from annotator.vocabulary import CandidateStatus, Role, RunStatus
+from annotator.vocabulary import CandidateStatus, LabelSource, Role, RunStatus
 
 
 def utcnow() -> datetime:
@@ -97,6 +97,11 @@ class Problem(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("data_source", "position"),)
 
 
+# A candidate whose labels disagree and no reviewer has decided: the partial index's predicate, and written the
+# same, literally, into the queries that should use it (a bound parameter would keep a generic plan off it).
+OPEN_DISPUTE = f"agreement < 1 AND (label_source IS NULL OR label_source <> '{LabelSource.adjudicated.value}')"
+
+
 class Candidate(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     problem_id: int = Field(foreign_key="problem.id", index=True)
@@ -127,6 +132,9 @@ class Candidate(SQLModel, table=True):
     difficulty_eval: int | None = None
     # Where the resolved label comes from: a `LabelSource`, or None while it is unresolved.
     label_source: str | None = Field(default=None, max_length=20)
+    # The share of its labels equal to the most common one (None without labels), kept with the resolved label:
+    # below 1 the labels disagree (a dispute). Adjudicate reads the open disputes, lowest first, off an index.
+    agreement: float | None = None
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -135,6 +143,16 @@ class Candidate(SQLModel, table=True):
         Index("ix_candidate_source_type", "data_source", "rewrite_type"),
         # What the transcript report joins of every candidate: read from this index, not the wide rows.
         Index("ix_candidate_report", "id", "data_source", "rewrite_type", "difficulty_eval"),
+        # Every column the Overview's counts and the label state read (`stats`, `store.label_state`): they count
+        # the candidates off this index alone, not the table with its texts.
+        Index("ix_candidate_state", "data_source", "rewrite_type", "status", "label_source", "label_count",
+              "human_check", "difficulty_eval"),
+        # The open disputes in Adjudicate's order (`adjudication`): lowest agreement, ties first, then by id.
+        Index("ix_candidate_dispute", "agreement", text("(human_check IS NOT NULL)"), "id",
+              sqlite_where=text(OPEN_DISPUTE), postgresql_where=text(OPEN_DISPUTE)),
+        # Browse's search, `lower(column) LIKE '%...%'`: trigram indexes on PostgreSQL only (`pg_trgm`).
+        *(Index(f"ix_candidate_{column}_trgm", text(f"lower({column}) gin_trgm_ops"), postgresql_using="gin")
+                for column in ("data_id", "rewritten_question", "rewritten_condition")),
     )
 
 

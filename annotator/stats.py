@@ -13,7 +13,7 @@ resolve to human_check 1 are `incomplete`, not vetted.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
 from sqlmodel import Session
@@ -38,7 +38,21 @@ def _empty() -> dict[str, int]:
     return dict.fromkeys(COUNT_KEYS, 0)
 
 
-def compute(session: Session) -> dict[str, Any]:
+class Groups(NamedTuple):
+    """The candidates counted per data source, rewrite type, status, label state, resolved human_check, vetted or
+    not and difficulty_eval (one pass over the candidates), under `labels_per_candidate` = `target`: what `compute`
+    and `progress` both count from (the Overview reads it once for both)."""
+
+    target: int
+    rows: list[tuple[Any, ...]]
+
+
+def groups(session: Session) -> Groups:
+    target = labels_per_candidate(session)
+    return Groups(target, [tuple(row) for row in _groups(session, target)])
+
+
+def compute(session: Session, *, counted: Groups | None = None) -> dict[str, Any]:
     """Counts per data source and rewrite type, with per-source and overall totals.
 
     `checked` candidates have at least one label; of those `vetted` ones are (resolved to human_check 1 over
@@ -49,8 +63,8 @@ def compute(session: Session) -> dict[str, Any]:
     problems = dict(session.execute(select(Problem.data_source, func.count()).group_by(Problem.data_source)).all())
     sources: dict[str, dict[str, Any]] = {}
     total, solvable = _empty(), _empty()
-    target = labels_per_candidate(session)
-    for source, rewrite_type, status, state, human_check, is_vetted, difficulty, count in _groups(session, target):
+    target, rows = counted or groups(session)
+    for source, rewrite_type, status, state, human_check, is_vetted, difficulty, count in rows:
         entry = sources.setdefault(source, _source_entry())
         by_type = entry["by_rewrite_type"].setdefault(rewrite_type, _empty())
         apart = rewrite_type in SOLVABLE_BY_DESIGN
@@ -150,11 +164,12 @@ def _solvable_row(source: str, counts: dict[str, int], problems: int | str | Non
 STATES = tuple(state.value for state in LabelState)
 
 
-def progress(session: Session) -> dict[str, list[dict[str, Any]]]:
+def progress(session: Session, *, counted: Groups | None = None) -> dict[str, list[dict[str, Any]]]:
     """Where the work stands, as rows for charts: `states` counts the candidates per data source, rewrite type
-    and state (`STATES`; rows with a count only), `per_day` the labels people gave per day (imports left out)."""
+    and state (`STATES`; rows with a count only), `per_day` the labels people gave per day (imports left out).
+    `counted` is `groups`' reading when the caller has one (else it is read here)."""
     counts: dict[tuple[str, str, str], int] = {}
-    rows = _groups(session, labels_per_candidate(session))
+    rows = (counted or groups(session)).rows
     for source, rewrite_type, _status, state, _human_check, _is_vetted, _difficulty, count in rows:
         key = (source, rewrite_type, state)
         counts[key] = counts.get(key, 0) + count

@@ -5,6 +5,7 @@ Exports stream rows as dicts through Core selects, never ORM objects or whole-ta
 
 from __future__ import annotations
 
+import io
 import logging
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -206,6 +207,28 @@ def iter_raw_tuples(session: Session, query: Select[Any]) -> Iterator[tuple[Any,
     with _driver_cursor(session, query) as cursor:
         while rows := cursor.fetchmany(STREAM_BATCH):
             yield from map(tuple, rows)
+
+
+def read_frame(session: Session, query: Select[Any]) -> Any:
+    """A select's rows as a pandas DataFrame of its columns (named by their labels), for numbers and NULLs only.
+
+    On PostgreSQL the rows come through `COPY (query) TO STDOUT` as CSV, parsed in C: millions of rows in a
+    second or two, where fetching them as Python tuples takes several (the Team page's 3 million labels).
+    """
+    import pandas as pd
+
+    connection = session.connection()
+    if connection.dialect.name != "postgresql":
+        return pd.DataFrame.from_records(list(iter_raw_tuples(session, query)),
+                                         columns=[column.key for column in query.selected_columns])
+    compiled = query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})
+    buffer = io.BytesIO()
+    with connection.connection.driver_connection.cursor() as cursor:  # type: ignore[union-attr]
+        with cursor.copy(f"COPY ({compiled}) TO STDOUT WITH (FORMAT csv, HEADER)") as copy:
+            for block in copy:
+                buffer.write(block)
+    buffer.seek(0)
+    return pd.read_csv(buffer)
 
 
 def execute_many(session: Session, statement: Insert | Update, rows: Sequence[Mapping[str, Any]]) -> None:

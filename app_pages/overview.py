@@ -22,7 +22,8 @@ def _load_demo() -> None:
 
 st.title("Overview")
 with read_session(engine) as session:
-    result = stats.compute(session)
+    counted = stats.groups(session)  # one pass over the candidates for the figures and the chart
+    result = stats.compute(session, counted=counted)
 
 if result["problems"] == 0 and result["total"]["candidates"] == 0:
     st.info(
@@ -52,7 +53,7 @@ else:
                f"than {target} label(s) and not adjudicated: not vetted yet, left out of the release.")
     row.metric("Hard", total["hard"], width="content")
     with read_session(engine) as session:
-        progress = stats.progress(session)
+        progress = stats.progress(session, counted=counted)
     st.subheader("Progress")
     table = stats.rows(result, missing="—")
     # One bar per data source and rewrite type (in the table's order), its candidates split by state.

@@ -8,7 +8,7 @@ from sqlalchemy import Engine, select
 from annotator import adjudication, labels
 from annotator.db import read_session, write_session
 from annotator.models import Adjudication, AnnotationEvent, Annotator, Candidate
-from tests.test_labels import seed
+from tests.test_labels import assert_agreement_recomputed, seed
 
 # candidate index -> labels of annotators 0, 1, 2
 LABELS = {
@@ -84,6 +84,7 @@ def test_adjudication_wins_is_an_event_and_leaves_the_queue(engine: Engine) -> N
             ).order_by(AnnotationEvent.id)
         ).all()
         assert [(old and old["human_check"], new["human_check"]) for old, new in actions] == [(None, 0), (0, 1)]
+    assert_agreement_recomputed(engine)  # a decision and a later label leave the stored agreement right
 
 
 def test_the_dispute_queue_passes_over_what_was_settled_since_it_was_read(engine: Engine) -> None:
@@ -106,6 +107,36 @@ def test_the_dispute_queue_passes_over_what_was_settled_since_it_was_read(engine
         # A dispute that came after the list ran out is found: the list is read again.
         labels.record_label(session, candidate_id=cids[0], annotator_id=aids[3], human_check=0, difficulty_eval=None)
         assert disputes.next(session) == cids[0]
+
+
+def test_the_dispute_queue_reads_a_page_at_a_time_in_order_and_starts_again_from_the_lowest(engine: Engine) -> None:
+    """Read two at a time, the walk is the whole order (`disputes`), counting what is ahead; past the last
+    page it starts again from the lowest dispute, for those that came or were skipped since."""
+    cids, aids = _seed(engine)
+    with write_session(engine) as session:  # two more disputes: agreement 3/4, and a tie (1/2)
+        labels.record_label(session, candidate_id=cids[0], annotator_id=aids[3], human_check=0, difficulty_eval=None)
+        labels.record_label(session, candidate_id=cids[5], annotator_id=aids[3], human_check=1, difficulty_eval=1)
+    order = [cids[3], cids[1], cids[5], cids[4], cids[2], cids[0]]
+    disputes = adjudication.DisputeQueue(page=2)
+    walked, ahead = [], []
+    with read_session(engine) as session:
+        assert [row["id"] for row in adjudication.disputes(session)] == order
+        while (candidate_id := disputes.next(session, exclude=walked)) is not None:
+            walked.append(candidate_id)
+            ahead.append(len(disputes))
+        assert walked == order
+        assert ahead == [5, 4, 3, 2, 1, 0]
+        assert disputes.next(session) == cids[3]  # every one skipped: from the lowest again
+        assert adjudication.DisputeQueue(page=2).next(session, exclude=order[:5]) == cids[0]
+    with write_session(engine) as session:
+        for candidate_id in order:
+            adjudication.adjudicate(session, candidate_id=candidate_id, reviewer_id=aids[3], human_check=1,
+                                    difficulty_eval=0)
+        assert disputes.next(session) is None
+        assert adjudication.disputes(session) == []
+        # Decided, none is a tie any more: the three at 1/2 by id.
+        decided = [row["id"] for row in adjudication.disputes(session, include_adjudicated=True)]
+        assert decided == [cids[3], cids[1], cids[4], cids[5], cids[2], cids[0]]
 
 
 def test_an_adjudication_must_be_a_label(engine: Engine) -> None:

@@ -19,6 +19,7 @@ from annotator.formats import read
 from annotator.importer import import_parts
 from annotator.models import Annotation, Annotator, Candidate, CandidateClaim, utcnow
 from tests.support.candidates import add_candidates, add_user
+from tests.test_labels import assert_agreement_recomputed
 
 # What an annotator types: (human_check, difficulty_eval, comment), in the cell types Excel gives back.
 FILLS = [(1, 0, None), (0, None, "two conditions changed"), ("1", 1.0, None), (None, None, None), (1.0, "0", "ok")]
@@ -101,6 +102,7 @@ def test_round_trip_labels_in_the_database_equal_the_cells(engine: Engine, tmp_p
     # Importing the same sheets again changes nothing.
     again = import_parts([p for n in ("ann", "bob") for p in read(tmp_path / f"{n}.xlsx")], engine=engine)
     assert (again.labels_added, again.labels_updated) == (0, 0) and _labels(engine) == expected
+    assert_agreement_recomputed(engine)  # the candidates' stored agreement follows a batch's return
 
 
 def test_one_label_per_candidate_gives_disjoint_sheets_and_the_browser_queue_skips_them(engine: Engine,

@@ -6,6 +6,7 @@ import json
 import random
 import subprocess
 import sys
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -202,11 +203,26 @@ def test_the_event_table_is_append_only(engine: Engine) -> None:
         assert session.execute(select(AnnotationEvent.action)).scalars().all() == ["create"]
 
 
+def assert_agreement_recomputed(engine: Engine) -> dict[int, float | None]:
+    """Every candidate's stored agreement is the share of its labels equal to the most common one, counted again
+    from the labels here (None without labels)."""
+    with read_session(engine) as session:
+        stored = dict(session.execute(select(Candidate.id, Candidate.agreement)).all())
+        given = session.execute(select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval))
+        per_candidate: dict[int, Counter[tuple[int, int | None]]] = defaultdict(Counter)
+        for candidate_id, check, difficulty in given:
+            per_candidate[candidate_id][(check, difficulty)] += 1
+    expected = {candidate_id: max(counts.values()) / sum(counts.values()) if (counts := per_candidate.get(candidate_id))
+                else None for candidate_id in stored}
+    assert stored == expected
+    return stored
+
+
 def _state(engine: Engine) -> tuple[list[tuple], list[tuple], list[tuple]]:
     with read_session(engine) as session:
         candidates = session.execute(
             select(Candidate.id, Candidate.label_count, Candidate.human_check, Candidate.difficulty_eval,
-                   Candidate.label_source).order_by(Candidate.id)
+                   Candidate.label_source, Candidate.agreement).order_by(Candidate.id)
         ).all()
         annotations = session.execute(
             select(Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
@@ -296,6 +312,7 @@ def test_every_writer_ends_where_keypresses_do(path: str, database_url: str, tmp
     (_in_bulk if path == "in bulk" else _imported)(engine, rounds)
     expected, found = _state(keypresses), _state(engine)
     assert found == expected
+    assert any(value is not None and value < 1 for value in assert_agreement_recomputed(keypresses).values())
     updates = [(old, new) for _c, _a, action, old, new in found[2] if action == "update"]
     assert any(old["human_check"] != new["human_check"] for old, new in updates)
     assert any((old["human_check"], old["difficulty_eval"]) == (new["human_check"], new["difficulty_eval"])
@@ -346,3 +363,29 @@ def test_activity_counts_people_per_day_on_both_backends(engine: Engine) -> None
     assert set(activity) == {"a0", "a1"}  # the import's pseudo-annotator is not a person
     assert activity["a0"] == {"labels": 3, "seconds": 60.0, "per_hour": 180.0, "per_day": {today: 3}}
     assert activity["a1"]["per_hour"] is None and activity["a1"]["per_day"] == {today: 1}
+
+
+def test_label_frame_holds_label_rows_and_gives_the_same_agreement(engine: Engine) -> None:
+    """The Team page's bulk read (COPY on PostgreSQL) is `label_rows` column by column, system annotators left
+    out, and the agreement report from it is the one from the rows."""
+    from annotator.metrics import label_agreement
+
+    cids, aids = seed(engine, candidates=8, annotators=3)
+    rng = random.Random(5)
+    with write_session(engine) as session:
+        system = auth.system_annotator_id(session, name="import:x.json")
+        for cid in cids:
+            for aid in (*aids, system):
+                if rng.random() < 0.8:
+                    check = rng.choice([0, 1])
+                    labels.record_label(session, candidate_id=cid, annotator_id=aid, human_check=check,
+                                        difficulty_eval=rng.choice([0, 1]) if check else None,
+                                        seconds_spent=rng.choice([None, 3.5, 7.0]))
+    with read_session(engine) as session:
+        rows = labels.label_rows(session)
+        frame = labels.label_frame(session)
+    assert list(frame.columns) == ["item", "annotator", "human_check", "difficulty_eval", "seconds"]
+    as_rows = [(int(i), a, int(c), None if d != d else int(d), None if s != s else float(s))
+               for i, a, c, d, s in frame.itertuples(index=False)]
+    assert as_rows == rows and "import:x.json" not in {row[1] for row in rows}
+    assert label_agreement(frame) == label_agreement(rows)

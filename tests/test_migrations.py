@@ -103,3 +103,50 @@ def test_0012_adds_judgements_one_per_transcript_and_judge(engine: Engine) -> No
         tables = conn.dialect.get_table_names(conn)
     assert "judgement" not in tables
     command.upgrade(config, "heads")
+
+
+def test_0014_backfills_each_candidates_agreement_and_the_open_disputes(engine: Engine) -> None:
+    """Existing labels give each candidate its agreement (the share equal to the most common label; none without
+    labels), and the disputes come lowest first from it, adjudicated ones left out; the downgrade drops it."""
+    from annotator import adjudication
+    from annotator.db import read_session
+
+    config = _alembic_config(engine)
+    command.downgrade(config, "0012_judgements")
+    # candidate -> (labels, resolved human_check, label_source, adjudicated)
+    cases = {
+        "unanimous": ([(1, 0), (1, 0), (1, 0)], 1, "unanimous", False),
+        "tie": ([(1, 0), (0, None)], None, None, False),
+        "two_of_three": ([(1, 1), (1, 0), (1, 1)], 1, "majority", False),
+        "three_ways": ([(1, 1), (0, None), (1, 0)], 1, "majority", False),
+        "decided": ([(0, None), (1, 0)], 0, "adjudicated", True),
+        "unlabelled": ([], None, None, False),
+    }
+    with engine.begin() as conn:
+        for i in range(1, 5):
+            _insert(conn, "annotator", id=i, name=f"a{i}", role="annotator", is_system=False, is_active=True,
+                    created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        for cid, (name, (labels, check, source, decided)) in enumerate(cases.items(), start=1):
+            _insert(conn, "candidate", id=cid, problem_id=1, data_id=f"aime_0_remove_{cid}", data_source="aime",
+                    rewrite_type="remove", rewritten_question=name, status="pending", label_count=len(labels),
+                    human_check=check, label_source=source, created_at=NOW, updated_at=NOW)
+            for annotator_id, (label_check, label_difficulty) in enumerate(labels, start=1):
+                _insert(conn, "annotation", candidate_id=cid, annotator_id=annotator_id, human_check=label_check,
+                        difficulty_eval=label_difficulty, created_at=NOW, updated_at=NOW)
+            if decided:
+                _insert(conn, "adjudication", candidate_id=cid, annotator_id=4, human_check=0, created_at=NOW,
+                        updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.connect() as conn:
+        agreement = dict(conn.execute(text("SELECT rewritten_question, agreement FROM candidate")).all())
+    assert agreement == {"unanimous": 1.0, "tie": 0.5, "two_of_three": 2 / 3, "three_ways": 1 / 3, "decided": 0.5,
+                         "unlabelled": None}
+    with read_session(engine) as session:
+        assert [row["id"] for row in adjudication.disputes(session)] == [4, 2, 3]
+        assert [row["id"] for row in adjudication.disputes(session, include_adjudicated=True)] == [4, 2, 5, 3]
+
+    command.downgrade(config, "0012_judgements")
+    with engine.connect() as conn:
+        assert "agreement" not in conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys()
+    command.upgrade(config, "heads")

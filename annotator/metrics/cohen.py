@@ -23,15 +23,24 @@ def cohen(a: np.ndarray, b: np.ndarray, categories: Sequence[int]) -> tuple[floa
     if not len(a):
         return None, NO_SHARED
     k = len(categories)
-    index = {category: i for i, category in enumerate(categories)}
-    codes_a = np.vectorize(index.__getitem__, otypes=[int])(a)
-    codes_b = np.vectorize(index.__getitem__, otypes=[int])(b)
+    codes_a, codes_b = _codes(a, categories), _codes(b, categories)
     confusion = np.bincount(codes_a * k + codes_b, minlength=k * k).reshape(k, k) / len(a)
     observed = float(np.trace(confusion))
     expected = float(confusion.sum(axis=1) @ confusion.sum(axis=0))
     if expected == 1:
         return None, ONE_VALUE
     return (observed - expected) / (1 - expected), None
+
+
+def _codes(values: np.ndarray, categories: Sequence[int]) -> np.ndarray:
+    """Each value's index in `categories` (a value not among them is a KeyError, as a dict lookup would be)."""
+    ordered = np.asarray(categories)
+    order = np.argsort(ordered, kind="stable")
+    found = np.searchsorted(ordered[order], values)
+    found = np.minimum(found, len(ordered) - 1)
+    if len(values) and not (ordered[order][found] == values).all():
+        raise KeyError(f"a label outside {tuple(categories)}")
+    return order[found]
 
 
 def pairwise(ratings: Ratings) -> list[dict[str, Any]]:

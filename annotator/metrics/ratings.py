@@ -44,17 +44,26 @@ class Ratings:
         """From three parallel columns (hash-based, in first-appearance order: fast for 100,000s of labels)."""
         import pandas as pd
 
-        item_codes, item_keys = pd.factorize(pd.Series(items, dtype=object))
-        rater_codes, rater_keys = pd.factorize(pd.Series(raters, dtype=object))
+        item_codes, item_keys = pd.factorize(_column(items))
+        rater_codes, rater_keys = pd.factorize(_column(raters))
         matrix = np.full((len(rater_keys), len(item_keys)), MISSING, dtype=np.int8)
         matrix[rater_codes, item_codes] = np.asarray(labels, dtype=np.int8)
-        return cls(tuple(rater_keys), tuple(item_keys), matrix, tuple(categories))
+        # As Python values (`tolist`), whatever the column's dtype: the item keys are the ones given.
+        return cls(tuple(rater_keys.tolist()), tuple(item_keys.tolist()), matrix, tuple(categories))
 
     @cached_property
     def counts(self) -> np.ndarray:
         """items x categories: how many raters gave each category to each item (computed once; every
         coefficient reads it)."""
         return np.stack([(self.matrix == k).sum(axis=0) for k in self.categories], axis=1)
+
+
+def _column(values: Sequence[Hashable]) -> Any:
+    """A column to factorize: integers as integers (hashed in C, far faster than objects), the rest as objects."""
+    import pandas as pd
+
+    column = pd.Series(values)
+    return column if column.dtype.kind in "iu" else column.astype(object)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 attributes the report joins
 
 Revision ID: 0015_transcript_scale
-Revises: 0012_judgements
+Revises: 0014_label_scale
 
 `ix_transcript_review` orders transcripts as the review queue does (`models.QUEUE_PART`, `models.QUEUE_WITHIN`), so
 that Review reads the queue's next transcripts from it instead of every transcript; `ix_transcript_reviewed`
@@ -22,7 +22,7 @@ from alembic import op
 from annotator.models import QUEUE_PART, QUEUE_WITHIN, REVIEWED, SEVERAL_SAMPLES
 
 revision: str = "0015_transcript_scale"
-down_revision: str | Sequence[str] | None = "0012_judgements"
+down_revision: str | Sequence[str] | None = "0014_label_scale"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
