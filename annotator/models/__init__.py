@@ -1,4 +1,4 @@
-"""Database tables.
+"""Database tables (the transcripts' in `_transcripts`, the column types both use in `_columns`).
 
 Names follow the users' words: a *problem* is a solvable source problem, a *candidate* is a rewritten
 version of it that is meant to be unsolvable, a *label* is one annotator's `human_check` / `difficulty_eval`
@@ -11,44 +11,33 @@ that a str stays a str, a float a float and a list a list.
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, Index, Text, UniqueConstraint, literal_column, text
-from sqlalchemy.types import TypeDecorator
+from sqlalchemy import Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
+from annotator.models._columns import JSONText, json_column, text_column, utcnow
+from annotator.models._transcripts import (
+    EXPRESSION_INDEXES,
+    QUEUE_PART,
+    QUEUE_WITHIN,
+    REVIEWED,
+    SAMPLE_RANK,
+    SAMPLE_RANK_MODULUS,
+    SEVERAL_SAMPLES,
+    Judgement,
+    Transcript,
+    TranscriptEvent,
+)
 from annotator.vocabulary import CandidateStatus, LabelSource, Role, RunStatus
 
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class JSONText(TypeDecorator[Any]):
-    """JSON kept as text, byte for byte.
-
-    SQLite gives a JSON column numeric affinity, which turns the stored text `142.0` into the integer 142;
-    a TEXT column keeps it, so a float ground truth stays a float on every backend.
-    """
-
-    impl = Text
-    cache_ok = True
-
-    def process_bind_param(self, value: Any, dialect: Any) -> str | None:
-        return None if value is None else json.dumps(value, ensure_ascii=False)
-
-    def process_result_value(self, value: str | None, dialect: Any) -> Any:
-        return None if value is None else json.loads(value)
+__all__ = [
+    "EXPRESSION_INDEXES", "QUEUE_PART", "QUEUE_WITHIN", "REVIEWED", "SAMPLE_RANK", "SAMPLE_RANK_MODULUS",
+    "SEVERAL_SAMPLES", "JSONText", "Judgement", "Transcript", "TranscriptEvent", "utcnow",
+]
 
 
-def _json(nullable: bool = True) -> Any:
-    return Field(default=None, sa_column=Column(JSONText, nullable=nullable))
-
-
-def _text(nullable: bool = True) -> Any:
-    return Field(default=None, sa_column=Column(Text, nullable=nullable))
 
 
 class Annotator(SQLModel, table=True):
@@ -74,7 +63,7 @@ class SourceFile(SQLModel, table=True):
     format: str = Field(max_length=50)
     name: str = Field(max_length=500)  # path relative to the imported directory, e.g. "solve/aime.json"
     kind: str = Field(max_length=50)  # what the file holds, e.g. "solve" or "unsol"
-    options: dict[str, Any] | None = _json()  # serialisation details, e.g. {"ensure_ascii": true}
+    options: dict[str, Any] | None = json_column()  # serialisation details, e.g. {"ensure_ascii": true}
     record_count: int = 0
     sha256: str = Field(max_length=64)
     imported_at: datetime = Field(default_factory=utcnow)
@@ -87,11 +76,11 @@ class Problem(SQLModel, table=True):
     data_source: str = Field(max_length=100)
     # Index of the problem in its source file (`solve/{data_source}.json`); candidates' data_ids use it.
     position: int
-    source_id: Any = _json()  # the problem's id in its source file, with its JSON type
-    question: str = _text(nullable=False)
-    ground_truth: Any = _json()
-    solution: str | None = _text()
-    extra: dict[str, Any] | None = _json()
+    source_id: Any = json_column()  # the problem's id in its source file, with its JSON type
+    question: str = text_column(nullable=False)
+    ground_truth: Any = json_column()
+    solution: str | None = text_column()
+    extra: dict[str, Any] | None = json_column()
     created_at: datetime = Field(default_factory=utcnow)
 
     __table_args__ = (UniqueConstraint("data_source", "position"),)
@@ -109,19 +98,19 @@ class Candidate(SQLModel, table=True):
     data_source: str = Field(max_length=100)  # copied from the problem: the queue filters on it
     rewrite_type: str = Field(max_length=50)  # a RewriteType, or another name a source uses
     condition_index: int | None = None  # k in `{source}_{idx}_{type}_{k}`, counted from 1
-    extracted_condition: str | None = _text()
-    rewritten_question: str = _text(nullable=False)
-    rewritten_condition: str | None = _text()
-    unsolvable_reason: str | None = _text()
+    extracted_condition: str | None = text_column()
+    rewritten_question: str = text_column(nullable=False)
+    rewritten_condition: str | None = text_column()
+    unsolvable_reason: str | None = text_column()
     # The original question and answer as the candidate's source gave them. Usually equal to the problem's;
     # the ReliableMath release has candidates where they differ, and exports must reproduce them.
-    question: str | None = _text()
-    ground_truth: Any = _json()
+    question: str | None = text_column()
+    ground_truth: Any = json_column()
     # Model analyses, verdicts and raw responses from the construction pipeline.
-    llm_outputs: dict[str, Any] | None = _json()
+    llm_outputs: dict[str, Any] | None = json_column()
     # Models, prompt version, run id, generator parameters.
-    provenance: dict[str, Any] | None = _json()
-    extra: dict[str, Any] | None = _json()
+    provenance: dict[str, Any] | None = json_column()
+    extra: dict[str, Any] | None = json_column()
     status: str = Field(default=CandidateStatus.pending, max_length=20)
     # Index in the source file it was imported from; exports keep that order.
     position: int | None = None
@@ -162,7 +151,7 @@ class Annotation(SQLModel, table=True):
     annotator_id: int = Field(foreign_key="annotator.id", index=True)
     human_check: int  # 1 = acceptable unsolvable problem, 0 = not acceptable
     difficulty_eval: int | None = None  # 0 simple / 1 hard; required when human_check is 1, else empty
-    comment: str | None = _text()
+    comment: str | None = text_column()
     seconds_spent: float | None = None
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
@@ -177,8 +166,8 @@ class AnnotationEvent(SQLModel, table=True):
     candidate_id: int = Field(foreign_key="candidate.id", index=True)
     annotator_id: int = Field(foreign_key="annotator.id")
     action: str = Field(max_length=20)  # create / update / delete
-    old: dict[str, Any] | None = _json()
-    new: dict[str, Any] | None = _json()
+    old: dict[str, Any] | None = json_column()
+    new: dict[str, Any] | None = json_column()
     at: datetime = Field(default_factory=utcnow)
 
 
@@ -192,7 +181,7 @@ class Adjudication(SQLModel, table=True):
     annotator_id: int = Field(foreign_key="annotator.id")  # the reviewer
     human_check: int
     difficulty_eval: int | None = None
-    comment: str | None = _text()
+    comment: str | None = text_column()
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -212,7 +201,7 @@ class Setting(SQLModel, table=True):
     """Project settings, e.g. `labels_per_candidate`."""
 
     key: str = Field(primary_key=True, max_length=100)
-    value: Any = _json()
+    value: Any = json_column()
 
 
 class SignInFailure(SQLModel, table=True):
@@ -268,9 +257,9 @@ class LLMCall(SQLModel, table=True):
 
     key: str = Field(primary_key=True, max_length=64)
     model: str = Field(max_length=300)
-    request: dict[str, Any] | None = _json()  # {"messages": [...], "params": {...}}
-    content: str | None = _text()
-    reasoning_content: str | None = _text()
+    request: dict[str, Any] | None = json_column()  # {"messages": [...], "params": {...}}
+    content: str | None = text_column()
+    reasoning_content: str | None = text_column()
     finish_reason: str | None = Field(default=None, max_length=50)
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -293,8 +282,8 @@ class Run(SQLModel, table=True):
     steps: str = Field(default="1,2", max_length=20)
     prompt_version: str = Field(max_length=50)
     # Per role (extract = M_I, rewrite = M_R): model, base URL, the NAME of the API-key variable, parameters.
-    models: dict[str, Any] | None = _json()
-    options: dict[str, Any] | None = _json()  # source, limit, concurrency, ...
+    models: dict[str, Any] | None = json_column()
+    options: dict[str, Any] | None = json_column()  # source, limit, concurrency, ...
     problems_total: int = 0  # the items the run works through
     problems_done: int = 0
     candidates_written: int = 0  # generate runs: inserted or changed
@@ -306,9 +295,9 @@ class Run(SQLModel, table=True):
     unparseable: int = 0  # answers recorded as unparseable
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    counters: dict[str, Any] | None = _json()  # what only this kind counts, e.g. candidates left unchanged
-    errors: list[Any] | None = _json()  # the first failures and unparseable answers, with their errors
-    message: str | None = _text()
+    counters: dict[str, Any] | None = json_column()  # what only this kind counts, e.g. candidates left unchanged
+    errors: list[Any] | None = json_column()  # the first failures and unparseable answers, with their errors
+    message: str | None = text_column()
     cancel_requested: bool = False
     pid: int | None = None  # the process started for it on the app's machine, until a worker claims it
     worker: str | None = Field(default=None, max_length=200)  # who holds it: "host:pid:id" (`runs.workers`)
@@ -334,118 +323,6 @@ class Worker(SQLModel, table=True):
     heartbeat_at: datetime = Field(default_factory=utcnow)
 
 
-# The review queue's order as two SQL expressions of a transcript row, one index over them (`ix_transcript_review`),
-# so that Review reads the next few transcripts of the queue from the index (`transcripts.review_order`).
-# QUEUE_PART: reviewed (3) or not (0), plus the part (`review.REASONS`: rules disagree 0, judge unsure 1, sample 2).
-QUEUE_PART = ("(CASE WHEN human IS NULL THEN 0 ELSE 3 END + CASE WHEN rules_disagree THEN 0 "
-              "WHEN judge IS NULL OR judge_class = 'unmatched' THEN 1 ELSE 2 END)")
-# A transcript's place in the sample: a fixed pseudo-random rank of its id below 2^31 - 1 (a multiplicative
-# step, a square and an affine step modulo the prime 2^31 - 1: integer arithmetic every SQL database does in 64
-# bits without overflow); the rule sets' disagreements and the judge's unsure cases go by id.
-_STEP = "(CAST(id AS BIGINT) * 48271 % 2147483647)"
-SAMPLE_RANK_MODULUS = 2147483647
-SAMPLE_RANK = f"(({_STEP} * {_STEP} % 2147483647) * 16807 + {_STEP}) % 2147483647"
-QUEUE_WITHIN = (f"(CASE WHEN rules_disagree THEN id WHEN judge IS NULL OR judge_class = 'unmatched' THEN id "
-                f"ELSE {SAMPLE_RANK} END)")
-# Reviewed transcripts are few: what the report and the tags chart read of them comes from this partial index.
-REVIEWED = "human IS NOT NULL"
-# Responses beyond an item's first sample: where there are none, the report counts each response as its item's.
-SEVERAL_SAMPLES = "sample <> 0"
-# Indexes over expressions, which Alembic cannot compare with the database's own rendering (tests/test_db.py).
-EXPRESSION_INDEXES = frozenset({"ix_transcript_review"})
-
-
-class Transcript(SQLModel, table=True):
-    """One model response to one item of the evaluation set, with the judge's verdict and a human's.
-
-    An item is a solvable problem (ReliableMath's A set; `candidate_id` is None and `data_id` is
-    `{data_source}_{position}`) or a candidate (the U set; `data_id` is the candidate's). The effective
-    verdict is `human` where a reviewer gave one, else `judge`.
-    """
-
-    id: int | None = Field(default=None, primary_key=True)
-    data_id: str = Field(max_length=300, index=True)
-    problem_id: int = Field(foreign_key="problem.id", index=True)
-    candidate_id: int | None = Field(default=None, foreign_key="candidate.id")  # ix_transcript_candidate below
-    model: str = Field(max_length=300)
-    prompt: str = Field(max_length=100)  # "standard", "reliable", "treecut", or a name an import gives
-    sample: int = 0
-    response: str = _text(nullable=False)
-    reasoning: str | None = _text()
-    params: dict[str, Any] | None = _json()  # temperature, max_tokens, ...
-    finish_reason: str | None = Field(default=None, max_length=50)
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    source: str = Field(default="evaluate", max_length=100)  # "evaluate", or the import's format
-    run_id: int | None = None  # the evaluate run that collected it
-    # The automatic judge (see `annotator.transcripts`): its rule, the rule's version, what it extracted.
-    extracted_answer: str | None = _text()
-    judge_rule: str | None = Field(default=None, max_length=50)
-    judge_version: str | None = Field(default=None, max_length=50)
-    judge_class: str | None = Field(default=None, max_length=20)  # a JudgeClass
-    judge: str | None = Field(default=None, max_length=1)  # a Verdict
-    # True when the other rule set gives another verdict (the review queue shows these first).
-    rules_disagree: bool | None = None
-    # The latest human review (its history is in `transcriptevent`).
-    human: str | None = Field(default=None, max_length=1)  # a Verdict
-    tags: list[Any] | None = _json()
-    comment: str | None = _text()
-    reviewed_by: int | None = Field(default=None, foreign_key="annotator.id")
-    reviewed_at: datetime | None = None
-    created_at: datetime = Field(default_factory=utcnow)
-
-    __table_args__ = (
-        UniqueConstraint("data_id", "model", "prompt", "sample"),
-        Index("ix_transcript_model_prompt", "model", "prompt"),
-        # Covers what the report counts by: it reads this index, not the rows with their long responses.
-        Index("ix_transcript_verdicts", "model", "prompt", "problem_id", "candidate_id", "judge", "human"),
-        # A candidate's transcripts; also the report's read of the U items in candidate order (merged with the
-        # candidates' `ix_candidate_report`, no hashing of a million rows).
-        Index("ix_transcript_candidate", "candidate_id", "model", "prompt", "judge", "human"),
-        Index("ix_transcript_review", literal_column(QUEUE_PART), literal_column(QUEUE_WITHIN), "id"),
-        Index("ix_transcript_reviewed", "candidate_id", "problem_id", "model", "prompt", "judge", "human",
-              postgresql_where=text(REVIEWED), sqlite_where=text(REVIEWED)),
-        Index("ix_transcript_samples", "model", postgresql_where=text(SEVERAL_SAMPLES),
-              sqlite_where=text(SEVERAL_SAMPLES)),
-    )
-
-
-class TranscriptEvent(SQLModel, table=True):
-    """Append-only history of every review of a transcript: who, when, old value, new value."""
-
-    id: int | None = Field(default=None, primary_key=True)
-    transcript_id: int = Field(foreign_key="transcript.id", index=True)
-    annotator_id: int = Field(foreign_key="annotator.id")
-    action: str = Field(max_length=20)  # review / clear
-    old: dict[str, Any] | None = _json()
-    new: dict[str, Any] | None = _json()
-    at: datetime = Field(default_factory=utcnow)
-
-
-class Judgement(SQLModel, table=True):
-    """One LLM judge's verdict on one transcript, with its one-line reason (`annotator.transcripts.llm_judge`).
-
-    A judge is its rule ("llm"), its model and its prompt version: each judges a transcript at most once, so a run
-    started again skips what it has, and the report compares every judge with the reviewers
-    (`annotator.transcripts.judges`).
-    """
-
-    id: int | None = Field(default=None, primary_key=True)
-    transcript_id: int = Field(foreign_key="transcript.id", index=True)
-    rule: str = Field(max_length=50)  # "llm"
-    model: str = Field(max_length=300)  # the judge's model, as its endpoint names it
-    prompt_version: str = Field(max_length=50)
-    verdict: str = Field(max_length=1)  # a Verdict
-    reason: str | None = _text()
-    run_id: int | None = None  # the judge run that asked
-    created_at: datetime = Field(default_factory=utcnow)
-
-    __table_args__ = (
-        UniqueConstraint("transcript_id", "rule", "model", "prompt_version"),
-        Index("ix_judgement_judge", "rule", "model", "prompt_version"),
-    )
-
-
 class FigureSnapshot(SQLModel, table=True):
     """The latest figures of a slow page (Team, Report), shared by every app server (`annotator.snapshots`): the
     value as JSON text with the fingerprint of the data it was computed from, and who is recomputing it now (a
@@ -453,8 +330,8 @@ class FigureSnapshot(SQLModel, table=True):
 
     key: str = Field(primary_key=True, max_length=100)  # which figures: `annotator.figures.Figures.key`
     generation: int = 0  # counts the stored computations up from 1 (0: none stored yet)
-    version: str | None = _text()  # the data's fingerprint before the computation, as JSON
-    value: str | None = _text()  # the figures as JSON (`Figures.to_json`)
+    version: str | None = text_column()  # the data's fingerprint before the computation, as JSON
+    value: str | None = text_column()  # the figures as JSON (`Figures.to_json`)
     computed_at: datetime | None = None  # when the stored figures' computation started
     seconds: float | None = None  # how long it took
     lease_holder: str | None = Field(default=None, max_length=200)  # "host:pid:id" of the server recomputing
