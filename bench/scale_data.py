@@ -80,7 +80,8 @@ def _copy_problems(cur: psycopg.Cursor, problems: int) -> None:
             source, position = _problem_place(pid, problems)
             question = _question(source, position)
             copy.write_row((pid, source, position, str(position), question, f'"{(position + 1) ** 2}"',
-                            f"Since x is strictly between {position} and {position + 2}, x = {position + 1}.",
+                            f"Since x is an integer strictly between {position} and {position + 2}, "
+                            f"x = {position + 1}.",
                             _stamp(pid, problems)))
 
 
