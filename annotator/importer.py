@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import Engine, func, insert, select, text, update
 from sqlmodel import Session
 
 from annotator import auth, labels, queue
-from annotator.db import write_session
+from annotator.db import get_engine, is_sqlite, write_session
 from annotator.models import Candidate, JSONText, Problem, SourceFile, utcnow
 from annotator.records import (
     CandidateRecord,
@@ -408,9 +408,15 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
     """Import everything in one transaction; on any error nothing is written and the error is raised.
     `authorize` runs first inside that transaction (a page's check that its admin may still write).
 
-    Every file is read and checked before the transaction: on SQLite it holds the one write lock, which
+    On SQLite every file is read and checked before the transaction: it holds the one write lock, which
     annotators' labels wait for, so the lock covers the writes and the checks against stored data, not parsing.
+    PostgreSQL locks rows, not the database: there the records stream into the transaction as they are read, so
+    memory stays the same however large the files (a bad record still rolls the whole import back, and every bad
+    file is still told: `formats.read_all`).
     """
+    engine = engine or get_engine()
+    if not is_sqlite(engine):
+        return _write(((part, part.records) for part in parts), engine=engine, update=update, authorize=authorize)
     records = [(part, list(part.records)) for part in parts]
     # The records are kept to the end: the garbage collector need not walk them again and again meanwhile.
     gc.freeze()
@@ -420,22 +426,28 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
         gc.unfreeze()
 
 
-def _write(records: list[tuple[ImportPart, list[Any]]], *, engine: Engine | None, update: bool,
+def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engine, update: bool,
            authorize: Callable[[Session], None] | None) -> ImportSummary:
     with write_session(engine) as session:
+        if not is_sqlite(engine):
+            # Lookups run thousands of times in one import; after five psycopg prepares them and PostgreSQL may
+            # settle on one generic plan, made while the tables were small or not analyzed in this transaction
+            # (a problem lookup by data_source and position then read 100,000 index entries each time at 1M).
+            session.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
         if authorize is not None:
             authorize(session)
         importer = _Importer(session, update=update)
         for part, part_records in records:
             importer.start_part(part)
-            for record in part_records:
+            count = 0
+            for count, record in enumerate(part_records, 1):  # the count is the file's record count
                 if isinstance(record, ProblemRecord):
                     importer.add_problem(record)
                 elif isinstance(record, TranscriptRecord):
                     importer.add_transcript(record)
                 else:
                     importer.add_candidate(record)
-            importer.finish_part(part, len(part_records))
+            importer.finish_part(part, count)
         if importer.transcripts is not None:
             importer.transcripts.judge()  # in this transaction: a judging error stores nothing
     return importer.summary
