@@ -17,6 +17,7 @@ from sqlalchemy import Engine, func, insert, select, text, update
 from sqlmodel import Session
 
 from annotator import auth, labels, queue
+from annotator.bitset import BitSet
 from annotator.db import get_engine, is_sqlite, write_session
 from annotator.models import Candidate, JSONText, Problem, SourceFile, utcnow
 from annotator.records import (
@@ -101,10 +102,10 @@ def _where(loc: Location | None) -> str:
     return f"{loc.path} {loc.record}" if loc else "this import"
 
 
-@dataclass
+@dataclass(slots=True)
 class _KnownProblem:
     id: int | None  # None while queued for insertion
-    values: dict[str, Any]
+    values: dict[str, Any] | None  # None once stored: read back when a record is compared (memory stays flat)
     location: Location | None = None  # set when this import added or saw it
 
 
@@ -122,7 +123,7 @@ class _Importer:
         self.part_path = ""
         self.part_first_candidate_id = 0
         # Candidates in the database before this import (ids below `first_id`) that it met: counted unchanged once.
-        self.met: set[int] = set()
+        self.met = BitSet()
         self.first_id = self._max_candidate_id() + 1
         self.annotator_ids: dict[str, int] = {}
         self.transcripts: Any = None  # a transcripts.storing.PendingTranscripts, made by the first transcript
@@ -136,10 +137,15 @@ class _Importer:
         if data_source in self.loaded_sources:
             return
         self.loaded_sources.add(data_source)
-        columns = [Problem.id, Problem.position, *(getattr(Problem, name) for name in PROBLEM_FIELDS)]
-        for row in self.session.execute(select(*columns).where(Problem.data_source == data_source)):
-            values = {name: getattr(row, name) for name in PROBLEM_FIELDS}
-            self.problems[(data_source, row.position)] = _KnownProblem(row.id, values)
+        for row in self.session.execute(select(Problem.id, Problem.position).where(Problem.data_source == data_source)):
+            self.problems[(data_source, row.position)] = _KnownProblem(row.id, None)
+
+    def _stored_values(self, known: _KnownProblem) -> dict[str, Any]:
+        if known.values is not None:
+            return known.values
+        columns = [getattr(Problem, name) for name in PROBLEM_FIELDS]
+        row = self.session.execute(select(*columns).where(Problem.id == known.id)).one()
+        return dict(zip(PROBLEM_FIELDS, row, strict=True))
 
     def add_problem(self, record: ProblemRecord) -> None:
         self._load_source(record.data_source)
@@ -150,12 +156,10 @@ class _Importer:
             self._queue_problem(record, values)
             return
         if known.location is not None and record.location is not None and known.location.path == record.location.path:
-            raise record.location.error(
-                f"duplicate problem: {record.data_source} position {record.position} "
-                f"already appears at {known.location.record}",
-                "id",
-            )
-        differing = [name for name in PROBLEM_FIELDS if not _same(known.values[name], values[name])]
+            raise record.location.error(f"duplicate problem: {record.data_source} position {record.position} "
+                                        f"already appears at {known.location.record}", "id")
+        stored = self._stored_values(known)
+        differing = [name for name in PROBLEM_FIELDS if not _same(stored[name], values[name])]
         if differing and not self.update:
             loc = record.location
             raise (loc or Location(self.part_path, "?")).error(
@@ -167,7 +171,6 @@ class _Importer:
         if differing:
             self._flush_problems()
             self.session.execute(update(Problem).where(Problem.id == known.id).values(**values))
-            known.values = values
             self.summary.problems_updated += 1
         elif known.location is None:  # not met before in this import (solve.json repeats solve/*.json)
             self.summary.unchanged += 1
@@ -199,7 +202,8 @@ class _Importer:
                     Problem.data_source == source, Problem.position.in_(positions[start : start + 900])
                 )
                 for problem_id, position in connection.execute(query):
-                    self.problems[(source, position)].id = problem_id
+                    known = self.problems[(source, position)]
+                    known.id, known.values = problem_id, None  # stored: its values are read back if needed
 
     def ensure_problem(self, record: CandidateRecord) -> None:
         """Make sure the candidate's problem exists or is queued; create it from the record if it may."""
@@ -211,9 +215,7 @@ class _Importer:
             return
         raise (record.location or Location(self.part_path, "?")).error(
             f"{record.data_id!r} names problem {record.problem_position} of data source {record.data_source!r}, "
-            "which is neither in the database nor in this import (import its solve file first)",
-            "data_id",
-        )
+            "which is neither in the database nor in this import (import its solve file first)", "data_id")
 
     # -- candidates --------------------------------------------------------------------------------
 
@@ -292,9 +294,8 @@ class _Importer:
             annotator_id = self._annotator_id(label.annotator, account=label.account, loc=loc)
             if record.label_only:
                 batch_labels.append((candidate_id, annotator_id))
-            rows.append(
-                labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval, label.comment)
-            )
+            rows.append(labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval,
+                                        label.comment))
         try:
             added, updated = labels.record_labels(self.session, rows=rows, replace=self.update, keep_comments=True)
         except labels.LabelConflict as conflict:
@@ -386,16 +387,8 @@ class _Importer:
             select(SourceFile).where(SourceFile.format == info.format, SourceFile.name == info.name)
         ).scalar_one_or_none()
         if current is None:
-            self.session.add(
-                SourceFile(
-                    format=info.format,
-                    name=info.name,
-                    kind=info.kind,
-                    options=info.options,
-                    record_count=count,
-                    sha256=info.sha256,
-                )
-            )
+            self.session.add(SourceFile(format=info.format, name=info.name, kind=info.kind, options=info.options,
+                                        record_count=count, sha256=info.sha256))
         elif current.sha256 != info.sha256:
             current.kind, current.options, current.sha256 = info.kind, info.options, info.sha256
             current.record_count = count
@@ -439,8 +432,9 @@ def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engin
         importer = _Importer(session, update=update)
         for part, part_records in records:
             importer.start_part(part)
-            count = 0
-            for count, record in enumerate(part_records, 1):  # the count is the file's record count
+            count = 0  # the file's records
+            for record in part_records:
+                count += 1
                 if isinstance(record, ProblemRecord):
                     importer.add_problem(record)
                 elif isinstance(record, TranscriptRecord):

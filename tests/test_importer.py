@@ -363,3 +363,29 @@ def test_on_postgresql_the_records_stream_through_the_import(
         assert alive["peak"] == 300
     else:
         assert alive["peak"] <= 3 * importer.BATCH_SIZE
+
+
+def test_a_problem_stored_earlier_in_the_import_is_compared_with_what_was_stored(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Problems made from sheet rows are stored batch by batch and not kept in memory: a later record of the same
+    problem is compared with the stored one (unchanged, or a conflict naming the field; --update replaces it)."""
+    monkeypatch.setattr(importer, "BATCH_SIZE", 5)
+    sheet = _sheet(tmp_path / "a1.jsonl", 30, seed=1)
+    same = tmp_path / "same.jsonl"
+    # A flat table's first problem of a data source is its position 0.
+    same.write_text(json.dumps({"data_source": "alpha", "question": "Problem alpha 0", "ground_truth": "0"}) + "\n")
+    summary = _import(engine, sheet, same, annotator="a1")
+    assert (summary.problems_added, summary.problems_updated) == (20, 0)  # the same problem: no conflict
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(same.read_text().replace('"ground_truth": "0"', '"ground_truth": "3"'))
+    with pytest.raises(InputError) as raised:
+        _import(engine, changed, annotator="a1")
+    assert "ground_truth differ" in str(raised.value) and str(changed) in str(raised.value)
+    replaced = importer.import_parts(read_all([changed], options=ReadOptions(annotator="a1")), engine=engine,
+                                     update=True)
+    assert replaced.problems_updated == 1
+    with read_session(engine) as session:
+        stored = session.execute(select(Problem.ground_truth).where(Problem.data_source == "alpha",
+                                                                    Problem.position == 0)).scalar_one()
+    assert stored == "3"
