@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import Engine, func, insert, select, text, update
 from sqlmodel import Session
 
 from annotator import auth, labels, queue
-from annotator.db import write_session
+from annotator.bitset import BitSet
+from annotator.db import get_engine, is_sqlite, write_session
 from annotator.models import Candidate, JSONText, Problem, SourceFile, utcnow
 from annotator.records import (
     CandidateRecord,
@@ -101,10 +102,10 @@ def _where(loc: Location | None) -> str:
     return f"{loc.path} {loc.record}" if loc else "this import"
 
 
-@dataclass
+@dataclass(slots=True)
 class _KnownProblem:
     id: int | None  # None while queued for insertion
-    values: dict[str, Any]
+    values: dict[str, Any] | None  # None once stored: read back when a record is compared (memory stays flat)
     location: Location | None = None  # set when this import added or saw it
 
 
@@ -122,7 +123,7 @@ class _Importer:
         self.part_path = ""
         self.part_first_candidate_id = 0
         # Candidates in the database before this import (ids below `first_id`) that it met: counted unchanged once.
-        self.met: set[int] = set()
+        self.met = BitSet()
         self.first_id = self._max_candidate_id() + 1
         self.annotator_ids: dict[str, int] = {}
         self.transcripts: Any = None  # a transcripts.storing.PendingTranscripts, made by the first transcript
@@ -136,10 +137,15 @@ class _Importer:
         if data_source in self.loaded_sources:
             return
         self.loaded_sources.add(data_source)
-        columns = [Problem.id, Problem.position, *(getattr(Problem, name) for name in PROBLEM_FIELDS)]
-        for row in self.session.execute(select(*columns).where(Problem.data_source == data_source)):
-            values = {name: getattr(row, name) for name in PROBLEM_FIELDS}
-            self.problems[(data_source, row.position)] = _KnownProblem(row.id, values)
+        for row in self.session.execute(select(Problem.id, Problem.position).where(Problem.data_source == data_source)):
+            self.problems[(data_source, row.position)] = _KnownProblem(row.id, None)
+
+    def _stored_values(self, known: _KnownProblem) -> dict[str, Any]:
+        if known.values is not None:
+            return known.values
+        columns = [getattr(Problem, name) for name in PROBLEM_FIELDS]
+        row = self.session.execute(select(*columns).where(Problem.id == known.id)).one()
+        return dict(zip(PROBLEM_FIELDS, row, strict=True))
 
     def add_problem(self, record: ProblemRecord) -> None:
         self._load_source(record.data_source)
@@ -150,12 +156,10 @@ class _Importer:
             self._queue_problem(record, values)
             return
         if known.location is not None and record.location is not None and known.location.path == record.location.path:
-            raise record.location.error(
-                f"duplicate problem: {record.data_source} position {record.position} "
-                f"already appears at {known.location.record}",
-                "id",
-            )
-        differing = [name for name in PROBLEM_FIELDS if not _same(known.values[name], values[name])]
+            raise record.location.error(f"duplicate problem: {record.data_source} position {record.position} "
+                                        f"already appears at {known.location.record}", "id")
+        stored = self._stored_values(known)
+        differing = [name for name in PROBLEM_FIELDS if not _same(stored[name], values[name])]
         if differing and not self.update:
             loc = record.location
             raise (loc or Location(self.part_path, "?")).error(
@@ -167,7 +171,6 @@ class _Importer:
         if differing:
             self._flush_problems()
             self.session.execute(update(Problem).where(Problem.id == known.id).values(**values))
-            known.values = values
             self.summary.problems_updated += 1
         elif known.location is None:  # not met before in this import (solve.json repeats solve/*.json)
             self.summary.unchanged += 1
@@ -199,7 +202,8 @@ class _Importer:
                     Problem.data_source == source, Problem.position.in_(positions[start : start + 900])
                 )
                 for problem_id, position in connection.execute(query):
-                    self.problems[(source, position)].id = problem_id
+                    known = self.problems[(source, position)]
+                    known.id, known.values = problem_id, None  # stored: its values are read back if needed
 
     def ensure_problem(self, record: CandidateRecord) -> None:
         """Make sure the candidate's problem exists or is queued; create it from the record if it may."""
@@ -211,9 +215,7 @@ class _Importer:
             return
         raise (record.location or Location(self.part_path, "?")).error(
             f"{record.data_id!r} names problem {record.problem_position} of data source {record.data_source!r}, "
-            "which is neither in the database nor in this import (import its solve file first)",
-            "data_id",
-        )
+            "which is neither in the database nor in this import (import its solve file first)", "data_id")
 
     # -- candidates --------------------------------------------------------------------------------
 
@@ -292,9 +294,8 @@ class _Importer:
             annotator_id = self._annotator_id(label.annotator, account=label.account, loc=loc)
             if record.label_only:
                 batch_labels.append((candidate_id, annotator_id))
-            rows.append(
-                labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval, label.comment)
-            )
+            rows.append(labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval,
+                                        label.comment))
         try:
             added, updated = labels.record_labels(self.session, rows=rows, replace=self.update, keep_comments=True)
         except labels.LabelConflict as conflict:
@@ -386,16 +387,8 @@ class _Importer:
             select(SourceFile).where(SourceFile.format == info.format, SourceFile.name == info.name)
         ).scalar_one_or_none()
         if current is None:
-            self.session.add(
-                SourceFile(
-                    format=info.format,
-                    name=info.name,
-                    kind=info.kind,
-                    options=info.options,
-                    record_count=count,
-                    sha256=info.sha256,
-                )
-            )
+            self.session.add(SourceFile(format=info.format, name=info.name, kind=info.kind, options=info.options,
+                                        record_count=count, sha256=info.sha256))
         elif current.sha256 != info.sha256:
             current.kind, current.options, current.sha256 = info.kind, info.options, info.sha256
             current.record_count = count
@@ -408,9 +401,15 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
     """Import everything in one transaction; on any error nothing is written and the error is raised.
     `authorize` runs first inside that transaction (a page's check that its admin may still write).
 
-    Every file is read and checked before the transaction: on SQLite it holds the one write lock, which
+    On SQLite every file is read and checked before the transaction: it holds the one write lock, which
     annotators' labels wait for, so the lock covers the writes and the checks against stored data, not parsing.
+    PostgreSQL locks rows, not the database: there the records stream into the transaction as they are read, so
+    memory stays the same however large the files (a bad record still rolls the whole import back, and every bad
+    file is still told: `formats.read_all`).
     """
+    engine = engine or get_engine()
+    if not is_sqlite(engine):
+        return _write(((part, part.records) for part in parts), engine=engine, update=update, authorize=authorize)
     records = [(part, list(part.records)) for part in parts]
     # The records are kept to the end: the garbage collector need not walk them again and again meanwhile.
     gc.freeze()
@@ -420,22 +419,29 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
         gc.unfreeze()
 
 
-def _write(records: list[tuple[ImportPart, list[Any]]], *, engine: Engine | None, update: bool,
+def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engine, update: bool,
            authorize: Callable[[Session], None] | None) -> ImportSummary:
     with write_session(engine) as session:
+        if not is_sqlite(engine):
+            # Lookups run thousands of times in one import; after five psycopg prepares them and PostgreSQL may
+            # settle on one generic plan, made while the tables were small or not analyzed in this transaction
+            # (a problem lookup by data_source and position then read 100,000 index entries each time at 1M).
+            session.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
         if authorize is not None:
             authorize(session)
         importer = _Importer(session, update=update)
         for part, part_records in records:
             importer.start_part(part)
+            count = 0  # the file's records
             for record in part_records:
+                count += 1
                 if isinstance(record, ProblemRecord):
                     importer.add_problem(record)
                 elif isinstance(record, TranscriptRecord):
                     importer.add_transcript(record)
                 else:
                     importer.add_candidate(record)
-            importer.finish_part(part, len(part_records))
+            importer.finish_part(part, count)
         if importer.transcripts is not None:
             importer.transcripts.judge()  # in this transaction: a judging error stores nothing
     return importer.summary

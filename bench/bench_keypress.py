@@ -17,6 +17,9 @@ before pressing).
     python bench/bench_keypress.py                               # 100k, 60 presses per page
     python bench/bench_keypress.py --candidates 2000 --presses 20
     python bench/bench_keypress.py --database /tmp/keys.sqlite   # seeded once, reused by later runs
+    python bench/bench_keypress.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY --pages annotate
+        # an existing database, never seeded: a copy of the scale data set (`bench/scale_data.py`), whose
+        # data sources `bench` and `benchgsm` the probe knows as well
 
 Seeding uses Core executemany (not the importer); at 100,000 it writes a 1.3 GB file in a few minutes on 2 cores.
 """
@@ -128,7 +131,7 @@ addEventListener('keydown', (event) => {
 }, true);
 window.__benchHeading = () => {
   const main = document.querySelector('[data-testid="stMain"]') || document.body;
-  const heading = [...main.querySelectorAll('h4')].map((h) => h.textContent).find((t) => /^bench_\\d+_/.test(t));
+  const heading = [...main.querySelectorAll('h4')].map((h) => h.textContent).find((t) => /^bench[a-z]*_\\d+_/.test(t));
   return heading === undefined ? null : heading;
 };
 window.__benchWatch = (old, marks) => {
@@ -137,7 +140,7 @@ window.__benchWatch = (old, marks) => {
   const shown = () => {
     const heading = window.__benchHeading();
     if (heading === null || heading === old) return false;
-    const number = heading.match(/^bench_(\\d+)_/)[1];
+    const number = heading.match(/^bench[a-z]*_(\\d+)_/)[1];
     const main = document.querySelector('[data-testid="stMain"]') || document.body;
     // Visible: in a Markdown block or a text element that is displayed.
     const blocks = [...main.querySelectorAll('[data-testid="stMarkdownContainer"], [data-testid="stText"]')];
@@ -226,6 +229,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidates", type=int, default=100_000, help="candidates, and as many transcripts")
     parser.add_argument("--database", type=Path, help="SQLite file: seeded if missing, else reused")
+    parser.add_argument("--url", help="a database URL (e.g. PostgreSQL) used as it is, never seeded; "
+                        "instead of --database")
     parser.add_argument("--presses", type=int, default=60, help="timed presses per page")
     parser.add_argument("--warmup", type=int, default=5, help="untimed presses per page first")
     parser.add_argument("--pause-ms", type=int, default=300, help="untimed reading time before each press")
@@ -239,8 +244,10 @@ def main() -> None:
 
     workdir = Path(tempfile.mkdtemp(prefix="bench_keypress_"))
     database = args.database or workdir / "keys.sqlite"
-    url = f"sqlite:///{database}"
-    if not database.exists():
+    url = args.url or f"sqlite:///{database}"
+    if args.url:
+        database = args.url.rsplit("@", 1)[-1]  # what the report names, without the user
+    elif not database.exists():
         started = time.perf_counter()
         seed(url, args.candidates, RESPONSE if args.response == "math" else PLAIN)
         print(f"seeded {args.candidates:,} candidates x 3 labels and transcripts in "

@@ -1,5 +1,6 @@
 """Bad input: each case exits non-zero with one message naming the file, the record and the field, and
-leaves the database exactly as it was (the whole import is one transaction)."""
+leaves the database exactly as it was (the whole import is one transaction). Then sheets on both backends: rows
+land on their problems and candidates, and on PostgreSQL the records stream through the import."""
 
 from __future__ import annotations
 
@@ -8,10 +9,17 @@ import os
 import sqlite3
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine, func, select
 
+from annotator import importer
+from annotator.db import read_session
+from annotator.formats import ReadOptions, read_all
+from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem
+from annotator.records import InputError
 from tests.conftest import PROJECT_ROOT
 
 SOLVE = [
@@ -258,3 +266,126 @@ def test_a_corrected_comment_is_a_conflict_and_update_stores_it(loaded: tuple[st
     assert comment == [("y is never given",)]
     assert [(action, old and json.loads(old)["comment"], json.loads(new)["comment"]) for action, old, new in events] \
         == [("create", None, "y is free"), ("update", "y is free", "y is never given")]
+
+
+# -- sheets at scale, on both backends (issue 21 item 3) ----------------------------------------------------------
+
+SHEET_KINDS = [("remove", 1), ("remove", 2), ("contradict", 1)]
+
+
+def _sheet(path: Path, count: int, *, seed: int) -> Path:
+    """`count` sheet rows over two data sources, three candidates per problem, each labelled (by `seed`)."""
+    with path.open("w", encoding="utf-8") as out:
+        for index in range(count):
+            source, position = ("alpha", index // 3) if index % 2 else ("beta", index // 3 + 1000)
+            rewrite_type, k = SHEET_KINDS[index % 3]
+            accepted = (index * 7 + seed) % 5 != 0
+            out.write(json.dumps({
+                "data_id": f"{source}_{position}_{rewrite_type}_{k}", "data_source": source,
+                "question": f"Problem {source} {position}", "ground_truth": str(position),
+                "rewritten_question": f"Rewrite {index} of {source} {position}", "human_check": int(accepted),
+                "difficulty_eval": (index + seed) % 2 if accepted else None,
+            }) + "\n")
+    return path
+
+
+def _import(engine: Engine, *paths: Path, annotator: str) -> importer.ImportSummary:
+    return importer.import_parts(read_all(list(paths), options=ReadOptions(annotator=annotator)), engine=engine)
+
+
+def test_sheets_of_several_batches_put_every_row_on_its_problem_candidate_and_label(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ids the INSERTs return are matched to their rows: every candidate on the problem its data_id names,
+    every label on its candidate, over many batches and two data sources, on SQLite and PostgreSQL."""
+    monkeypatch.setattr(importer, "BATCH_SIZE", 7)
+    first, second = _sheet(tmp_path / "a1.jsonl", 60, seed=1), _sheet(tmp_path / "a2.jsonl", 60, seed=2)
+    summary = _import(engine, first, annotator="a1")
+    assert (summary.problems_added, summary.candidates_added, summary.labels_added) == (40, 60, 60)
+    summary = _import(engine, second, annotator="a2")
+    assert (summary.problems_added, summary.candidates_added, summary.labels_added, summary.unchanged) == \
+        (0, 0, 60, 60)
+    expected = {}
+    for name, path in (("a1", first), ("a2", second)):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            expected[(row["data_id"], name)] = (row["rewritten_question"], row["human_check"], row["difficulty_eval"])
+    with read_session(engine) as session:
+        stored = session.execute(
+            select(Candidate.data_id, Problem.data_source, Problem.position, Problem.question, Annotator.name,
+                   Candidate.rewritten_question, Annotation.human_check, Annotation.difficulty_eval)
+            .join(Problem, Problem.id == Candidate.problem_id)
+            .join(Annotation, Annotation.candidate_id == Candidate.id)
+            .join(Annotator, Annotator.id == Annotation.annotator_id)
+        ).all()
+        events = session.execute(select(func.count()).select_from(AnnotationEvent)).scalar()
+    assert len(stored) == 120 and events == 120
+    for data_id, source, position, question, name, rewritten, check, difficulty in stored:
+        assert data_id.startswith(f"{source}_{position}_") and question == f"Problem {source} {position}"
+        assert (rewritten, check, difficulty) == expected[(data_id, name)]
+
+
+def test_a_bad_second_sheet_rolls_the_first_back_on_both_backends(engine: Engine, tmp_path: Path) -> None:
+    good = _sheet(tmp_path / "good.jsonl", 20, seed=1)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(good.read_text().replace('"human_check": 1', '"human_check": "yes"', 1))
+    with pytest.raises(InputError) as raised:
+        _import(engine, good, bad, annotator="a1")
+    assert str(bad) in str(raised.value) and "human_check" in str(raised.value)
+    with read_session(engine) as session:
+        assert session.execute(select(func.count()).select_from(Candidate)).scalar() == 0
+        assert session.execute(select(func.count()).select_from(Problem)).scalar() == 0
+
+
+def test_on_postgresql_the_records_stream_through_the_import(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL: a few batches of records are alive at once however long the file (constant memory); SQLite
+    reads every file before its write lock, so all are."""
+    monkeypatch.setattr(importer, "BATCH_SIZE", 10)
+    alive = {"now": 0, "peak": 0}
+
+    def gone() -> None:
+        alive["now"] -= 1
+
+    def counted(records):  # type: ignore[no-untyped-def]
+        for record in records:
+            weakref.finalize(record, gone)
+            alive["now"] += 1
+            alive["peak"] = max(alive["peak"], alive["now"])
+            yield record
+
+    parts = read_all([_sheet(tmp_path / "a1.jsonl", 300, seed=1)], options=ReadOptions(annotator="a1"))
+    for part in parts:
+        part.records = counted(part.records)
+    assert importer.import_parts(parts, engine=engine).candidates_added == 300
+    if engine.dialect.name == "sqlite":
+        assert alive["peak"] == 300
+    else:
+        assert alive["peak"] <= 3 * importer.BATCH_SIZE
+
+
+def test_a_problem_stored_earlier_in_the_import_is_compared_with_what_was_stored(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Problems made from sheet rows are stored batch by batch and not kept in memory: a later record of the same
+    problem is compared with the stored one (unchanged, or a conflict naming the field; --update replaces it)."""
+    monkeypatch.setattr(importer, "BATCH_SIZE", 5)
+    sheet = _sheet(tmp_path / "a1.jsonl", 30, seed=1)
+    same = tmp_path / "same.jsonl"
+    # A flat table's first problem of a data source is its position 0.
+    same.write_text(json.dumps({"data_source": "alpha", "question": "Problem alpha 0", "ground_truth": "0"}) + "\n")
+    summary = _import(engine, sheet, same, annotator="a1")
+    assert (summary.problems_added, summary.problems_updated) == (20, 0)  # the same problem: no conflict
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(same.read_text().replace('"ground_truth": "0"', '"ground_truth": "3"'))
+    with pytest.raises(InputError) as raised:
+        _import(engine, changed, annotator="a1")
+    assert "ground_truth differ" in str(raised.value) and str(changed) in str(raised.value)
+    replaced = importer.import_parts(read_all([changed], options=ReadOptions(annotator="a1")), engine=engine,
+                                     update=True)
+    assert replaced.problems_updated == 1
+    with read_session(engine) as session:
+        stored = session.execute(select(Problem.ground_truth).where(Problem.data_source == "alpha",
+                                                                    Problem.position == 0)).scalar_one()
+    assert stored == "3"
