@@ -353,12 +353,18 @@ class _Importer:
 
     # -- transcripts ------------------------------------------------------------------------------
 
-    def add_transcript(self, record: TranscriptRecord) -> None:
-        if self.transcripts is None:
+    def expect_transcripts(self, records: list[TranscriptRecord]) -> None:
+        """This import's transcripts, all of them, before the first is added: math-verify starts on their
+        (gold, answer) pairs now (in worker processes for a big import) while they are stored."""
+        if records:
             # Imported here: the transcripts package reads items through `store`, which most imports never need.
             from annotator.transcripts.storing import PendingTranscripts
 
-            self.transcripts = PendingTranscripts(self.session, batch_size=BATCH_SIZE)
+            self.transcripts = PendingTranscripts(self.session, batch_size=BATCH_SIZE, upcoming=records)
+
+    def add_transcript(self, record: TranscriptRecord) -> None:
+        if self.transcripts is None:
+            self.expect_transcripts([record])
         self.summary.transcripts_added += self.transcripts.add(record)
 
     # -- files ------------------------------------------------------------------------------------
@@ -426,6 +432,7 @@ def _write(records: list[tuple[ImportPart, list[Any]]], *, engine: Engine | None
         if authorize is not None:
             authorize(session)
         importer = _Importer(session, update=update)
+        importer.expect_transcripts([r for _, rs in records for r in rs if isinstance(r, TranscriptRecord)])
         for part, part_records in records:
             importer.start_part(part)
             for record in part_records:

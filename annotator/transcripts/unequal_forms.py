@@ -29,8 +29,9 @@ that coincide) goes to `verify`. `tests/transcripts/test_unequal_forms.py` check
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any, TypeVar
 
 from sympy import (
     Expr,
@@ -49,6 +50,24 @@ from sympy import (
     Union,
 )
 from sympy.core.numbers import ImaginaryUnit
+from sympy.matrices.expressions import MatrixExpr
+
+_T = TypeVar("_T")
+
+
+def _by_form(function: Callable[[Any], _T]) -> Callable[[Any], _T]:
+    """`function` cached by the parsed form (a gold is compared with many answers, an answer with many golds;
+    sympy's `==` is structural, so equal keys are the same expression); unhashable forms (matrices) uncached."""
+    cached = lru_cache(maxsize=4096)(function)
+
+    def wrapper(form: Any) -> _T:
+        try:
+            return cached(form)
+        except TypeError:  # unhashable
+            return function(form)
+
+    return wrapper
+
 
 _CLOSE = Float("1e-3")  # relative (and, below 1, absolute): far wider than math-verify's 6 decimals
 _PRECISION = 30  # digits of a constant gold's value
@@ -66,17 +85,22 @@ def unequal(gold: Sequence[Any], answer: Sequence[Any]) -> bool:
         return False
     answers = [form for form in answer if not isinstance(form, str)]
     golds = [form for form in gold if not isinstance(form, str)]
-    if not answers:  # only text, unlike the gold's: `verify` never compares text with sympy
-        return True
-    if not all(_constant(form) is not None or _collection(form) for form in golds):
+    # Only text, unlike the gold's: `verify` never compares text with sympy. Otherwise every sympy pair.
+    return all(_forms_unequal(g, form) for form in answers for g in golds)
+
+
+def _forms_unequal(gold: Any, answer: Any) -> bool:
+    """Whether `verify` surely finds this gold form and this answer form unequal."""
+    if _constant(gold) is not None or _collection(gold):
+        if _never_constant(answer):
+            return True  # unequal to every constant and every collection of constants
+        number = _number(answer)
+        return number is not None and (_collection(gold) or _far(_constant(gold), number))
+    if not _symbolic(gold):
         return False
-    for form in answers:
-        if _never_constant(form):
-            continue  # unequal to every constant and every collection of constants
-        number = _number(form)
-        if number is None or not all(_collection(g) or _far(_constant(g), number) for g in golds):
-            return False
-    return True
+    if _monomials(answer):
+        return True
+    return not isinstance(gold, Symbol) and _monomial(answer) and bool(answer.free_symbols - gold.free_symbols)
 
 
 def _number(form: Any) -> Float | None:
@@ -89,6 +113,9 @@ def _monomial(form: Any) -> bool:
     """c * x**k * ... with a symbol in it, not a bare symbol: never a constant."""
     if not isinstance(form, Mul) or not form.free_symbols:
         return False
+    coefficient = Mul(*(factor for factor in form.args if not factor.free_symbols))
+    if abs(complex(coefficient)) < _CLOSE:  # `verify`'s `evalf(chop=True)` must not drop the term
+        return False
     return all(
         isinstance(factor, (Symbol, Number, NumberSymbol, ImaginaryUnit))
         or isinstance(factor, Pow)
@@ -99,6 +126,24 @@ def _monomial(form: Any) -> bool:
     )
 
 
+@_by_form
+def _symbolic(form: Any) -> bool:
+    """A gold expression with a free symbol: not a relation, set, matrix or percent."""
+    return (isinstance(form, Expr) and not isinstance(form, MatrixExpr) and bool(form.free_symbols)
+            and not form.has(UnevaluatedExpr))
+
+
+@_by_form
+def _monomials(form: Any) -> bool:
+    """A set or tuple of two or more monomials whose symbols differ ("Sorry, I don't know"): no two are the same
+    function, so no one-element set equals it."""
+    if not isinstance(form, (FiniteSet, Tuple)) or len(form) < 2 or not all(_monomial(e) for e in form):
+        return False
+    parts = [Mul(*(f for f in element.args if f.free_symbols)) for element in form]
+    return len(set(parts)) == len(parts)
+
+
+@_by_form
 def _never_constant(form: Any) -> bool:
     """A monomial, or a set or tuple of monomials (what math-verify reads "Sorry, I don't know" as)."""
     if isinstance(form, (FiniteSet, Tuple)):
@@ -106,6 +151,7 @@ def _never_constant(form: Any) -> bool:
     return _monomial(form)
 
 
+@_by_form
 def _collection(form: Any) -> bool:
     """A gold form of constants that no one-element set equals."""
     if not isinstance(form, (FiniteSet, Tuple, Interval, Union)) or form.free_symbols:
@@ -121,6 +167,7 @@ def _far(value: Float | None, number: Float) -> bool:
     return value is not None and abs(value - number) > _CLOSE * max(1, abs(number))
 
 
+@_by_form
 def _constant(form: Any) -> Float | None:
     """The real value of a constant gold expression without a percent; None for anything else."""
     if not isinstance(form, Expr) or form.free_symbols or form.has(UnevaluatedExpr):
