@@ -21,19 +21,34 @@ never equal, from what `verify` does with them (`sympy_expr_eq` and the function
   which equals neither such a set nor a tuple of another length, and the interval branches need two elements.
 - An answer math-verify could only read as text (its sympy parse failed) against a gold whose text differs:
   `verify` compares text only with text.
+- Against a gold *expression with free symbols* (not a bare symbol, relation, set, matrix or percent):
+  - a set or tuple of two or more monomials whose symbol parts differ ("Sorry, I don't know"): `verify` goes to
+    `sympy_compare_sets`, which wraps the gold as a one-element set; that is never structurally equal to it, the
+    element-wise comparison needs equal lengths, and the symmetric difference is never provably empty (two
+    different monomials are different functions, so no single gold equals both). A bare symbol gold too.
+  - a monomial with a symbol the gold does not have (and a coefficient of size >= `_CLOSE`): not structurally
+    equal; `(gold - answer).evalf(chop=True)` keeps the answer's term, so is not 0; `simplify(gold - answer)`
+    is not zero, as the difference changes with that symbol. (A bare symbol gold is left to `verify`: it
+    compares a symbol with the answer's letters joined.)
+  - a number, when the gold is built from arithmetic and elementary functions of its symbols only and takes two
+    clearly different values (30 digits) at two points: then it is not a constant function, so no rounding of
+    it works (rounding a symbolic expression raises), `doit()` leaves it non-constant, so unequal to a number,
+    and `simplify(gold - number)` is not zero. (sin(x)^2 + cos(x)^2 takes one value: left to `verify`.)
 
-Anything else (relations, a bare symbol, an expression that is not a monomial, a gold with free symbols, strings
-that coincide) goes to `verify`. `tests/transcripts/test_unequal_forms.py` checks every pair this settles against
+Anything else (relations, a bare symbol answer, an expression that is not a monomial, strings that coincide)
+goes to `verify`. `tests/transcripts/test_unequal_forms.py` checks every pair this settles against
 `verify` itself, on generated pairs and on every ground truth of the shared data.
 """
 
 from __future__ import annotations
 
+import cmath
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
 
 from sympy import (
+    Add,
     Expr,
     FiniteSet,
     Float,
@@ -48,8 +63,13 @@ from sympy import (
     Tuple,
     UnevaluatedExpr,
     Union,
+    exp,
+    log,
+    preorder_traversal,
 )
 from sympy.core.numbers import ImaginaryUnit
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
+from sympy.functions.elementary.trigonometric import InverseTrigonometricFunction, TrigonometricFunction
 from sympy.matrices.expressions import MatrixExpr
 
 _T = TypeVar("_T")
@@ -100,7 +120,11 @@ def _forms_unequal(gold: Any, answer: Any) -> bool:
         return False
     if _monomials(answer):
         return True
-    return not isinstance(gold, Symbol) and _monomial(answer) and bool(answer.free_symbols - gold.free_symbols)
+    if isinstance(gold, Symbol):
+        return False
+    if _number(answer) is not None:
+        return _varies(gold)
+    return _monomial(answer) and bool(answer.free_symbols - gold.free_symbols)
 
 
 def _number(form: Any) -> Float | None:
@@ -131,6 +155,30 @@ def _symbolic(form: Any) -> bool:
     """A gold expression with a free symbol: not a relation, set, matrix or percent."""
     return (isinstance(form, Expr) and not isinstance(form, MatrixExpr) and bool(form.free_symbols)
             and not form.has(UnevaluatedExpr))
+
+
+_FUNCTION_TREE = (Add, Mul, Pow, Symbol, Number, NumberSymbol, ImaginaryUnit, exp, log, TrigonometricFunction,
+                  InverseTrigonometricFunction, HyperbolicFunction)
+
+
+@_by_form
+def _varies(form: Any) -> bool:
+    """Whether a gold made only of arithmetic and elementary functions of its symbols takes two clearly different
+    values at two points (so it is not a constant function, and no number equals it)."""
+    if not all(isinstance(node, _FUNCTION_TREE) for node in preorder_traversal(form)):
+        return False
+    symbols = sorted(form.free_symbols, key=str)
+    values = []
+    for shift in (0, 1):
+        point = {symbol: Rational(2 + 3 * index + shift, 7 + index) for index, symbol in enumerate(symbols)}
+        try:
+            value = form.subs(point).evalf(_PRECISION)
+            values.append(complex(value))
+        except Exception:  # noqa: BLE001 - not a finite number there: then math-verify decides
+            return False
+    if not all(cmath.isfinite(value) for value in values):
+        return False
+    return abs(values[0] - values[1]) > _CLOSE * max(1, abs(values[0]), abs(values[1]))
 
 
 @_by_form
