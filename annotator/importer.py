@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from sqlmodel import Session
 
 from annotator import auth, labels, queue
 from annotator.db import write_session
+from annotator.judge_workers import JudgeWorkers
 from annotator.models import Candidate, JSONText, Problem, SourceFile, utcnow
 from annotator.records import (
     CandidateRecord,
@@ -353,18 +354,15 @@ class _Importer:
 
     # -- transcripts ------------------------------------------------------------------------------
 
-    def expect_transcripts(self, records: list[TranscriptRecord]) -> None:
-        """This import's transcripts, all of them, before the first is added: math-verify starts on their
-        (gold, answer) pairs now (in worker processes for a big import) while they are stored."""
-        if records:
-            # Imported here: the transcripts package reads items through `store`, which most imports never need.
+    def expect_transcripts(self, records: list[TranscriptRecord], workers: Sequence[Any] | None = None) -> None:
+        """All of this import's transcripts, before the first is added: math-verify starts on them (`storing`)."""
+        if records:  # imported here: most imports never need the transcripts package
             from annotator.transcripts.storing import PendingTranscripts
 
-            self.transcripts = PendingTranscripts(self.session, batch_size=BATCH_SIZE, upcoming=records)
+            self.transcripts = PendingTranscripts(self.session, batch_size=BATCH_SIZE, upcoming=records,
+                                                  workers=workers)
 
     def add_transcript(self, record: TranscriptRecord) -> None:
-        if self.transcripts is None:
-            self.expect_transcripts([record])
         self.summary.transcripts_added += self.transcripts.add(record)
 
     # -- files ------------------------------------------------------------------------------------
@@ -417,22 +415,23 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
     Every file is read and checked before the transaction: on SQLite it holds the one write lock, which
     annotators' labels wait for, so the lock covers the writes and the checks against stored data, not parsing.
     """
-    records = [(part, list(part.records)) for part in parts]
-    # The records are kept to the end: the garbage collector need not walk them again and again meanwhile.
-    gc.freeze()
-    try:
-        return _write(records, engine=engine, update=update, authorize=authorize)
-    finally:
-        gc.unfreeze()
+    with JudgeWorkers() as judges:
+        records = [(part, judges.listed(part.records)) for part in parts]
+        # The records are kept to the end: the garbage collector need not walk them again and again meanwhile.
+        gc.freeze()
+        try:
+            return _write(records, engine=engine, update=update, authorize=authorize, judges=judges.executors)
+        finally:
+            gc.unfreeze()
 
 
 def _write(records: list[tuple[ImportPart, list[Any]]], *, engine: Engine | None, update: bool,
-           authorize: Callable[[Session], None] | None) -> ImportSummary:
+           authorize: Callable[[Session], None] | None, judges: list[Any] | None) -> ImportSummary:
     with write_session(engine) as session:
         if authorize is not None:
             authorize(session)
         importer = _Importer(session, update=update)
-        importer.expect_transcripts([r for _, rs in records for r in rs if isinstance(r, TranscriptRecord)])
+        importer.expect_transcripts([r for _, rs in records for r in rs if isinstance(r, TranscriptRecord)], judges)
         for part, part_records in records:
             importer.start_part(part)
             for record in part_records:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from contextlib import ExitStack
 from typing import Any
 
@@ -157,13 +158,15 @@ class PendingTranscripts:
     refused), each judged (`DEFAULT_RULE`) as it is stored, so that a judging error stores nothing.
 
     math-verify is asked about the (gold, answer) pairs of every transcript the import will add (`upcoming`) at
-    once, in a process pool when there are many: it works while the rows are stored. A row goes in with its
+    once, in a process pool when there are many (`workers`: the caller's, started while it read the file): it works
+    while the rows are stored. A row goes in with its
     verdict when math-verify has answered its pairs (or the texts settle it), otherwise without, and is updated
     by its key once the last answers are in (`judge`), so no stored response is read back. Responses with the
     same item and final answer get the same judgement, worked out once.
     """
 
-    def __init__(self, session: Session, *, batch_size: int, upcoming: Sequence[TranscriptRecord] = ()) -> None:
+    def __init__(self, session: Session, *, batch_size: int, upcoming: Sequence[TranscriptRecord] = (),
+                 workers: Sequence[Executor] | None = None) -> None:
         self.session = session
         self.batch_size = batch_size
         self.records: list[TranscriptRecord] = []
@@ -177,9 +180,9 @@ class PendingTranscripts:
         self._finals: dict[int, str | None] = {}  # id(record) -> its final text, for records not stored yet
         self._judged: dict[tuple[str, str | None], dict[str, Any]] = {}  # (data_id, final text) -> judge fields
         self._waiting: list[tuple[Key, tuple[str, str | None]]] = []  # stored without a verdict yet
-        pooled = len(upcoming) >= verdicts.PARALLEL_MIN
-        self._verifier: PairVerifier = (self._pool.enter_context(verdicts.pair_verifier(len(upcoming)))
-                                        if pooled else PairVerifier([]))
+        if workers is None:  # none started by the caller: a pool of our own if the import is big enough
+            workers = self._pool.enter_context(verdicts.judge_workers(len(upcoming)))
+        self._verifier = PairVerifier(workers)
         self._ask(upcoming)
 
     def _question(self, data_id: str) -> Question | None:

@@ -210,12 +210,12 @@ class PairVerifier:
 @contextmanager
 def pair_verifier(size: int, workers: int | None = None) -> Iterator[PairVerifier]:
     """A `PairVerifier` for a job of `size` transcripts: with worker processes when the job is big enough."""
-    with _pool(size, workers) as executors:
+    with judge_workers(size, workers) as executors:
         yield PairVerifier(executors)
 
 
 @contextmanager
-def _pool(size: int, workers: int | None) -> Iterator[list[Executor]]:
+def judge_workers(size: int, workers: int | None = None) -> Iterator[list[Executor]]:
     """Worker processes, each its own one-process pool (so that work can be sent to a chosen one); none for a
     small job or one core."""
     count = workers if workers is not None else min(os.cpu_count() or 1, 4)
