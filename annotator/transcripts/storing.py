@@ -159,10 +159,10 @@ class PendingTranscripts:
 
     math-verify is asked about the (gold, answer) pairs of every transcript the import will add (`upcoming`) at
     once, in a process pool when there are many (`workers`: the caller's, started while it read the file): it works
-    while the rows are stored. A row goes in with its
-    verdict when math-verify has answered its pairs (or the texts settle it), otherwise without, and is updated
-    by its key once the last answers are in (`judge`), so no stored response is read back. Responses with the
-    same item and final answer get the same judgement, worked out once.
+    while the rows are stored. A row goes in with its verdict when math-verify has answered its pairs (or the texts
+    settle it), otherwise without, and is updated by its key once the last answers are in (`judge`), so no stored
+    response is read back. Responses with the same item and final answer get the same judgement, worked out once.
+    Memory: each upcoming record's final text until it is stored, and at most `_JUDGED_MAX` judgements.
     """
 
     def __init__(self, session: Session, *, batch_size: int, upcoming: Sequence[TranscriptRecord] = (),
