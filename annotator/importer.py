@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, select, text, update
@@ -19,6 +19,8 @@ from sqlmodel import Session
 from annotator import auth, labels, queue
 from annotator.bitset import BitSet
 from annotator.db import get_engine, is_sqlite, write_session
+from annotator.import_summary import ImportSummary
+from annotator.judge_workers import JudgeWorkers
 from annotator.models import Candidate, JSONText, Problem, SourceFile, utcnow
 from annotator.records import (
     CandidateRecord,
@@ -38,34 +40,6 @@ CANDIDATE_FIELDS = (
     "rewrite_type", "condition_index", "rewritten_question", "rewritten_condition", "unsolvable_reason",
     "extracted_condition", "question", "ground_truth", "llm_outputs", "provenance", "extra",
 )
-
-
-@dataclass
-class ImportSummary:
-    files: list[str] = field(default_factory=list)
-    problems_added: int = 0
-    problems_updated: int = 0
-    candidates_added: int = 0
-    candidates_updated: int = 0
-    labels_added: int = 0
-    labels_updated: int = 0
-    transcripts_added: int = 0
-    unchanged: int = 0
-    unlabelled: int = 0  # rows of an Excel batch not filled in yet
-    # What the readers accepted although unusual, one line per file and kind, e.g.
-    # "UMWP.jsonl: 2 unanswerable records with a non-null answer, kept as given".
-    oddities: list[str] = field(default_factory=list)
-
-    def text(self) -> str:
-        """The summary the command line prints and the app shows: counts, then one line per oddity."""
-        counts = (
-            f"imported {len(self.files)} file(s): {self.problems_added} problems and {self.candidates_added} "
-            f"candidates added, {self.problems_updated + self.candidates_updated} updated, "
-            f"{self.labels_added} labels added, {self.labels_updated} changed, {self.unchanged} unchanged"
-            + (f", {self.unlabelled} sheet rows not labelled yet (skipped)" if self.unlabelled else "")
-            + (f"; {self.transcripts_added} transcripts added and judged" if self.transcripts_added else "")
-        )
-        return "\n".join([counts, *self.oddities])
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -127,6 +101,7 @@ class _Importer:
         self.first_id = self._max_candidate_id() + 1
         self.annotator_ids: dict[str, int] = {}
         self.transcripts: Any = None  # a transcripts.storing.PendingTranscripts, made by the first transcript
+        self.first_transcripts: list[TranscriptRecord] = []  # a streamed import's, until a batch is full
 
     def _max_candidate_id(self) -> int:
         return self.session.execute(select(func.max(Candidate.id))).scalar() or 0
@@ -354,13 +329,27 @@ class _Importer:
 
     # -- transcripts ------------------------------------------------------------------------------
 
-    def add_transcript(self, record: TranscriptRecord) -> None:
-        if self.transcripts is None:
-            # Imported here: the transcripts package reads items through `store`, which most imports never need.
+    def expect_transcripts(self, records: list[TranscriptRecord], workers: Sequence[Any] | None = None) -> None:
+        """All of this import's transcripts, before the first is added: math-verify starts on them (`storing`)."""
+        if records:  # imported here: most imports never need the transcripts package
             from annotator.transcripts.storing import PendingTranscripts
 
-            self.transcripts = PendingTranscripts(self.session, batch_size=BATCH_SIZE)
+            self.transcripts = PendingTranscripts(self.session, batch_size=BATCH_SIZE, upcoming=records,
+                                                  workers=workers)
+
+    def add_transcript(self, record: TranscriptRecord) -> None:
+        if self.transcripts is None:  # streamed: the first batch says whether math-verify gets worker processes
+            self.first_transcripts.append(record)
+            if len(self.first_transcripts) >= BATCH_SIZE:
+                self._start_transcripts()
+            return
         self.summary.transcripts_added += self.transcripts.add(record)
+
+    def _start_transcripts(self) -> None:
+        first, self.first_transcripts = self.first_transcripts, []
+        self.expect_transcripts(first)  # the later ones are asked batch by batch as they are stored
+        for record in first:
+            self.summary.transcripts_added += self.transcripts.add(record)
 
     # -- files ------------------------------------------------------------------------------------
 
@@ -373,6 +362,8 @@ class _Importer:
     def finish_part(self, part: ImportPart, count: int) -> None:
         self.flush()
         self._flush_problems()
+        if self.first_transcripts:
+            self._start_transcripts()
         if self.transcripts is not None:
             self.summary.transcripts_added += self.transcripts.flush()
         name = part.source_file.name if part.source_file else part.path
@@ -408,19 +399,20 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
     file is still told: `formats.read_all`).
     """
     engine = engine or get_engine()
-    if not is_sqlite(engine):
+    if not is_sqlite(engine):  # streamed: each batch's transcripts asked as it is stored
         return _write(((part, part.records) for part in parts), engine=engine, update=update, authorize=authorize)
-    records = [(part, list(part.records)) for part in parts]
-    # The records are kept to the end: the garbage collector need not walk them again and again meanwhile.
-    gc.freeze()
-    try:
-        return _write(records, engine=engine, update=update, authorize=authorize)
-    finally:
-        gc.unfreeze()
+    with JudgeWorkers() as judges:
+        records = [(part, judges.listed(part.records)) for part in parts]
+        # The records are kept to the end: the garbage collector need not walk them again and again meanwhile.
+        gc.freeze()
+        try:
+            return _write(records, engine=engine, update=update, authorize=authorize, judges=judges.executors)
+        finally:
+            gc.unfreeze()
 
 
 def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engine, update: bool,
-           authorize: Callable[[Session], None] | None) -> ImportSummary:
+           authorize: Callable[[Session], None] | None, judges: list[Any] | None = None) -> ImportSummary:
     with write_session(engine) as session:
         if not is_sqlite(engine):
             # Lookups run thousands of times in one import; after five psycopg prepares them and PostgreSQL may
@@ -430,6 +422,9 @@ def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engin
         if authorize is not None:
             authorize(session)
         importer = _Importer(session, update=update)
+        if isinstance(records, list):  # all read: math-verify starts on every transcript's pairs at once
+            importer.expect_transcripts([r for _, rs in records for r in rs if isinstance(r, TranscriptRecord)],
+                                        judges)
         for part, part_records in records:
             importer.start_part(part)
             count = 0  # the file's records

@@ -16,7 +16,9 @@ Timed, one run:
   all 56,600 in one quiet run);
 - `judge_transcripts(engine, workers=W)` over all of them (read, judge under both rule sets, write back);
 - end to end: `python -m annotator import FILE` (stores and judges) then `python -m annotator report --json`,
-  each a fresh process on a fresh copy of the database, as a user runs them.
+  each a fresh process on a fresh copy of the database, as a user runs them (`--report-runs N`: report N times,
+  the first cold, the rest warm);
+- then every verdict the import stored is compared with `judge_transcripts`' re-judging of the same rows.
 Goal: judging at least 20x the plain loop's rate.
 """
 
@@ -37,9 +39,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sqlalchemy import select  # noqa: E402
+
 from annotator.db import get_engine, read_session  # noqa: E402
 from annotator.formats import read  # noqa: E402
 from annotator.importer import import_parts  # noqa: E402
+from annotator.models import Transcript  # noqa: E402
 from annotator.transcripts import Item, evaluation_items, verdicts  # noqa: E402
 from annotator.transcripts.equivalence import gold_texts  # noqa: E402
 
@@ -108,6 +113,13 @@ def plain_loop(jobs: list[tuple[str, object]]) -> float:
     return time.perf_counter() - start
 
 
+def stored_verdicts(url: str) -> list[tuple[object, ...]]:
+    columns = (Transcript.id, Transcript.extracted_answer, Transcript.judge_rule, Transcript.judge_version,
+               Transcript.judge_class, Transcript.judge, Transcript.rules_disagree)
+    with read_session(get_engine(url)) as session:
+        return [tuple(row) for row in session.execute(select(*columns).order_by(Transcript.id))]
+
+
 def cli(url: str, *args: str) -> tuple[float, str]:
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "annotator", *args], cwd=ROOT, capture_output=True, text=True,
@@ -122,6 +134,7 @@ def main() -> None:
     parser.add_argument("--models", type=int, default=20)
     parser.add_argument("--plain", type=int, default=56_600, help="sample size for the plain loop (all: 56,600)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--report-runs", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "release.sqlite"
@@ -147,23 +160,29 @@ def main() -> None:
         print(f"  plain loop, {len(sample):,} responses, one core: {plain:.1f} s = {plain_rate:,.1f} responses/s"
               + extrapolated)
 
+        print(f"  load average before the timed runs: {os.getloadavg()[0]:.1f}")
         get_engine(f"sqlite:///{base}").dispose()  # closing the last connection checkpoints the WAL into the file
         end_to_end = Path(tmp) / "e2e.sqlite"
         shutil.copy(base, end_to_end)
         url = f"sqlite:///{end_to_end}"
         imported, said = cli(url, "import", str(path))
         print(f"  `import` (store + judge): {imported:.1f} s: {said.strip()[:160]}")
-        reported, out = cli(url, "report", "--json")
-        print(f"  `report --json`: {reported:.1f} s ({len(json.loads(out))} rows)")
+        reports = [cli(url, "report", "--json") for _ in range(args.report_runs)]
+        reported, out = reports[0]
+        warm = ", then " + ", ".join(f"{seconds:.2f}" for seconds, _ in reports[1:]) + " s" if reports[1:] else ""
+        print(f"  `report --json`: {reported:.2f} s{warm} ({len(json.loads(out))} rows)")
         print(f"  import + report: {imported + reported:.1f} s = {len(rows) / (imported + reported):,.0f} "
               f"responses/s = {len(rows) / (imported + reported) / plain_rate:.1f}x the plain loop")
 
+        imported_verdicts = stored_verdicts(url)
         summary = verdicts.judge_transcripts(get_engine(url), workers=args.workers)
         rate = summary.judged / summary.seconds
         print(f"  judge_transcripts, all {summary.judged:,}, {args.workers} workers (read, judge, write back): "
               f"{summary.seconds:.1f} s = {rate:,.0f} responses/s = {rate / plain_rate:.1f}x the plain loop")
         print(f"  verdicts {dict(summary.verdicts)}, rules disagree {summary.rules_disagree:,}, "
               f"timed out {summary.timed_out}")
+        same = stored_verdicts(url) == imported_verdicts
+        print(f"  the import's stored verdicts are judge_transcripts' (every judge column of every row): {same}")
     print(f"  machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, Python "
           f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
 

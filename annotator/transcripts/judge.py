@@ -108,8 +108,13 @@ def _classify(answer: str, exact: bool, correct: Callable[[], bool | None]) -> t
     return phrase or JudgeClass.incorrect, is_correct is None
 
 
-def _treecut(response: str, question: Question, known: Known) -> tuple[str | None, JudgeClass]:
-    tail = answers.treecut_answer(response)
+def final_text(response: str, question: Question) -> str | None:
+    """What a response's judgement depends on: its last boxed answer, or on a TreeCut item the lower-cased text
+    after its last "answer"; None when there is none (unmatched)."""
+    return answers.treecut_answer(response) if question.treecut else answers.last_boxed(response)
+
+
+def _treecut(tail: str | None, question: Question, known: Known) -> tuple[str | None, JudgeClass]:
     if tail is None:
         return None, JudgeClass.unmatched
     if "unknown" in tail:
@@ -121,14 +126,20 @@ def _treecut(response: str, question: Question, known: Known) -> tuple[str | Non
     return number, JudgeClass.correct if correct else JudgeClass.incorrect
 
 
+def final_pairs(final: str | None, question: Question) -> list[Pair]:
+    """The (gold, answer) pairs judging a response with this `final_text` would ask math-verify about (none the
+    texts settle)."""
+    if final is None:
+        return []
+    if question.treecut:
+        number = None if "unknown" in final else answers.first_number(final)
+        return [] if number is None else equivalence.open_pairs(question.ground_truth, number)
+    return equivalence.open_pairs(question.ground_truth, final)
+
+
 def open_pairs(response: str, question: Question) -> list[Pair]:
     """The (gold, answer) pairs judging this response would ask math-verify about (none the texts settle)."""
-    if question.treecut:
-        tail = answers.treecut_answer(response)
-        number = None if tail is None or "unknown" in tail else answers.first_number(tail)
-        return [] if number is None else equivalence.open_pairs(question.ground_truth, number)
-    boxed = answers.last_boxed(response)
-    return [] if boxed is None else equivalence.open_pairs(question.ground_truth, boxed)
+    return final_pairs(final_text(response, question), question)
 
 
 def judge_both(
@@ -138,11 +149,19 @@ def judge_both(
 
     Both rule sets share one extraction and at most one math-verify call; `known` holds math-verify's verdicts
     already computed for (gold, answer) pairs (`equivalence.verify_pairs`)."""
+    return judge_final(final_text(response, question), question, rule_name=rule_name, known=known)
+
+
+def judge_final(
+    final: str | None, question: Question, *, rule_name: str = DEFAULT_RULE, known: Known = None
+) -> tuple[Judgement, bool]:
+    """`judge_both` of a response whose `final_text` is `final` (responses with the same final text and item get
+    the same judgement)."""
     chosen = rule(rule_name)
     if question.treecut:
-        extracted, judge_class = _treecut(response, question, known)
+        extracted, judge_class = _treecut(final, question, known)
         return Judgement(extracted, judge_class, verdict_of(judge_class, unsolvable=question.unsolvable)), False
-    boxed = answers.last_boxed(response)
+    boxed = final
     if boxed is None:
         verdict = verdict_of(JudgeClass.unmatched, unsolvable=question.unsolvable)
         return Judgement(None, JudgeClass.unmatched, verdict), False

@@ -4,21 +4,25 @@ reading them back for exports."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from contextlib import ExitStack
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import and_, bindparam, insert, select, update
 from sqlmodel import Session
 
 from annotator.models import Transcript, utcnow
 from annotator.records import Location, TranscriptRecord
 from annotator.transcripts import verdicts
 from annotator.transcripts.items import Item, items_by_data_id
+from annotator.transcripts.judge import DEFAULT_RULE, Question, final_pairs, final_text, judge_final, rule
 from annotator.transcripts.verdicts import PairVerifier
 
 _IN_BATCH = 900
 Key = tuple[str, str, str, int]
+JUDGE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge", "rules_disagree")
+_UNJUDGED = dict.fromkeys(JUDGE_FIELDS)
 
 
 def _where(record: TranscriptRecord) -> Location:
@@ -72,15 +76,17 @@ def insert_transcripts(
     records: Sequence[TranscriptRecord],
     seen: dict[Key, Location],
     items: dict[str, Item] | None = None,
-) -> list[int]:
-    """Insert `records` (one executemany) and return their ids.
+    verdicts: Sequence[Mapping[str, Any]] | None = None,
+) -> int:
+    """Insert `records` (one executemany) and return how many.
 
     Raises the first bad record's InputError: its (data_id, model, prompt, sample) is in `seen` (earlier in
     this import; updated here), its item does not exist, or the database already holds it. `items`: the items
-    read so far in this import, by data_id (those missing are read and added).
+    read so far in this import, by data_id (those missing are read and added). `verdicts`: each record's judge
+    fields (`JUDGE_FIELDS`), stored with it.
     """
     if not records:
-        return []
+        return 0
     items = {} if items is None else items
     missing = {record.data_id for record in records} - items.keys()
     if missing:
@@ -108,11 +114,13 @@ def insert_transcripts(
             "completion_tokens": record.completion_tokens,
             "source": record.source,
             "created_at": now,
+            **(verdicts[index] if verdicts is not None else _UNJUDGED),
         }
-        for record in records
+        for index, record in enumerate(records)
     ]
-    table = Transcript.__table__
-    return list(session.connection().execute(insert(table).returning(table.c.id), rows).scalars())
+    # No RETURNING: a plain executemany is about half the cost on SQLite, and a row is found again by its key.
+    session.connection().execute(insert(Transcript.__table__), rows)
+    return len(rows)
 
 
 EXPORT_COLUMNS = (
@@ -147,21 +155,58 @@ def iter_transcripts(
 
 class PendingTranscripts:
     """The transcripts one import adds: stored in batches inside its transaction (duplicates across batches
-    refused) and judged before it commits, so that a judging error stores nothing. Once the import is big
-    enough for the judge's process pool, each stored batch's (gold, answer) pairs go to the pool at once, so
-    math-verify works while the next batches are stored."""
+    refused), each judged (`DEFAULT_RULE`) as it is stored, so that a judging error stores nothing.
 
-    def __init__(self, session: Session, *, batch_size: int) -> None:
+    math-verify is asked about the (gold, answer) pairs of every transcript the import will add (`upcoming`) at
+    once, in a process pool when there are many (`workers`: the caller's, started while it read the file): it works
+    while the rows are stored. A row goes in with its verdict when math-verify has answered its pairs (or the texts
+    settle it), otherwise without, and is updated by its key once the last answers are in (`judge`), so no stored
+    response is read back. Responses with the same item and final answer get the same judgement, worked out once.
+    Memory: each upcoming record's final text until it is stored, and at most `_JUDGED_MAX` judgements.
+    """
+
+    def __init__(self, session: Session, *, batch_size: int, upcoming: Sequence[TranscriptRecord] = (),
+                 workers: Sequence[Executor] | None = None) -> None:
         self.session = session
         self.batch_size = batch_size
         self.records: list[TranscriptRecord] = []
         self.seen: dict[Key, Location] = {}
-        self.ids: list[int] = []
+        self.stored = 0
+        self._rule = rule(DEFAULT_RULE)
         self._pool = ExitStack()
         weakref.finalize(self, self._pool.close)  # an import that fails before judging stops the pool too
-        self._verifier: PairVerifier | None = None
         self._items: dict[str, Item] = {}  # the items of this import's transcripts, read once
-        self._unasked: list[TranscriptRecord] = []  # stored before the pool opened
+        self._questions: dict[str, Question] = {}
+        self._finals: dict[int, str | None] = {}  # id(record) -> its final text, for records not stored yet
+        self._judged: dict[tuple[str, str | None], dict[str, Any]] = {}  # (data_id, final text) -> judge fields
+        self._waiting: list[tuple[Key, tuple[str, str | None]]] = []  # stored without a verdict yet
+        if workers is None:  # none started by the caller: a pool of our own if the import is big enough
+            workers = self._pool.enter_context(verdicts.judge_workers(len(upcoming)))
+        self._verifier = PairVerifier(workers)
+        self._ask(upcoming)
+
+    def _question(self, data_id: str) -> Question | None:
+        question = self._questions.get(data_id)
+        if question is None and data_id in self._items:
+            question = self._questions[data_id] = verdicts.question_of(self._items[data_id])
+        return question
+
+    def _ask(self, records: Iterable[TranscriptRecord]) -> None:
+        """Work out the final texts of `records` and start math-verify on their pairs."""
+        records = list(records)
+        missing = {record.data_id for record in records} - self._items.keys()
+        if missing:
+            self._items.update(items_by_data_id(self.session, data_ids=missing))
+        pairs: set[tuple[str, str]] = set()
+        for record in records:
+            question = self._question(record.data_id)
+            if question is None:  # no such item: `insert_transcripts` says so when it comes
+                continue
+            final = self._finals[id(record)] = final_text(record.response, question)
+            if (record.data_id, final) not in self._judged:
+                pairs.update(final_pairs(final, question))
+        if pairs:
+            self._verifier.ask_pairs(pairs)
 
     def add(self, record: TranscriptRecord) -> int:
         """Queue one; returns how many were stored now (a full batch is stored at once)."""
@@ -169,28 +214,72 @@ class PendingTranscripts:
         return self.flush() if len(self.records) >= self.batch_size else 0
 
     def flush(self) -> int:
-        """Store what is queued; returns how many."""
+        """Store what is queued, with the verdicts known by now; returns how many."""
         records, self.records = self.records, []
-        ids = insert_transcripts(self.session, records=records, seen=self.seen, items=self._items) if records else []
-        self.ids.extend(ids)
-        self._ask(records)
-        return len(ids)
+        if not records:
+            return 0
+        unasked = [record for record in records if id(record) not in self._finals]
+        if unasked:  # not among the `upcoming` ones
+            self._ask(unasked)
+        known = self._verifier.ready()
+        fields: list[Mapping[str, Any]] = []
+        for record in records:
+            final = self._finals.pop(id(record), None)
+            judged = self._judgement(record.data_id, final, known)
+            if judged is None:
+                self._waiting.append((record.key, (record.data_id, final)))
+            fields.append(judged or _UNJUDGED)
+        stored = insert_transcripts(self.session, records=records, seen=self.seen, items=self._items, verdicts=fields)
+        self.stored += stored
+        return stored
 
-    def _ask(self, records: list[TranscriptRecord]) -> None:
-        if self._verifier is None:
-            if len(self.ids) < verdicts.PARALLEL_MIN:
-                self._unasked.extend(records)
-                return
-            self._verifier = self._pool.enter_context(verdicts.pair_verifier(len(self.ids)))
-            records, self._unasked = [*self._unasked, *records], []
-        questions = {data_id: verdicts.question_of(self._items[data_id]) for data_id in {r.data_id for r in records}}
-        self._verifier.ask((0, record.response, questions[record.data_id]) for record in records)
+    def _judgement(self, data_id: str, final: str | None, known: Mapping[tuple[str, str], bool | None]
+                   ) -> dict[str, Any] | None:
+        """The judge fields of a response to `data_id` with this final text; None while math-verify has not
+        answered one of its pairs (or the item does not exist)."""
+        judged = self._judged.get((data_id, final))
+        if judged is not None:
+            return judged
+        question = self._question(data_id)
+        if question is None or any(pair not in known for pair in final_pairs(final, question)):
+            return None
+        judgement, disagree = judge_final(final, question, rule_name=self._rule.name, known=known)
+        if len(self._judged) >= _JUDGED_MAX:  # bounds memory on a huge import of ever new answers
+            self._judged.clear()
+        judged = self._judged[(data_id, final)] = {
+            "extracted_answer": judgement.extracted_answer,
+            "judge_rule": self._rule.name,
+            "judge_version": self._rule.version,
+            "judge_class": judgement.judge_class.value,
+            "judge": judgement.verdict.value,
+            "rules_disagree": disagree,
+        }
+        return judged
 
     def judge(self) -> None:
+        """Give the rows stored without a verdict theirs, once math-verify has answered (then stop its pool)."""
         try:
-            if self.ids:
-                # every stored record's pairs were asked as it was stored, if the pool opened at all
-                verdicts.judge_transcripts(self.session, transcript_ids=self.ids, verifier=self._verifier,
-                                           asked=self._verifier is not None)
+            if self._waiting:
+                known = self._verifier.known()
+                table = Transcript.__table__
+                statement = (
+                    update(table)
+                    .where(and_(*(table.c[name] == bindparam(f"_{name}") for name in _KEY_COLUMNS)))
+                    .values({name: bindparam(name) for name in JUDGE_FIELDS})
+                )
+                for start in range(0, len(self._waiting), _UPDATE_BATCH):
+                    rows = []
+                    for key, (data_id, final) in self._waiting[start : start + _UPDATE_BATCH]:
+                        judged = self._judgement(data_id, final, known)
+                        assert judged is not None  # every pair was asked and is answered now
+                        rows.append({**dict(zip(_KEY_PARAMS, key)), **judged})
+                    self.session.connection().execute(statement, rows)
+                self._waiting.clear()
         finally:
             self._pool.close()
+
+
+_JUDGED_MAX = 200_000
+_UPDATE_BATCH = 5000
+_KEY_COLUMNS = ("data_id", "model", "prompt", "sample")
+_KEY_PARAMS = tuple(f"_{name}" for name in _KEY_COLUMNS)

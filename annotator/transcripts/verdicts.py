@@ -14,6 +14,7 @@ pool at once (`PairVerifier.ask`), so math-verify works while the rest is stored
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import threading
@@ -166,7 +167,11 @@ class PairVerifier:
 
     def ask(self, jobs: Iterable[Job]) -> None:
         """Start on the pairs of `jobs` that no earlier `ask` had."""
-        new = sorted({pair for _, response, question in jobs for pair in open_pairs(response, question)} - self._asked)
+        self.ask_pairs(pair for _, response, question in jobs for pair in open_pairs(response, question))
+
+    def ask_pairs(self, pairs: Iterable[Pair]) -> None:
+        """Start on those of `pairs` that no earlier `ask` had."""
+        new = sorted(set(pairs) - self._asked)
         self._asked.update(new)
         if not self.workers:
             self._known.update(zip(new, verify_pairs(new)))
@@ -182,6 +187,18 @@ class PairVerifier:
                     chunk = share[start : start + CHUNK]
                     self._pending.append((chunk, worker.submit(verify_pairs, chunk)))
 
+    def ready(self) -> dict[Pair, bool | None]:
+        """The verdicts known by now, without waiting (the workers' finished answers collected)."""
+        if any(future.done() for _, future in self._pending):
+            waiting = []
+            for chunk, future in self._pending:
+                if future.done():
+                    self._known.update(zip(chunk, future.result()))
+                else:
+                    waiting.append((chunk, future))
+            self._pending = waiting
+        return self._known
+
     def known(self) -> dict[Pair, bool | None]:
         """The verdicts on every pair asked so far (waiting for the workers' last answers)."""
         for chunk, future in self._pending:
@@ -193,12 +210,12 @@ class PairVerifier:
 @contextmanager
 def pair_verifier(size: int, workers: int | None = None) -> Iterator[PairVerifier]:
     """A `PairVerifier` for a job of `size` transcripts: with worker processes when the job is big enough."""
-    with _pool(size, workers) as executors:
+    with judge_workers(size, workers) as executors:
         yield PairVerifier(executors)
 
 
 @contextmanager
-def _pool(size: int, workers: int | None) -> Iterator[list[Executor]]:
+def judge_workers(size: int, workers: int | None = None) -> Iterator[list[Executor]]:
     """Worker processes, each its own one-process pool (so that work can be sent to a chosen one); none for a
     small job or one core."""
     count = workers if workers is not None else min(os.cpu_count() or 1, 4)
@@ -210,7 +227,7 @@ def _pool(size: int, workers: int | None) -> Iterator[list[Executor]]:
     with ExitStack() as stack:
         executors: list[Executor] = [
             stack.enter_context(ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"),
-                                                    initializer=die_with_parent, initargs=(os.getpid(),)))
+                                                    initializer=_start_worker, initargs=(os.getpid(),)))
             for _ in range(count)
         ]
         # Start the workers now: they load math-verify (seconds) while the transcripts are read.
@@ -218,6 +235,15 @@ def _pool(size: int, workers: int | None) -> Iterator[list[Executor]]:
             for executor in executors:
                 executor.submit(warm_up)
         yield executors
+
+
+def _start_worker(parent_pid: int) -> None:
+    """A judge worker: dies with its parent, and skips the interpreter's teardown when it is told to stop.
+
+    A worker holds only caches (math-verify's parses, sympy's); freeing them one by one at exit took it a second
+    or more, which the pool's shutdown waited for. Its results were all sent by then."""
+    die_with_parent(parent_pid)
+    atexit.register(os._exit, 0)
 
 
 _MAIN_SWAP = threading.Lock()

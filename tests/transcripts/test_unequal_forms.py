@@ -30,6 +30,17 @@ def settles_rightly(gold: str, answer: str) -> bool | None:
     return not verify(gold, answer)
 
 
+# Golds with free symbols (what the refusals are checked against without `verify`), some sharing the refusals'
+# letters: "It's unsolvable" reads as E*I*a*b*l*l*n*o*s*s*t*u*v, "Sorry, I don't know" as a set of two monomials.
+SYMBOLIC = ["15x - 80", "\\frac{\\cos(2t)}{15}", "e^{-at}", "\\frac{1}{b-a}\\left(e^{-a t}-e^{-b t}\\right)", "u(t)",
+            "x_{0} \\cos (\\omega t)", "\\sqrt{x}", "7.6Z", "lnostuvab", "abllnosstuv", "Eabllnosstuv",
+            "\\text{It's unsolvable}", "orrsy", "dknnootw", "I d k n n o o t w", "\\{orrsy, dknnootw\\}", "s^2 + o",
+            "x \\% ", "\\frac{x}{100}", "\\text{(C)}", "m", "\\sin^2 x + \\cos^2 x",
+            "\\begin{pmatrix} a \\\\ b \\end{pmatrix}", "(a+5)(b+2)", "x < 3", "\\frac{d}{dx} 5x", "\\int_0^1 x dx",
+            "\\ln(e^x) - x + 3", "\\frac{x^2 - 1}{x - 1} - x", "\\frac{\\sqrt{2}}{4} \\cos (t-\\pi / 4)",
+            "I(0)e^{-\\frac{t}{RC}}",
+            "1 + i\\sqrt{3}", "\\frac{2\\pi}{\\omega}", "x^8 + x^7 + x + 1", "\\tan^{-1} x", "\\cosh^2 x - \\sinh^2 x",
+            "\\frac{1}{x} + 5 - \\frac{1}{x}"]
 small = st.integers(-60, 60)
 golds = st.one_of(
     small.map(str),
@@ -39,6 +50,7 @@ golds = st.one_of(
     small.map(lambda n: f"{n}\\%"),
     st.sampled_from(["\\pi", "2\\pi", "e", "\\frac{\\pi}{4}", "\\sqrt{2}/2", "3+2i", "\\infty", "x^2+1", "k",
                      "x = 5", "a+b", "\\text{Monday}"]),
+    st.sampled_from(SYMBOLIC),
     st.lists(small, min_size=1, max_size=4).map(lambda ns: "(" + ",".join(map(str, ns)) + ")"),
     st.lists(small, min_size=1, max_size=4).map(lambda ns: "\\{" + ",".join(map(str, ns)) + "\\}"),
     st.tuples(small, small).map(lambda p: f"[{min(p)}, {max(p)}]"),
@@ -74,8 +86,22 @@ def test_refusals_and_wrong_numbers_are_settled() -> None:
             assert settles_rightly(gold, answer) is True, (gold, answer)
 
 
+def test_refusals_and_numbers_against_golds_with_free_symbols_are_settled() -> None:
+    """A refusal or a number against a gold with free symbols: `verify` would simplify their difference (tens or
+    hundreds of ms)."""
+    for gold in ["x^2+1", "15x - 80", "\\frac{\\cos(2t)}{15}", "e^{-at}", "\\frac{1}{b-a}(e^{-a t}-e^{-b t})"]:
+        assert settles_rightly(gold, "161") is True, gold
+        assert settles_rightly(gold, "0.25") is True, gold
+    for gold in ["x^2+1", "15x - 80", "\\frac{\\cos(2t)}{15}", "e^{-at}", "(a+5)(b+2)", "m"]:
+        assert settles_rightly(gold, "Sorry, I don't know") is True, gold
+    for gold in ["x^2+1", "15x - 80", "\\frac{\\cos(2t)}{15}", "e^{-at}", "(a+5)(b+2)"]:
+        assert settles_rightly(gold, "It's unsolvable") is True, gold
+
+
 def test_what_it_cannot_prove_goes_to_math_verify() -> None:
-    for gold, answer in [("x^2+1", "It's unsolvable"),  # gold with a free symbol
+    for gold, answer in [("\\sin^2 x + \\cos^2 x", "1"), ("\\frac{d}{dx} 5x", "5"),  # constant functions
+                         ("u(t)", "5"), ("lnostuvab", "It's unsolvable"),  # an unknown function; no symbol of its own
+                         ("m", "It's unsolvable"),  # a bare symbol gold: math-verify joins the answer's letters
                          ("e", "e"), ("12", "x = 12"),  # a bare symbol; an equation's right side
                          ("\\{5\\}", "5"), ("12\\%", "12"), ("12", "12.0000001")]:  # a singleton; a percent; close
         assert not unequal(_parsed(gold), _parsed(answer)), (gold, answer)

@@ -16,7 +16,7 @@ from annotator.db import read_session
 from annotator.formats import read
 from annotator.importer import import_parts
 from annotator.models import Transcript
-from annotator.transcripts import verdicts
+from annotator.transcripts import storing, verdicts
 from annotator.transcripts.verdicts import judge_transcripts
 from tests.support.transcripts import import_records, records_for
 
@@ -75,33 +75,61 @@ def test_a_process_pool_gives_the_same_verdicts(
     assert sys.modules["__main__"] is script
 
 
-def test_an_import_hands_each_stored_batch_to_the_pool_and_stores_the_same_verdicts(
+def test_an_import_asks_the_pool_once_and_stores_the_same_verdicts(
     engine: Engine, shared_data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Issue 20 item 1: a big import starts math-verify on each batch's pairs while it stores the next ones;
-    the verdicts are those of judging in this process."""
+    """Issue 20 item 1: a big import starts math-verify on all its (gold, answer) pairs at once and judges each
+    batch as it stores it (rows whose pairs are not answered yet are given their verdicts at the end); the
+    verdicts are those of judging in this process."""
     release = shared_data / "reliablemath"
     import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
     records = records_for(engine, data_source="aime", model="m", prompt="reliable", a=(10, 5, 15), u=(40, 12, 80))
     records[0]["response"] = "\\boxed{Sorry, I don't know}"
     monkeypatch.setattr(importer, "BATCH_SIZE", 30)  # five batches of 30 and one of 12
-    monkeypatch.setattr(verdicts, "PARALLEL_MIN", 50)  # the pool opens once the second batch is stored
+    monkeypatch.setattr(verdicts, "PARALLEL_MIN", 50)  # 162 transcripts: the pool opens
     monkeypatch.setattr(verdicts, "CHUNK", 3)
-    asked: list[int] = []
-    ask = verdicts.PairVerifier.ask
+    asked: list[tuple[int, int]] = []
+    ask_pairs = verdicts.PairVerifier.ask_pairs
 
-    def counting_ask(self: verdicts.PairVerifier, jobs):  # type: ignore[no-untyped-def]
-        jobs = list(jobs)
-        asked.append(len(jobs))
-        return ask(self, jobs)
+    def counting_ask(self: verdicts.PairVerifier, pairs):  # type: ignore[no-untyped-def]
+        pairs = list(pairs)
+        asked.append((len(pairs), len(self.workers)))
+        return ask_pairs(self, pairs)
 
-    monkeypatch.setattr(verdicts.PairVerifier, "ask", counting_ask)
+    monkeypatch.setattr(verdicts.PairVerifier, "ask_pairs", counting_ask)
     import_records(engine, tmp_path / "m.jsonl", records)
-    # the batches stored before the pool opened are asked with the one that opened it, then each as it is stored;
-    # the judge asks nothing again
-    assert asked == [60, 30, 30, 30, 12]
+    # once, by the pool, before the first batch is stored; the batches ask nothing new
+    assert len(asked) == 1 and asked[0][0] > 0 and asked[0][1] >= 2
     pooled = _stored(engine)
+    assert len(pooled) == 162 and all(row[5] is not None for row in pooled)
     assert {row[5] for row in pooled} == {"S", "R", "F"}
+    summary = judge_transcripts(engine, workers=1)
+    assert summary.judged == 162 and _stored(engine) == pooled
+
+
+def test_rows_stored_before_math_verify_answers_get_their_verdicts_at_the_end(
+    engine: Engine, shared_data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """When no answer of math-verify is in while the batches are stored (a slow pool), the rows that need one go
+    in without a verdict and are updated by their key before the import commits."""
+    release = shared_data / "reliablemath"
+    import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
+    records = records_for(engine, data_source="aime", model="m", prompt="reliable", a=(10, 5, 15), u=(40, 12, 80))
+    monkeypatch.setattr(importer, "BATCH_SIZE", 30)
+    monkeypatch.setattr(verdicts, "PARALLEL_MIN", 50)
+    monkeypatch.setattr(verdicts.PairVerifier, "ready", lambda self: {})  # nothing answered until `known`
+    stored: list[int] = []
+    insert = storing.insert_transcripts
+
+    def counting_insert(session, *, verdicts, **kwargs):  # type: ignore[no-untyped-def]
+        stored.append(sum(fields["judge"] is None for fields in verdicts))
+        return insert(session, verdicts=verdicts, **kwargs)
+
+    monkeypatch.setattr(storing, "insert_transcripts", counting_insert)
+    import_records(engine, tmp_path / "m.jsonl", records)
+    assert sum(stored) > 0  # some rows went in without a verdict
+    pooled = _stored(engine)
+    assert len(pooled) == 162 and all(row[5] is not None for row in pooled)
     summary = judge_transcripts(engine, workers=1)
     assert summary.judged == 162 and _stored(engine) == pooled
 
