@@ -101,7 +101,7 @@ class _Importer:
         self.first_id = self._max_candidate_id() + 1
         self.annotator_ids: dict[str, int] = {}
         self.transcripts: Any = None  # a transcripts.storing.PendingTranscripts, made by the first transcript
-        self.first_transcripts: list[TranscriptRecord] = []  # a streamed import's, until a batch is full
+        self.deferred_transcripts: list[TranscriptRecord] = []  # a streamed import's (PostgreSQL)
 
     def _max_candidate_id(self) -> int:
         return self.session.execute(select(func.max(Candidate.id))).scalar() or 0
@@ -338,18 +338,19 @@ class _Importer:
                                                   workers=workers)
 
     def add_transcript(self, record: TranscriptRecord) -> None:
-        if self.transcripts is None:  # streamed: the first batch says whether math-verify gets worker processes
-            self.first_transcripts.append(record)
-            if len(self.first_transcripts) >= BATCH_SIZE:
-                self._start_transcripts()
+        if self.transcripts is None:  # a streamed import's: stored once every file is read (`store_deferred`)
+            self.deferred_transcripts.append(record)
             return
         self.summary.transcripts_added += self.transcripts.add(record)
 
-    def _start_transcripts(self) -> None:
-        first, self.first_transcripts = self.first_transcripts, []
-        self.expect_transcripts(first)  # the later ones are asked batch by batch as they are stored
-        for record in first:
+    def store_deferred(self) -> None:
+        """A streamed import's transcripts, after its problems and candidates: all of their pairs asked at once."""
+        deferred, self.deferred_transcripts = self.deferred_transcripts, []
+        self.expect_transcripts(deferred)
+        for record in deferred:
             self.summary.transcripts_added += self.transcripts.add(record)
+        if deferred:
+            self.summary.transcripts_added += self.transcripts.flush()
 
     # -- files ------------------------------------------------------------------------------------
 
@@ -362,8 +363,6 @@ class _Importer:
     def finish_part(self, part: ImportPart, count: int) -> None:
         self.flush()
         self._flush_problems()
-        if self.first_transcripts:
-            self._start_transcripts()
         if self.transcripts is not None:
             self.summary.transcripts_added += self.transcripts.flush()
         name = part.source_file.name if part.source_file else part.path
@@ -437,6 +436,7 @@ def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engin
                 else:
                     importer.add_candidate(record)
             importer.finish_part(part, count)
+        importer.store_deferred()
         if importer.transcripts is not None:
             importer.transcripts.judge()  # in this transaction: a judging error stores nothing
     return importer.summary
