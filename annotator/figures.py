@@ -1,6 +1,6 @@
-"""The slow pages' figures as data: what the Team and Report pages show, how each is computed from the database,
-the fingerprint of the data it comes from (`annotator.freshness`), and each as JSON, so that the latest figures
-are stored for every app server (`annotator.snapshots`).
+"""The slow pages' figures as data: what the Overview, Team and Report pages show, how each is computed from the
+database, the fingerprint of the data it comes from (`annotator.freshness`), and each as JSON, so that the latest
+figures are stored for every app server (`annotator.snapshots`).
 
 The figures are plain JSON values today: dicts with text keys, lists, text, numbers and None (tests/
 test_figures.py checks that `from_json(to_json(figures))` gives back figures equal to the computed ones, so a
@@ -77,6 +77,15 @@ def report(session: Session) -> dict[str, Any]:
     }
 
 
+def overview(session: Session) -> dict[str, Any]:
+    """The Overview's figures: the statistics (`stats.compute`) and the progress charts' rows (`stats.progress`:
+    candidates per state, labels per day), counted from one reading of the candidates."""
+    from annotator import stats
+
+    counted = stats.groups(session)
+    return {"stats": stats.compute(session, counted=counted), "progress": stats.progress(session, counted=counted)}
+
+
 def judges(session: Session) -> list[dict[str, Any]]:
     """The Report page's last section: every judge against the reviewers (`judges.judge_agreement`)."""
     from annotator.transcripts.judges import judge_agreement
@@ -85,5 +94,6 @@ def judges(session: Session) -> list[dict[str, Any]]:
 
 
 TEAM = Figures("team", team, freshness.labels_version)
+OVERVIEW = Figures("overview", overview, freshness.overview_version)
 REPORT = Figures("report", report, freshness.transcripts_version)
 JUDGES = Figures("report_judges", judges, freshness.transcripts_version)

@@ -14,7 +14,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from annotator.models import AnnotationEvent, GoldLabel, Transcript, TranscriptEvent
+from annotator.models import AnnotationEvent, Candidate, GoldLabel, Problem, Transcript, TranscriptEvent
+from annotator.queue import labels_per_candidate
 
 
 def labels_version(session: Session) -> tuple[Any, ...]:
@@ -24,6 +25,18 @@ def labels_version(session: Session) -> tuple[Any, ...]:
         # Which gold items (their ids' sum) and their labels: a gold item swapped for another moves it too.
         *session.execute(select(func.count(), func.sum(GoldLabel.candidate_id), func.sum(GoldLabel.human_check),
                                 func.sum(func.coalesce(GoldLabel.difficulty_eval, 2)))).one(),
+    )
+
+
+def overview_version(session: Session) -> tuple[Any, ...]:
+    """Changes when a label is added, changed, deleted or adjudicated, problems or candidates are added, or the
+    labels per candidate change (what "complete" means). A candidate's status changed in place (an LLM
+    verification) or a deletion by hand waits for the snapshot's time to live."""
+    return (
+        session.execute(select(func.max(AnnotationEvent.id))).scalar(),
+        session.execute(select(func.max(Candidate.id))).scalar(),
+        session.execute(select(func.max(Problem.id))).scalar(),
+        labels_per_candidate(session),
     )
 
 

@@ -6,11 +6,30 @@ import streamlit as st
 from annotator import auth, limits, queue, stats
 from annotator.db import read_session
 from annotator.demo import load_demo
+from annotator.figures import OVERVIEW
 from annotator.policies import Capability
+from annotator.snapshots import Snapshot
 from ui import charts, guard
+from ui.snapshot import show_freshness
 from ui.writes import page_write, saves, writes
 
+TTL_SECONDS = 30
+# How long a look waits for figures being recomputed: a small project's take milliseconds, so a label just saved
+# shows on the next look; a million candidates' take 1-2 s, and the page shows the last ones meanwhile (its
+# ticking caption says new ones are coming and reruns the page when they are stored). Under the 0.5 s a page has.
+PATIENCE_SECONDS = 0.4
+
 engine, user = guard.require_page(__file__)
+
+
+@st.cache_resource
+def _snapshot(url: str) -> Snapshot:
+    # Labels per person and day over millions of labels take seconds: the figures are stored in the database for
+    # every app server and recomputed by one of them once labels or candidates change (`annotator.snapshots`).
+    return Snapshot(engine, OVERVIEW, ttl=TTL_SECONDS, patience=PATIENCE_SECONDS)
+
+
+snapshot = _snapshot(str(engine.url))
 is_admin = auth.allows(user, Capability.administer)
 settings = st.session_state.setdefault("overview_settings", {})  # the last write's message
 
@@ -18,12 +37,12 @@ settings = st.session_state.setdefault("overview_settings", {})  # the last writ
 @writes(Capability.administer)  # loading data changes the project: checked when the button acts, not only when drawn
 def _load_demo() -> None:
     load_demo(engine)
+    snapshot.refresh()  # the demo's figures, not the empty database's
 
 
 st.title("Overview")
-with read_session(engine) as session:
-    counted = stats.groups(session)  # one pass over the candidates for the figures and the chart
-    result = stats.compute(session, counted=counted)
+reading = snapshot.get()
+result, progress = reading.value["stats"], reading.value["progress"]
 
 if result["problems"] == 0 and result["total"]["candidates"] == 0:
     st.info(
@@ -52,8 +71,7 @@ else:
     row.metric("Incomplete", total["incomplete"], width="content", help=f"Resolved to human_check = 1 over fewer "
                f"than {target} label(s) and not adjudicated: not vetted yet, left out of the release.")
     row.metric("Hard", total["hard"], width="content")
-    with read_session(engine) as session:
-        progress = stats.progress(session, counted=counted)
+    show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="overview")
     st.subheader("Progress")
     table = stats.rows(result, missing="—")
     # One bar per data source and rewrite type (in the table's order), its candidates split by state.
@@ -71,7 +89,7 @@ def _save_labels_per_candidate() -> None:
     # Checked again when it changes data, not only when the control is drawn: in the write's own transaction.
     value = int(st.session_state["settings_labels_per_candidate"])
     with page_write(engine, user=user) as session:
-        queue.set_labels_per_candidate(session, value=value)
+        queue.set_labels_per_candidate(session, value=value)  # moves the figures' fingerprint: the next look waits
     st.toast(f"Labels per candidate set to {value}.")
 
 

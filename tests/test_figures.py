@@ -45,14 +45,16 @@ def _transcripts(engine: Engine) -> None:
         ])
 
 
-@pytest.mark.parametrize("kind", [figures.TEAM, figures.REPORT, figures.JUDGES], ids=lambda kind: kind.key)
+@pytest.mark.parametrize("kind", [figures.OVERVIEW, figures.TEAM, figures.REPORT, figures.JUDGES],
+                         ids=lambda kind: kind.key)
 def test_figures_read_back_from_json_equal_the_computed_ones(engine: Engine, kind: figures.Figures) -> None:
     _labelled(engine)
     _transcripts(engine)
     with read_session(engine) as session:
         computed = kind.compute(session)
     # Figures with content: people and pairs, rows and disagreed items, judges with reviewed responses.
-    assert {"team": lambda: computed["activity"] and computed["agreement"]["human_check"]["pairwise"],
+    assert {"overview": lambda: computed["stats"]["total"]["checked"] and computed["progress"]["per_day"],
+            "team": lambda: computed["activity"] and computed["agreement"]["human_check"]["pairwise"],
             "report": lambda: computed["by_source"] and computed["disagreed"] and computed["tags"],
             "report_judges": lambda: all(row["reviewed"] == 3 for row in computed)}[kind.key]()
     text = kind.to_json(computed)

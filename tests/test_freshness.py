@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from annotator import freshness, gold, labels
+from annotator import freshness, gold, labels, queue
 from annotator.db import read_session, write_session
 from annotator.transcripts import clear_review, record_review
 from tests.support.candidates import add_candidates, add_user
@@ -64,3 +64,22 @@ def test_transcripts_version_moves_with_transcripts_reviews_and_labels(engine: E
     labelled = _versions(engine)[1]
     assert len({before, added, reviewed, cleared, labelled}) == 5
     assert _versions(engine)[1] == labelled
+
+
+def test_overview_version_moves_with_labels_candidates_and_labels_per_candidate(engine: Engine) -> None:
+    def version() -> object:
+        with read_session(engine) as session:
+            return freshness.overview_version(session)
+
+    seen = [version()]
+    [candidate_id] = add_candidates(engine, 1)  # a problem and its candidate added
+    seen.append(version())
+    ann = add_user(engine, "ann")
+    with write_session(engine) as session:
+        labels.record_label(session, candidate_id=candidate_id, annotator_id=ann.id, human_check=1, difficulty_eval=0)
+    seen.append(version())
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=3)  # the same label no longer completes the candidate
+    seen.append(version())
+    assert len(set(seen)) == 4
+    assert version() == seen[-1]  # reading changes nothing

@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import select, tuple_
+from sqlalchemy import ColumnElement, Select, select, tuple_
 from sqlmodel import Session
 
 from annotator import store
@@ -128,3 +128,32 @@ def items_by_data_id(session: Session, *, data_ids: Collection[str]) -> dict[str
                 item = _problem_item(row._asdict())
                 found[item.data_id] = item
     return found
+
+
+def with_items(
+    session: Session, query: Select[Any], *, data_id: ColumnElement[str]
+) -> list[tuple[tuple[Any, ...], Item]]:
+    """The rows of `query` (e.g. reviewed transcripts), each with the item its `data_id` column names, in the
+    query's order; rows naming no item are left out. The same items as `items_by_data_id`, read in one statement
+    with the rows (their candidates joined on `data_id`, one index lookup each, instead of thousands of ids sent
+    back in batches); only ids naming no candidate (solvable problems, or nothing) are looked up after."""
+    own = len(query.selected_columns)
+    joined = (
+        query.add_columns(*_ITEM_CANDIDATE_COLUMNS)
+        .outerjoin(Candidate, Candidate.data_id == data_id)
+        .outerjoin(Problem, Problem.id == Candidate.problem_id)
+    )
+    names = [column.key for column in _ITEM_CANDIDATE_COLUMNS]  # the result's own names repeat the query's
+    rows: list[tuple[tuple[Any, ...], Item | None]] = []
+    for row in session.connection().execute(joined):  # Core rows: no ORM loading for thousands of them
+        values = tuple(row)
+        candidate = dict(zip(names, values[own:]))
+        rows.append((values[:own], _candidate_item(candidate) if candidate["id"] is not None else None))
+    position = list(query.selected_columns).index(data_id)
+    missing = {values[position] for values, item in rows if item is None}
+    problems = items_by_data_id(session, data_ids=missing) if missing else {}
+    return [
+        (values, item or problems[values[position]])
+        for values, item in rows
+        if item is not None or values[position] in problems
+    ]

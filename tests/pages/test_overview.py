@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
-from annotator import queue
+from annotator import labels, queue
 from annotator.db import get_engine, write_session
+from annotator.models import Candidate
+from tests.support.candidates import add_user
 from tests.support.pages import open_page
 from tests.support.progress import add_progress
 
@@ -51,3 +53,21 @@ def test_vetted_counts_only_complete_or_adjudicated_candidates(engine: Engine) -
     table = app.dataframe[0].value
     overall = table[(table["data_source"] == "all") & (table["rewrite_type"] == "all")].iloc[0]
     assert (overall["vetted"], overall["incomplete"]) == (0, 2)
+
+
+def test_a_label_just_saved_shows_on_the_next_look(engine: Engine) -> None:
+    # The figures are stored for every server (`annotator.snapshots`); a small project's are recomputed within the
+    # look's patience, so the next look shows the label, not the figures from before it.
+    add_progress(engine)
+    app = open_page("overview", engine, name="rev", role="reviewer")
+    checked = int({m.label: m.value for m in app.metric}["Checked"])
+    cat = add_user(engine, "cat")
+    with write_session(engine) as session:
+        unlabelled = session.execute(select(Candidate.id).where(Candidate.label_count == 0,
+                                                                Candidate.status == "pending")).scalars().first()
+        labels.record_label(session, candidate_id=unlabelled, annotator_id=cat.id, human_check=1, difficulty_eval=0)
+    app.run()
+    assert not app.exception, app.exception
+    assert int({m.label: m.value for m in app.metric}["Checked"]) == checked + 1
+    table = app.dataframe[0].value
+    assert table[(table["data_source"] == "all") & (table["rewrite_type"] == "all")].iloc[0]["checked"] == checked + 1

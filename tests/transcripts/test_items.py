@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, literal, select, union_all, update
 
 from annotator.db import read_session, write_session
 from annotator.models import Candidate
 from annotator.transcripts import evaluation_items, items_by_data_id
+from annotator.transcripts.items import with_items
 from tests.formats.test_reliablemath import import_release
 
 
@@ -47,3 +48,20 @@ def test_items_are_found_by_data_id(engine: Engine, shared_data: Path) -> None:
     assert candidate.unsolvable and candidate.question == unsol[0]["rewritten_question"]
     assert candidate.ground_truth == unsol[0]["ground_truth"]
     assert not found["amc_3"].unsolvable and found["amc_3"].data_source == "amc"
+
+
+def test_rows_with_their_items_are_the_items_found_by_data_id(engine: Engine, shared_data: Path) -> None:
+    import_release(engine, shared_data / "reliablemath")
+    unsol = json.loads((shared_data / "reliablemath" / "unsol" / "amc.json").read_text())
+    ids = [unsol[1]["data_id"], "aime_0", "nope", unsol[0]["data_id"], "aime_9999", "amc_3", unsol[1]["data_id"]]
+    wanted = union_all(*(select(literal(n).label("n"), literal(data_id).label("data_id"))
+                         for n, data_id in enumerate(ids))).subquery("wanted")
+    query = select(wanted.c.n, wanted.c.data_id).order_by(wanted.c.n)
+    with read_session(engine) as session:
+        rows = with_items(session, query, data_id=wanted.c.data_id)
+        found = items_by_data_id(session, data_ids=ids)
+    # Every row naming an item, in the query's order (a repeated id twice), with the same item; the rest left out.
+    assert [values for values, _ in rows] == [(n, data_id) for n, data_id in enumerate(ids) if data_id in found]
+    assert [n for (n, _), _ in rows] == [0, 1, 3, 5, 6]
+    assert all(item == found[data_id] for (_, data_id), item in rows)
+    assert rows[1][1].candidate_id is None and rows[0][1].unsolvable
