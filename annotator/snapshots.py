@@ -7,13 +7,13 @@ row (a primary-key read; the JSON only when its `generation` moved since this pr
 second server's first look, or a restarted server's, shows the stored figures at once, with their age.
 
 They are stale when older than `ttl` or when the data's fingerprint moved. A look at stale figures starts one
-recomputation in a background thread of the server that looked, unless another server is at it: the
-recomputing server holds a lease on the row (`lease_holder`, `lease_until`), taken in one conditional UPDATE
-(a row lock on PostgreSQL, the write lock on SQLite) and renewed while it computes, so that a server that dies
-halfway frees it within `LEASE_SECONDS`. The look waits up to `patience` seconds for the new figures (no limit
-when none are stored yet): a small project always sees figures that include what was just imported; a big one
-sees the last figures at once, marked as being recomputed, and the page's ticking fragment swaps the new ones in
-when their `generation` appears.
+recomputation in a background thread of the server that looked, unless another server is at it: the recomputing
+server holds a lease on the row (`lease_holder`, `lease_until`), taken in one conditional UPDATE (a row lock on
+PostgreSQL, the write lock on SQLite) and renewed while it computes, so that a server that dies halfway frees it
+within `LEASE_SECONDS`. The look waits up to `patience` seconds for the new figures (no limit when none are stored
+yet) when the stored ones took at most `QUICK_SECONDS` to compute: a small project always sees figures that include
+what was just imported; a big one sees the last figures at once, marked as being recomputed, and the page's ticking
+fragment swaps the new ones in when their `generation` appears.
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ from annotator.figures import Figures
 from annotator.models import FigureSnapshot, utcnow
 
 LEASE_SECONDS = 15.0  # a recomputation's claim on the row, renewed every third of it while the computation runs
+# A look waits for new figures only when the stored ones took at most this long to compute: a big project's page
+# shows its last figures at once (marked as being recomputed) instead of waiting seconds on every stale look.
+QUICK_SECONDS = 0.5
 POLL_SECONDS = 0.1  # how often a look waiting for another server's figures reads their row
 CLAIM_BUSY_SECONDS = 0.5  # a look does not wait behind a long write (an import on SQLite) to claim the row
 _log = logging.getLogger(__name__)
@@ -65,6 +68,7 @@ class Stored:
     lease_holder: str | None
     lease_until: datetime | None
     error: str | None
+    seconds: float | None = None  # how long the stored figures took to compute
 
     def leased(self, now: datetime) -> bool:
         """Whether a server is recomputing them (its lease has not run out)."""
@@ -79,7 +83,8 @@ def version_text(version: tuple[Any, ...]) -> str:
 def stored(session: Session, *, key: str) -> Stored | None:
     row = session.execute(
         select(FigureSnapshot.generation, FigureSnapshot.version, FigureSnapshot.computed_at,
-               FigureSnapshot.lease_holder, FigureSnapshot.lease_until, FigureSnapshot.error)
+               FigureSnapshot.lease_holder, FigureSnapshot.lease_until, FigureSnapshot.error,
+               FigureSnapshot.seconds)
         .where(FigureSnapshot.key == key)
     ).first()
     return None if row is None else Stored(*row)
@@ -291,8 +296,11 @@ class Snapshot:
             else:
                 if not row.leased(utcnow()):
                     self._start(row.generation)  # else another server (or this one) recomputes them already
-                if (self._patience if wait is None else wait) > 0:
-                    row = self._newer(row, self._patience if wait is None else wait)
+                waiting = self._patience if wait is None else wait
+                if wait is None and row.seconds is not None and row.seconds > QUICK_SECONDS:
+                    waiting = 0.0  # they would not come within a look's patience
+                if waiting > 0:
+                    row = self._newer(row, waiting)
         assert row is not None
         return self._reading(row)
 

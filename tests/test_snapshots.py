@@ -9,14 +9,14 @@ import threading
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, select, update
 from sqlmodel import Session
 
 from annotator import freshness, labels
 from annotator.db import write_session
 from annotator.figures import Figures
-from annotator.models import Annotation
-from annotator.snapshots import Reading, Snapshot, claim
+from annotator.models import Annotation, FigureSnapshot
+from annotator.snapshots import QUICK_SECONDS, Reading, Snapshot, claim
 from tests.support.candidates import add_candidates, add_user
 
 KEY = "team"
@@ -113,6 +113,23 @@ def test_a_look_waits_for_the_new_figures_another_server_is_computing(engine: En
     release.set()
     looking.join()
     assert _seen(seen[0]) == ({"labels": 2}, 2, False) and b.computations == 0
+
+
+def test_figures_that_took_long_to_compute_are_not_waited_for(engine: Engine, label) -> None:  # type: ignore[no-untyped-def]
+    # Issue 21 item 3: at a million candidates Team's figures take seconds; a stale look shows the stored ones at
+    # once (marked as being recomputed) instead of waiting its patience on every look.
+    label()
+    a = Server(engine, patience=60)
+    a.snapshot.get()
+    with write_session(engine) as session:
+        session.execute(update(FigureSnapshot).where(FigureSnapshot.key == KEY).values(seconds=QUICK_SECONDS + 5))
+    label()
+    release = a.hold()
+    # Let the computation finish as soon as it has read the data: a look that waited would see its figures.
+    threading.Thread(target=lambda: (a.started.wait(), release.set()), daemon=True).start()
+    assert _seen(a.snapshot.get()) == ({"labels": 1}, 1, True)
+    a.snapshot.wait()
+    assert _seen(a.snapshot.peek()) == ({"labels": 2}, 2, False)
 
 
 def test_a_server_that_died_holding_the_lease_is_taken_over_when_it_runs_out(engine: Engine, label) -> None:  # type: ignore[no-untyped-def]
