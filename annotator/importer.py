@@ -10,13 +10,13 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, select, text, update
 from sqlmodel import Session
 
 from annotator import auth, labels, queue
+from annotator._import_problems import ProblemBook
 from annotator.bitset import BitSet
 from annotator.db import get_engine, is_sqlite, write_session
 from annotator.import_summary import ImportSummary
@@ -76,23 +76,14 @@ def _where(loc: Location | None) -> str:
     return f"{loc.path} {loc.record}" if loc else "this import"
 
 
-@dataclass(slots=True)
-class _KnownProblem:
-    id: int | None  # None while queued for insertion
-    values: dict[str, Any] | None  # None once stored: read back when a record is compared (memory stays flat)
-    location: Location | None = None  # set when this import added or saw it
-
-
 class _Importer:
     def __init__(self, session: Session, *, update: bool) -> None:
         self.session = session
         self.update = update
         self.summary = ImportSummary()
-        self.problems: dict[tuple[str, int], _KnownProblem] = {}
-        self.loaded_sources: set[str] = set()
+        self.problems = ProblemBook(session)
         self.pending: list[CandidateRecord] = []
         self.pending_labels: list[tuple[CandidateRecord, int, Location]] = []
-        self.pending_problems: list[dict[str, Any]] = []
         self.batch_ids: dict[str, Location | None] = {}
         self.part_path = ""
         self.part_first_candidate_id = 0
@@ -108,82 +99,62 @@ class _Importer:
 
     # -- problems ----------------------------------------------------------------------------------
 
-    def _load_source(self, data_source: str) -> None:
-        if data_source in self.loaded_sources:
-            return
-        self.loaded_sources.add(data_source)
-        for row in self.session.execute(select(Problem.id, Problem.position).where(Problem.data_source == data_source)):
-            self.problems[(data_source, row.position)] = _KnownProblem(row.id, None)
-
-    def _stored_values(self, known: _KnownProblem) -> dict[str, Any]:
-        if known.values is not None:
-            return known.values
+    def _stored_values(self, key: tuple[str, int]) -> tuple[int | None, dict[str, Any]]:
+        """The problem's id (None while queued) and its values, read back when stored (memory stays flat)."""
+        if (row := self.problems.queued.get(key)) is not None:
+            return None, {name: row[name] for name in PROBLEM_FIELDS}
+        problem_id = self.problems.stored_id(key)
         columns = [getattr(Problem, name) for name in PROBLEM_FIELDS]
-        row = self.session.execute(select(*columns).where(Problem.id == known.id)).one()
-        return dict(zip(PROBLEM_FIELDS, row, strict=True))
+        stored = self.session.execute(select(*columns).where(Problem.id == problem_id)).one()
+        return problem_id, dict(zip(PROBLEM_FIELDS, stored, strict=True))
 
     def add_problem(self, record: ProblemRecord) -> None:
-        self._load_source(record.data_source)
         key = (record.data_source, record.position)
         values = {name: getattr(record, name) for name in PROBLEM_FIELDS}
-        known = self.problems.get(key)
-        if known is None:
+        if not self.problems.known(key):
             self._queue_problem(record, values)
             return
-        if known.location is not None and record.location is not None and known.location.path == record.location.path:
-            raise record.location.error(f"duplicate problem: {record.data_source} position {record.position} "
-                                        f"already appears at {known.location.record}", "id")
-        stored = self._stored_values(known)
+        book, loc = self.problems, record.location
+        if loc is not None and book.met_in_part(key):
+            first = book.place(key)
+            raise loc.error(f"duplicate problem: {record.data_source} position {record.position} already appears "
+                            f"{'at ' + first.record if first else 'earlier in this file'}", "id")
+        problem_id, stored = self._stored_values(key)
         differing = [name for name in PROBLEM_FIELDS if not _same(stored[name], values[name])]
         if differing and not self.update:
-            loc = record.location
+            where = _where(book.place(key)) if book.met(key) else ""
             raise (loc or Location(self.part_path, "?")).error(
                 f"conflicts with problem {record.data_source} position {record.position} already in the database "
-                f"(problem id {known.id}{', from ' + _where(known.location) if known.location else ''}); "
+                f"(problem id {problem_id}{', from ' + where if where else ''}); "
                 f"{', '.join(differing)} differ. Use --update to replace it",
                 differing[0],
             )
         if differing:
             self._flush_problems()
-            self.session.execute(update(Problem).where(Problem.id == known.id).values(**values))
+            self.session.execute(update(Problem).where(Problem.id == book.stored_id(key)).values(**values))
             self.summary.problems_updated += 1
-        elif known.location is None:  # not met before in this import (solve.json repeats solve/*.json)
+        elif not book.met(key):  # not met before in this import (solve.json repeats solve/*.json)
             self.summary.unchanged += 1
-        known.location = known.location or record.location
+        if loc is not None and not book.met(key):
+            book.meet(key, loc)
 
     def _queue_problem(self, record: ProblemRecord, values: dict[str, Any]) -> None:
         key = (record.data_source, record.position)
-        self.problems[key] = _KnownProblem(None, values, record.location)
-        self.pending_problems.append(
-            {"data_source": record.data_source, "position": record.position, "created_at": utcnow(), **values}
-        )
+        self.problems.queue(key, {"data_source": record.data_source, "position": record.position,
+                                  "created_at": utcnow(), **values})
+        if record.location is not None:
+            self.problems.meet(key, record.location)
         self.summary.problems_added += 1
-        if len(self.pending_problems) >= BATCH_SIZE:
+        if len(self.problems.queued) >= BATCH_SIZE:
             self._flush_problems()
 
     def _flush_problems(self) -> None:
-        """Insert queued problems in one executemany and learn their ids."""
-        if not self.pending_problems:
-            return
-        rows, self.pending_problems = self.pending_problems, []
-        connection = self.session.connection()
-        connection.execute(insert(Problem.__table__), rows)
-        by_source: dict[str, list[int]] = {}
-        for row in rows:
-            by_source.setdefault(row["data_source"], []).append(row["position"])
-        for source, positions in by_source.items():
-            for start in range(0, len(positions), 900):
-                query = select(Problem.id, Problem.position).where(
-                    Problem.data_source == source, Problem.position.in_(positions[start : start + 900])
-                )
-                for problem_id, position in connection.execute(query):
-                    known = self.problems[(source, position)]
-                    known.id, known.values = problem_id, None  # stored: its values are read back if needed
+        """Insert the queued problems (their ids are read when a candidate needs them)."""
+        self.problems.flush()
 
     def ensure_problem(self, record: CandidateRecord) -> None:
         """Make sure the candidate's problem exists or is queued; create it from the record if it may."""
-        self._load_source(record.data_source)
-        if (record.data_source, record.problem_position) in self.problems:
+        if self.problems.known((record.data_source, record.problem_position)):
             return
         if record.problem is not None and not record.require_problem:
             self.add_problem(record.problem)
@@ -310,7 +281,8 @@ class _Importer:
         self._flush_problems()
         now = utcnow()
         rows = [
-            {"problem_id": self.problems[(record.data_source, record.problem_position)].id, "data_id": record.data_id,
+            {"problem_id": self.problems.stored_id((record.data_source, record.problem_position)),
+             "data_id": record.data_id,
              "data_source": record.data_source, "position": record.position, "status": CandidateStatus.pending.value,
              "label_count": 0, "created_at": now, "updated_at": now,
              **{name: getattr(record, name) for name in CANDIDATE_FIELDS}}
@@ -356,6 +328,7 @@ class _Importer:
 
     def start_part(self, part: ImportPart) -> None:
         self.flush()
+        self.problems.start_part()
         self.part_path = part.path
         self.part_first_candidate_id = self._max_candidate_id() + 1
         self.summary.files.append(part.path)
