@@ -38,6 +38,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from annotator import auth  # noqa: E402
 from annotator.db import get_engine, write_session  # noqa: E402
 from annotator.vocabulary import LabelState  # noqa: E402
+from tests.support.candidates import sign_in_app  # noqa: E402
 
 PASSWORD = "bench-password-long"
 GOAL = 0.5
@@ -84,12 +85,7 @@ def _users(engine: Engine) -> dict[str, auth.User]:
 
 def _app(engine: Engine, user: auth.User, page: str) -> AppTest:
     app = AppTest.from_file(str(ROOT / "app_pages" / f"{page}.py"), default_timeout=600)
-    with write_session(engine) as session:
-        token = auth.start_sign_in(session, user=user)
-    app.session_state["engine"] = engine
-    app.session_state["user"] = user
-    app.session_state["auth_token"] = token
-    app.session_state["auth_recheck_at"] = 0.0
+    sign_in_app(app, engine, user)
     app.session_state[f"{page}_ready"] = True  # the browser's report that the key buttons work (`ui.ready`)
     return app
 

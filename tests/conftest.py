@@ -75,3 +75,14 @@ def engine(database_url: str) -> Engine:
 @pytest.fixture
 def sqlite_engine(sqlite_url: str) -> Engine:
     return get_engine(sqlite_url)
+
+
+@pytest.fixture
+def aime(engine: Engine, shared_data: Path) -> Engine:
+    """The ReliableMath release's AIME problems and candidates, imported."""
+    from annotator.formats import read  # here: most tests never import anything
+    from annotator.importer import import_parts
+
+    release = shared_data / "reliablemath"
+    import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
+    return engine

@@ -25,14 +25,6 @@ PLAIN = next(RUN.glob("samples_aime_plain_*.jsonl"))
 ID_MAP = FIXTURE / "aime_plain_map.csv"
 
 
-@pytest.fixture
-def aime(engine: Engine, shared_data: Path) -> Engine:
-    """The release's AIME problems and candidates."""
-    release = shared_data / "reliablemath"
-    import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
-    return engine
-
-
 def _stored(engine: Engine) -> list[dict[str, Any]]:
     columns = (Transcript.data_id, Transcript.model, Transcript.prompt, Transcript.sample, Transcript.response,
                Transcript.params, Transcript.source, Transcript.judge)

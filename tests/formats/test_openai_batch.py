@@ -21,14 +21,6 @@ from tests.conftest import PROJECT_ROOT
 FIXTURE = PROJECT_ROOT / "tests" / "data" / "openai_batch" / "batch_output.jsonl"
 
 
-@pytest.fixture
-def aime(engine: Engine, shared_data: Path) -> Engine:
-    """The release's AIME problems and candidates."""
-    release = shared_data / "reliablemath"
-    import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
-    return engine
-
-
 def _stored(engine: Engine) -> list[dict[str, Any]]:
     columns = (Transcript.data_id, Transcript.model, Transcript.prompt, Transcript.sample, Transcript.response,
                Transcript.reasoning, Transcript.finish_reason, Transcript.prompt_tokens, Transcript.completion_tokens,

@@ -19,15 +19,6 @@ SOLVABLE = "aime_0"  # the first record of solve/aime.json
 UNSOLVABLE = "aime_9_remove_1"
 
 
-@pytest.fixture
-def aime(engine: Engine, shared_data: Path) -> Engine:
-    """The release's AIME problems and candidates."""
-    release = shared_data / "reliablemath"
-    parts = [*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")]
-    import_parts(parts, engine=engine)
-    return engine
-
-
 def _record(**fields: Any) -> dict[str, Any]:
     return {"data_id": SOLVABLE, "model": "gpt-4o", "prompt": "reliable", "response": "\\boxed{1}"} | fields
 

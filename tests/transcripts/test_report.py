@@ -9,8 +9,6 @@ from sklearn.metrics import cohen_kappa_score
 from sqlalchemy import Engine, select, update
 
 from annotator.db import read_session, write_session
-from annotator.formats import read
-from annotator.importer import import_parts
 from annotator.models import Transcript
 from annotator.transcripts.report import KEYS, report, rules_disagree
 from tests.support.transcripts import import_records, records_for
@@ -22,13 +20,6 @@ TABLE_6 = {
     "GPT-4o": ((3, 0, 27), (22, 5, 105), (0.100, 0.000, 0.166, 0.037, 0.133, 0.019)),
 }
 FIGURES = ("prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud")
-
-
-@pytest.fixture
-def aime(engine: Engine, shared_data: Path) -> Engine:
-    release = shared_data / "reliablemath"
-    import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
-    return engine
 
 
 def test_table_6_from_its_counts(aime: Engine, tmp_path: Path) -> None:
