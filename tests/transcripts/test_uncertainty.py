@@ -17,7 +17,7 @@ from annotator.transcripts.counting import verdict_groups
 from annotator.transcripts.report import report, tallies
 from annotator.transcripts.uncertainty import CI_KEYS, Items, add_intervals, compare
 from tests.support.transcripts import import_records, records_for
-from tests.transcripts.test_report import TABLE_6, aime  # noqa: F401  (the fixture)
+from tests.transcripts.test_report import TABLE_6
 
 
 @pytest.fixture
