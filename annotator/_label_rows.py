@@ -30,8 +30,7 @@ from annotator.models import Adjudication, Annotation, AnnotationEvent, Candidat
 from annotator.store import execute_many, iter_raw_tuples
 from annotator.vocabulary import LabelSource
 
-# Candidates per statement. Their ids are written into the SQL (`_ids_in`), so no limit on bound parameters
-# applies; this only keeps a statement's text short.
+# Candidates per statement. Their ids go as one bound value (`_ids_in`), so no limit on bound parameters applies.
 _BATCH = 2000
 _ANNOTATION, _ADJUDICATION, _CANDIDATE = Annotation.__table__, Adjudication.__table__, Candidate.__table__  # type: ignore[attr-defined]
 
@@ -56,10 +55,20 @@ class StoredRows(NamedTuple):
     decisions: dict[int, Stored]  # by candidate
 
 
-def _ids_in(column: Column[Any], ids: Collection[int]) -> TextClause:
-    """`column IN (ids)` with the ids written into the statement: integers (`int` makes sure), so nothing to
-    quote, no limit on bound parameters, and none of SQLAlchemy's work per value."""
-    return text(f"{column.table.name}.{column.name} IN ({','.join(map(str, map(int, ids)))})")  # type: ignore[attr-defined]
+def _ids_in(column: Column[Any], ids: Collection[int], *, dialect: str) -> TextClause:
+    """`column IN (ids)` with the ids bound as one value: a PostgreSQL array, a JSON array on SQLite
+    (`json_each`). One statement text for every batch, so SQLAlchemy compiles it once and its statement cache
+    stays small: with the ids written into the SQL each batch made new entries, and an import's memory grew with
+    its size (the cache holds 500). No limit on bound parameters, and none of SQLAlchemy's work per value."""
+    target = f"{column.table.name}.{column.name}"  # type: ignore[attr-defined]
+    name = f"ids_{column.name}"
+    if dialect == "postgresql":
+        values: Any = [int(value) for value in ids]
+        clause = f"{target} = ANY(CAST(:{name} AS BIGINT[]))"
+    else:
+        values = f"[{','.join(map(str, map(int, ids)))}]"
+        clause = f"{target} IN (SELECT value FROM json_each(:{name}))"
+    return text(clause).bindparams(bindparam(name, value=values))
 
 
 def _chunks(ids: Collection[int]) -> list[list[int]]:
@@ -75,18 +84,19 @@ def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
     # PostgreSQL (READ COMMITTED): lock the candidates first, in id order, or two annotators labelling one
     # candidate at once would each count the other's label as missing and store a short label_count. SQLite's
     # write_session already holds the database's write lock (BEGIN IMMEDIATE): nothing to lock there.
-    lock = session.connection().dialect.name != "sqlite"
+    dialect = session.connection().dialect.name
     a, j, c = _ANNOTATION.c, _ADJUDICATION.c, _CANDIDATE.c
-    for chunk in _chunks([row.candidate_id for row in rows]) if lock else ():
-        session.execute(select(c.id).where(_ids_in(c.id, chunk)).order_by(c.id).with_for_update())
+    for chunk in _chunks([row.candidate_id for row in rows]) if dialect != "sqlite" else ():
+        session.execute(select(c.id).where(_ids_in(c.id, chunk, dialect=dialect)).order_by(c.id).with_for_update())
     annotators = {row.annotator_id for row in rows if not row.decision}
     for chunk in _chunks([row.candidate_id for row in rows if not row.decision]):
         query = select(a.candidate_id, a.id, a.annotator_id, a.human_check, a.difficulty_eval, a.comment,
-                       a.seconds_spent).where(_ids_in(a.candidate_id, chunk), _ids_in(a.annotator_id, annotators))
+                       a.seconds_spent).where(_ids_in(a.candidate_id, chunk, dialect=dialect),
+                                              _ids_in(a.annotator_id, annotators, dialect=dialect))
         labels.update({(row[0], row[2]): Stored(*row[1:]) for row in iter_raw_tuples(session, query)})
     for chunk in _chunks([row.candidate_id for row in rows if row.decision]):
         query = select(j.candidate_id, j.annotator_id, j.human_check, j.difficulty_eval, j.comment).where(
-            _ids_in(j.candidate_id, chunk))
+            _ids_in(j.candidate_id, chunk, dialect=dialect))
         decisions.update({row[0]: Stored(*row) for row in iter_raw_tuples(session, query)})
     return StoredRows(labels, decisions)
 
@@ -165,7 +175,8 @@ class Plan:
         connection = session.connection()
         unlabelled = bool(self.writes["decision insert"] or self.writes["decision update"])
         for chunk in _chunks([event["candidate_id"] for event in self.events]):
-            connection.execute(_resolved_labels(chunk, now=self.now, unlabelled=unlabelled))
+            connection.execute(_resolved_labels(chunk, now=self.now, unlabelled=unlabelled,
+                                                dialect=connection.dialect.name))
 
 
 def _plus(old: Stored, row: Any) -> float | None:
@@ -186,7 +197,7 @@ _STATEMENTS: dict[str, Any] = {
 }
 
 
-def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelled: bool) -> Update:
+def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelled: bool, dialect: str) -> Update:
     """Store these candidates' label count, resolved label and its source (`LabelSource`), in one statement.
 
     A reviewer's decision wins. Else a majority vote on human_check, a tie unresolved (None: adjudicate it);
@@ -213,7 +224,7 @@ def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelle
             func.max(j.difficulty_eval).label("decided_difficulty"),
         )
         .select_from(labels.outerjoin(_ADJUDICATION, j.candidate_id == key))
-        .where(_ids_in(key, candidate_ids))
+        .where(_ids_in(key, candidate_ids, dialect=dialect))
         .group_by(key)
         .subquery()
     )

@@ -205,7 +205,7 @@ def _resolve(engine, candidates: int) -> None:  # type: ignore[no-untyped-def]
     with engine.begin() as connection:
         for start in range(1, candidates + 1, 50_000):
             connection.execute(_resolved_labels(range(start, min(candidates, start + 49_999) + 1), now=now,
-                                                unlabelled=False))
+                                                unlabelled=False, dialect=connection.dialect.name))
 
 
 def _timed(label: str, started: float) -> float:
