@@ -389,3 +389,30 @@ def test_label_frame_holds_label_rows_and_gives_the_same_agreement(engine: Engin
                for i, a, c, d, s in frame.itertuples(index=False)]
     assert as_rows == rows and "import:x.json" not in {row[1] for row in rows}
     assert label_agreement(frame) == label_agreement(rows)
+
+
+def test_recording_labels_batch_after_batch_adds_no_compiled_statements(engine: Engine) -> None:
+    """An import records its labels a batch at a time; each batch's statements must be the same SQL text, or
+    SQLAlchemy caches a new compiled statement per batch and a long import's memory grows with its size (issue 21
+    item 3: constant memory for a million candidates). The ids are bound values, so after the first batch the
+    cache stays as it is, whatever the ids."""
+    cids, aids = seed(engine, candidates=6, annotators=2)
+    cache = engine._compiled_cache
+    assert cache is not None
+
+    def record(candidate_ids: list[int], annotator_id: int) -> None:
+        with write_session(engine) as session:
+            rows = [labels.LabelRow(cid, annotator_id, 1, cid % 2) for cid in candidate_ids]
+            labels.record_labels(session, rows=rows)
+
+    record(cids[:2], aids[0])
+    size = len(cache)
+    record(cids[2:4], aids[0])
+    record(cids[4:], aids[1])
+    record(cids[:3], aids[1])
+    assert len(cache) == size
+    with read_session(engine) as session:  # and the labels went where their ids said
+        stored = sorted(session.execute(select(Annotation.candidate_id, Annotation.annotator_id)).all())
+        assert stored == sorted([(cid, aids[0]) for cid in cids[:4]] + [(cid, aids[1]) for cid in cids[4:] + cids[:3]])
+        counts = dict(session.execute(select(Candidate.id, Candidate.label_count)).all())
+        assert counts == {cid: 2 if cid in cids[:3] else 1 for cid in cids}
