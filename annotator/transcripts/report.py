@@ -24,7 +24,6 @@ from sqlalchemy import func, literal_column, select
 from sqlmodel import Session
 
 from annotator.gc_paused import paused
-from annotator.metrics.cohen import cohen
 from annotator.models import QUEUE_PART, Transcript
 from annotator.transcripts.counting import Bin, Counts, Group, read
 from annotator.transcripts.uncertainty import CI_KEYS, RESAMPLES, Bins, Items, add_intervals
@@ -82,6 +81,8 @@ def _mean(a: float | None, b: float | None) -> float | None:
 def _kappa(pairs: dict[tuple[str, str], int]) -> float | None:
     if not pairs:
         return None
+    from annotator.metrics.cohen import cohen  # only with reviews: the metrics package is not `report`'s start-up
+
     judge = np.repeat([VERDICTS.index(j) for j, _ in pairs], list(pairs.values()))
     human = np.repeat([VERDICTS.index(h) for _, h in pairs], list(pairs.values()))
     kappa, _reason = cohen(judge, human, list(range(len(VERDICTS))))
@@ -150,8 +151,9 @@ def tallies(groups: Iterable[Group] | Counts, *, items: bool = True) -> dict[tup
     `uncertainty.compare`'s; from per-item groups) or their bins."""
     read_ = groups if isinstance(groups, Counts) else Counts(list(groups))
     pooled: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
+    counts = read_.bins is None
     for group in read_.groups:
-        _add(pooled[(group.model, group.prompt)], group, items, counts=read_.bins is None)
+        _add(pooled[group[:2]], group, items, counts)  # group[:2]: (model, prompt)
     for bin_ in read_.bins or ():
         _add_bin(pooled[(bin_.model, bin_.prompt)], bin_)
     return pooled
