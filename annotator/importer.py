@@ -36,7 +36,8 @@ from annotator.vocabulary import CandidateStatus
 
 BATCH_SIZE = 2000
 # SQLite's page cache for an import's transaction (`db.write_session(cache_mib=...)`): an import's executemany of
-# transcripts keeps its indexes' pages in memory (56,600 responses: 4.5 s with SQLite's default 2 MB, 3.5 s).
+# transcripts keeps its indexes' pages in memory (56,600 responses, cProfile: 4.5 s with SQLite's default 2 MB,
+# 3.1-3.5 s with this).
 IMPORT_CACHE_MIB = 64
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
 CANDIDATE_FIELDS = (

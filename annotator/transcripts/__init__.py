@@ -6,7 +6,7 @@ judges stored transcripts and stores the verdicts; `storing` stores imported one
 review the judge's verdicts in `review`. Collecting answers (`collect`) loads the LLM client: import it directly.
 
 The names below are loaded when first asked for (PEP 562), not when the package is: `report` in a fresh
-process (the CLI's) then loads neither the review nor the judge's modules, a tenth of a second of start-up.
+process (the CLI's) then loads neither the review nor the judge's modules (about 50 ms of its start-up).
 """
 
 from __future__ import annotations

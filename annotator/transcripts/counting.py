@@ -101,7 +101,7 @@ def _per_item(where: Iterable[Any] = ()) -> Select[Any]:
 
 def _per_response(where: Iterable[Any] = ()) -> Select[Any]:
     """`_per_item`'s columns for each response, counted 1: its groups where no item has a second sample (no
-    grouping: SQLite's sort for the GROUP BY is half the read of a leaderboard's 56,600 responses)."""
+    grouping: SQLite's sort for the GROUP BY was about half of the SQL of a leaderboard's read, 56,600 responses)."""
     return _joined(select(*_PER_ITEM, literal_column("1")).where(*where))
 
 
