@@ -15,7 +15,16 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, text
 
-from annotator.db import HEAD_REVISION, _alembic_config, current_revision, get_engine, upgrade
+from annotator.db import (
+    HEAD_REVISION,
+    SQLITE_CACHE_KIB,
+    _alembic_config,
+    current_revision,
+    get_engine,
+    read_session,
+    upgrade,
+    write_session,
+)
 from annotator.models import EXPRESSION_INDEXES, SQLModel
 from tests.conftest import PROJECT_ROOT
 from tests.support.postgres import create_database, drop_database
@@ -26,6 +35,18 @@ def test_sqlite_connections_are_set_up_for_concurrent_writers(sqlite_engine: Eng
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA busy_timeout")).scalar() >= 5000
         assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+
+
+def test_a_write_session_asks_for_a_bigger_sqlite_cache_for_its_transaction_only(sqlite_engine: Engine) -> None:
+    """`write_session(cache_mib=...)` (an import's): SQLite's page cache is that big during the transaction; the
+    connection's next transaction has the default again (the pool keeps the connection, and its pragma)."""
+    sqlite_engine.pool.dispose()  # one pooled connection, whichever transaction comes
+    with write_session(sqlite_engine, cache_mib=64) as session:
+        assert session.execute(text("PRAGMA cache_size")).scalar() == -64 * 1024
+    with read_session(sqlite_engine) as session:
+        assert session.execute(text("PRAGMA cache_size")).scalar() == -SQLITE_CACHE_KIB
+    with write_session(sqlite_engine) as session:
+        assert session.execute(text("PRAGMA cache_size")).scalar() == -SQLITE_CACHE_KIB
 
 
 def test_default_database_is_created_on_first_use(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ No traceback reaches the terminal.
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -136,4 +137,7 @@ def main() -> None:
         for line in [str(error) for error in exc.errors] if isinstance(exc, InputErrors) else [message]:
             typer.echo(f"error: {one_line(line)}", err=True)
         code = 1
+    # What is alive now is freed by reference counting as the interpreter ends; frozen, it is not also walked by
+    # the collector's last passes (with SQLAlchemy, pydantic and numpy loaded: about 0.15 s of `report`'s exit).
+    gc.freeze()
     sys.exit(code)

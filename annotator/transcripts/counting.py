@@ -24,6 +24,7 @@ from sqlalchemy import case, func, literal_column, select
 from sqlalchemy.sql import Select
 from sqlmodel import Session
 
+from annotator.gc_paused import paused
 from annotator.models import REVIEWED, SEVERAL_SAMPLES, Candidate, Problem, Transcript
 from annotator.store import iter_raw_tuples
 from annotator.vocabulary import SOLVABLE_BY_DESIGN
@@ -70,10 +71,6 @@ class Counts:
     bins: list[Bin] | None = None
 
 
-def _unsolvable(candidate_id: int | None, rewrite_type: str | None) -> bool:
-    return candidate_id is not None and rewrite_type not in SOLVABLE_BY_DESIGN
-
-
 def _joined(query: Select[Any], transcript: Any = Transcript) -> Select[Any]:
     """`query` with each response's problem and candidate (none for a solvable problem) joined in."""
     return (query.join(Problem, Problem.id == transcript.problem_id)
@@ -86,26 +83,46 @@ _ATTRIBUTES = (Problem.data_source, Candidate.rewrite_type, Candidate.difficulty
 def _groups(session: Session, query: Select[Any]) -> list[Group]:
     """Groups from rows (model, prompt, problem_id, candidate_id, data source, rewrite type, difficulty, judge,
     human, count)."""
-    return [Group(model, prompt, (problem_id, -1 if candidate_id is None else candidate_id), source, rewrite_type,
-                  difficulty, _unsolvable(candidate_id, rewrite_type), judge, human, n)
-            for model, prompt, problem_id, candidate_id, source, rewrite_type, difficulty, judge, human, n
-            in iter_raw_tuples(session, query)]
+    solvable = SOLVABLE_BY_DESIGN  # an item is unsolvable when it is a candidate not solvable by design
+    with paused():  # a tuple per item and model, no cycle among them (`annotator.gc_paused`)
+        return [Group(model, prompt, (problem_id, -1 if candidate_id is None else candidate_id), source, rewrite_type,
+                      difficulty, candidate_id is not None and rewrite_type not in solvable, judge, human, n)
+                for model, prompt, problem_id, candidate_id, source, rewrite_type, difficulty, judge, human, n
+                in iter_raw_tuples(session, query)]
+
+
+_PER_ITEM = (Transcript.model, Transcript.prompt, Transcript.problem_id, Transcript.candidate_id, *_ATTRIBUTES,
+             Transcript.judge, Transcript.human)
 
 
 def _per_item(where: Iterable[Any] = ()) -> Select[Any]:
-    columns = (Transcript.model, Transcript.prompt, Transcript.problem_id, Transcript.candidate_id, *_ATTRIBUTES,
-               Transcript.judge, Transcript.human)
-    return _joined(select(*columns, func.count()).where(*where)).group_by(*columns)
+    return _joined(select(*_PER_ITEM, func.count()).where(*where)).group_by(*_PER_ITEM)
+
+
+def _per_response(where: Iterable[Any] = ()) -> Select[Any]:
+    """`_per_item`'s columns for each response, counted 1: its groups where no item has a second sample (no
+    grouping: SQLite's sort for the GROUP BY was about half of the SQL of a leaderboard's read, 56,600 responses)."""
+    return _joined(select(*_PER_ITEM, literal_column("1")).where(*where))
 
 
 def _model(model: str | None) -> list[Any]:
     return [] if model is None else [Transcript.model == model]
 
 
+def _one_each(session: Session, model: str | None) -> bool:
+    """Whether no response of `model` (or any) has a second sample, so that each is the only one of its model,
+    prompt and item: several responses of a model and prompt to one item have different samples (the unique
+    key), and a sample other than 0 is one step of `ix_transcript_samples`."""
+    return session.execute(select(Transcript.id).where(literal_column(SEVERAL_SAMPLES), *_model(model))
+                           .limit(1)).first() is None
+
+
 def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]:
     """Responses counted by everything a report row can be keyed on, down to the item (the bootstrap
-    resamples items), for `report.reports(..., groups=...)` to build several breakdowns from one read."""
-    return _groups(session, _per_item(_model(model)))
+    resamples items), for `report.reports(..., groups=...)` to build several breakdowns from one read. Where
+    no item has a second sample each response is its own group (the same groups, read without grouping)."""
+    query = _per_response if _one_each(session, model) else _per_item
+    return _groups(session, query(_model(model)))
 
 
 def _per_item_counts(item: Any, model: str | None, *, one_each: bool) -> Any:
@@ -126,10 +143,7 @@ def _bins(session: Session, model: str | None) -> list[Bin]:
     """Items counted by slice and [S, R, F] counts: one grouping per item, then one per slice and counts, with
     the items' attributes joined in (the candidates' from their index, merged in candidate order). Items
     without a verdict have counts (0, 0, 0): their rows show, as the per-item read's do, but count nothing."""
-    # Several responses of a model and prompt to one item have different samples (the unique key), so where no
-    # response has a sample other than 0 (`ix_transcript_samples`: one step) each is the only one of its item.
-    one_each = session.execute(select(Transcript.id).where(literal_column(SEVERAL_SAMPLES), *_model(model))
-                               .limit(1)).first() is None
+    one_each = _one_each(session, model)
     u = _per_item_counts(Transcript.candidate_id, model, one_each=one_each)
     a = _per_item_counts(Transcript.problem_id, model, one_each=one_each)
     u_keys = (u.c.model, u.c.prompt, Candidate.data_source, Candidate.rewrite_type, Candidate.difficulty_eval,

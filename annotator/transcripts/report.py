@@ -23,7 +23,7 @@ import numpy as np
 from sqlalchemy import func, literal_column, select
 from sqlmodel import Session
 
-from annotator.metrics.cohen import cohen
+from annotator.gc_paused import paused
 from annotator.models import QUEUE_PART, Transcript
 from annotator.transcripts.counting import Bin, Counts, Group, read
 from annotator.transcripts.uncertainty import CI_KEYS, RESAMPLES, Bins, Items, add_intervals
@@ -81,6 +81,8 @@ def _mean(a: float | None, b: float | None) -> float | None:
 def _kappa(pairs: dict[tuple[str, str], int]) -> float | None:
     if not pairs:
         return None
+    from annotator.metrics.cohen import cohen  # only with reviews: the metrics package is not `report`'s start-up
+
     judge = np.repeat([VERDICTS.index(j) for j, _ in pairs], list(pairs.values()))
     human = np.repeat([VERDICTS.index(h) for _, h in pairs], list(pairs.values()))
     kappa, _reason = cohen(judge, human, list(range(len(VERDICTS))))
@@ -110,17 +112,23 @@ _COLUMN = {"S": 0, "R": 1, "F": 2}  # a verdict's place in an item's [S, R, F]
 def _add(tally: _Tally, group: Group, items: bool = True, counts: bool = True) -> None:
     """A group's responses into the tally: their verdicts (unless `counts`: the bins have them), their item's
     counts (with `items`; none for a group of a whole slice), their reviews."""
-    verdict = group.human or group.judge
+    # Unpacked once (a named tuple's attributes cost a call each): this runs once per item of a report.
+    _model, _prompt, item, _source, _type, _difficulty, unsolvable, judge, human, n = group
+    verdict = human or judge
     if verdict is None:  # never judged (a collection still running): counts nowhere
         return
     if counts:
-        tally.counts[("U" if group.unsolvable else "A") + verdict] += group.count
-    if items and group.item is not None:  # only the bootstrap needs them
-        tally.items.setdefault((group.unsolvable, group.item), [0, 0, 0])[_COLUMN[verdict]] += group.count
-    if group.human is not None:
-        tally.reviewed += group.count
-        if group.judge is not None:
-            tally.pairs[(group.judge, group.human)] += group.count
+        tally.counts[("U" if unsolvable else "A") + verdict] += n
+    if items and item is not None:  # only the bootstrap needs them
+        key = (unsolvable, item)
+        cell = tally.items.get(key)
+        if cell is None:
+            cell = tally.items[key] = [0, 0, 0]
+        cell[_COLUMN[verdict]] += n
+    if human is not None:
+        tally.reviewed += n
+        if judge is not None:
+            tally.pairs[(judge, human)] += n
 
 
 def _add_bin(tally: _Tally, bin_: Bin) -> None:
@@ -143,8 +151,9 @@ def tallies(groups: Iterable[Group] | Counts, *, items: bool = True) -> dict[tup
     `uncertainty.compare`'s; from per-item groups) or their bins."""
     read_ = groups if isinstance(groups, Counts) else Counts(list(groups))
     pooled: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
+    counts = read_.bins is None
     for group in read_.groups:
-        _add(pooled[(group.model, group.prompt)], group, items, counts=read_.bins is None)
+        _add(pooled[group[:2]], group, items, counts)  # group[:2]: (model, prompt)
     for bin_ in read_.bins or ():
         _add_bin(pooled[(bin_.model, bin_.prompt)], bin_)
     return pooled
@@ -177,11 +186,12 @@ def reports(
     one read and one bootstrap: what the breakdowns share (the pooled rows, the A set each U row keeps) is
     counted and resampled once. A row's figures and intervals are those `report` gives it alone."""
     checked = [check_by(by) for by in breakdowns]
-    counts = _as_counts(groups, session, model)
-    pooled = tallies(counts, items=resamples > 0)
-    parts = [_rows(counts, pooled, by, items=resamples > 0) for by in checked]
-    add_intervals([row for part in parts for row in part], resamples=resamples, seed=seed)
-    return [sorted((row for row, _ in part), key=_order) for part in parts]
+    with paused():  # tens of thousands of tuples and lists, no cycle among them (`annotator.gc_paused`)
+        counts = _as_counts(groups, session, model)
+        pooled = tallies(counts, items=resamples > 0)
+        parts = [_rows(counts, pooled, by, items=resamples > 0) for by in checked]
+        add_intervals([row for part in parts for row in part], resamples=resamples, seed=seed)
+        return [sorted((row for row, _ in part), key=_order) for part in parts]
 
 
 def _rows(

@@ -14,12 +14,14 @@ from sqlmodel import Session
 
 from annotator.models import Transcript, utcnow
 from annotator.records import Location, TranscriptRecord
+from annotator.store import execute_many
 from annotator.transcripts import verdicts
 from annotator.transcripts.items import Item, items_by_data_id
 from annotator.transcripts.judge import DEFAULT_RULE, Question, final_pairs, final_text, judge_final, rule
 from annotator.transcripts.verdicts import PairVerifier
 
 _IN_BATCH = 900
+_INSERT = insert(Transcript.__table__)
 Key = tuple[str, str, str, int]
 JUDGE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge", "rules_disagree")
 _UNJUDGED = dict.fromkeys(JUDGE_FIELDS)
@@ -119,7 +121,9 @@ def insert_transcripts(
         for index, record in enumerate(records)
     ]
     # No RETURNING: a plain executemany is about half the cost on SQLite, and a row is found again by its key.
-    session.connection().execute(insert(Transcript.__table__), rows)
+    # The driver's own executemany (`store.execute_many`): SQLAlchemy's per-row parameter work was a quarter of
+    # an import's own CPU time (56,600 responses under cProfile: 2 s of 8).
+    execute_many(session, _INSERT, rows)
     return len(rows)
 
 
@@ -273,7 +277,7 @@ class PendingTranscripts:
                         judged = self._judgement(data_id, final, known)
                         assert judged is not None  # every pair was asked and is answered now
                         rows.append({**dict(zip(_KEY_PARAMS, key)), **judged})
-                    self.session.connection().execute(statement, rows)
+                    execute_many(self.session, statement, rows)
                 self._waiting.clear()
         finally:
             self._pool.close()

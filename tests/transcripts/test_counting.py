@@ -68,6 +68,23 @@ def test_a_big_reads_figures_are_the_per_item_reads(engine: Engine, samples: boo
     assert disagreed[0] == disagreed[1] and len(disagreed[0]) >= 5
 
 
+@pytest.mark.parametrize("samples", [True, False], ids=["several samples", "one sample each"])
+def test_the_per_item_read_without_grouping_gives_the_grouped_reads_groups(engine: Engine, samples: bool) -> None:
+    """Where no item has a second sample `verdict_groups` reads each response as its own group, without SQL's
+    GROUP BY: the same groups as the grouped read (reviews, an unjudged response, distractors), on SQLite and
+    PostgreSQL; with several samples it groups."""
+    _mixed(engine, samples=samples)
+    with read_session(engine) as session:
+        grouped = counting._groups(session, counting._per_item())
+        read = counting.verdict_groups(session)
+        one_model = counting.verdict_groups(session, model="a")
+        assert counting._one_each(session, None) is not samples
+    assert sorted(read, key=repr) == sorted(grouped, key=repr)
+    assert sorted(one_model, key=repr) == sorted((g for g in grouped if g.model == "a"), key=repr)
+    assert (len(read) == len({(g.model, g.prompt, g.item) for g in read})) is not samples  # one group per item
+    assert all(isinstance(g.unsolvable, bool) for g in read) and any(g.unsolvable for g in read)
+
+
 def _items(rng: np.random.Generator, n: int) -> dict:
     """n unsolvable items with one to three responses each, S / R / F drawn unevenly."""
     items = {}
