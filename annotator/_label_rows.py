@@ -89,11 +89,14 @@ def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
     for chunk in _chunks([row.candidate_id for row in rows]) if dialect != "sqlite" else ():
         session.execute(select(c.id).where(_ids_in(c.id, chunk, dialect=dialect)).order_by(c.id).with_for_update())
     annotators = {row.annotator_id for row in rows if not row.decision}
+    # By candidate only, the rows' annotators kept here (a candidate has a few labels): in an import's transaction
+    # PostgreSQL has no statistics of the labels it is adding, and given the annotator too it read them through
+    # the annotator's index, every label of that annotator so far for each batch (quadratic: an hour at 1M).
     for chunk in _chunks([row.candidate_id for row in rows if not row.decision]):
         query = select(a.candidate_id, a.id, a.annotator_id, a.human_check, a.difficulty_eval, a.comment,
-                       a.seconds_spent).where(_ids_in(a.candidate_id, chunk, dialect=dialect),
-                                              _ids_in(a.annotator_id, annotators, dialect=dialect))
-        labels.update({(row[0], row[2]): Stored(*row[1:]) for row in iter_raw_tuples(session, query)})
+                       a.seconds_spent).where(_ids_in(a.candidate_id, chunk, dialect=dialect))
+        labels.update({(row[0], row[2]): Stored(*row[1:]) for row in iter_raw_tuples(session, query)
+                       if row[2] in annotators})
     for chunk in _chunks([row.candidate_id for row in rows if row.decision]):
         query = select(j.candidate_id, j.annotator_id, j.human_check, j.difficulty_eval, j.comment).where(
             _ids_in(j.candidate_id, chunk, dialect=dialect))
