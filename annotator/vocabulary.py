@@ -219,7 +219,7 @@ class DataId(NamedTuple):
     """A candidate's id, `{data_source}_{position}_{rewrite_type}_{k}` (ReliableMath's `data_id`).
 
     `position` is the problem's index in its source file (not its `id`); `k` counts conditions from 1. A named
-    tuple: every record of an import parses one, and a frozen dataclass takes several times longer to make.
+    tuple: every record of an import parses one, and a frozen dataclass takes three times as long to make.
     """
 
     data_source: str
