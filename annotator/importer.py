@@ -8,20 +8,21 @@ that names both, unless `update=True`. Any error rolls the whole import back.
 from __future__ import annotations
 
 import gc
-import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import attrgetter
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, select, text, update
 from sqlmodel import Session
 
 from annotator import auth, labels, queue
+from annotator._import_candidates import CANDIDATE_FIELDS, Given, differing_fields, same
 from annotator._import_problems import ProblemBook
 from annotator.bitset import BitSet
 from annotator.db import get_engine, is_sqlite, write_session
 from annotator.import_summary import ImportSummary
 from annotator.judge_workers import JudgeWorkers
-from annotator.models import Candidate, JSONText, Problem, SourceFile, utcnow
+from annotator.models import Candidate, Problem, SourceFile, utcnow
 from annotator.records import (
     CandidateRecord,
     ImportPart,
@@ -31,7 +32,7 @@ from annotator.records import (
     SourceFileInfo,
     TranscriptRecord,
 )
-from annotator.store import iter_raw_tuples
+from annotator.store import iter_raw_tuples, texts_in
 from annotator.vocabulary import CandidateStatus
 
 BATCH_SIZE = 2000
@@ -39,41 +40,8 @@ BATCH_SIZE = 2000
 # transcripts keeps its indexes' pages in memory (56,600 responses, cProfile: 4.5 s with SQLite's default 2 MB,
 # 3.1-3.5 s with this).
 IMPORT_CACHE_MIB = 64
+FREEZE_EVERY = 10_000  # records read (`frozen_as_read`)
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
-CANDIDATE_FIELDS = (
-    "rewrite_type", "condition_index", "rewritten_question", "rewritten_condition", "unsolvable_reason",
-    "extracted_condition", "question", "ground_truth", "llm_outputs", "provenance", "extra",
-)
-
-
-def _same(a: Any, b: Any) -> bool:
-    # Type-aware: "204", 204 and 204.0 are different ground truths. Text and whole numbers of one type compare
-    # directly (most fields, and far cheaper); anything else by its JSON.
-    if type(a) is type(b) and type(a) in (str, int):
-        return bool(a == b)
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
-# The candidate's fields stored as JSON text (`JSONText`): read raw, compared as text first.
-_JSON_FIELDS = frozenset(name for name in CANDIDATE_FIELDS if isinstance(Candidate.__table__.c[name].type, JSONText))
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # as `JSONText` writes
-
-
-def _differing(given: list[str], row: Any, record: CandidateRecord) -> list[str]:
-    """The fields the record gives whose value differs from the stored one. The row is (id, data_id, *given) as
-    the driver returns it: a JSON field is its text, the same when the value would be written as that very text
-    (decoded only when it would not: a number written otherwise, keys reordered)."""
-    found = []
-    for name, stored in zip(given, row[2:], strict=True):
-        if (value := getattr(record, name)) is None:
-            continue
-        if name in _JSON_FIELDS:
-            same = stored is not None and (stored == _ENCODE(value) or _same(json.loads(stored), value))
-        else:
-            same = (type(stored) is type(value) and stored == value) or _same(stored, value)
-        if not same:
-            found.append(name)
-    return found
 
 
 def _where(loc: Location | None) -> str:
@@ -83,6 +51,7 @@ def _where(loc: Location | None) -> str:
 class _Importer:
     def __init__(self, session: Session, *, update: bool) -> None:
         self.session = session
+        self.dialect = session.connection().dialect.name
         self.update = update
         self.summary = ImportSummary()
         self.problems = ProblemBook(session)
@@ -124,7 +93,7 @@ class _Importer:
             raise loc.error(f"duplicate problem: {record.data_source} position {record.position} already appears "
                             f"{'at ' + first.record if first else 'earlier in this file'}", "id")
         problem_id, stored = self._stored_values(key)
-        differing = [name for name in PROBLEM_FIELDS if not _same(stored[name], values[name])]
+        differing = [name for name in PROBLEM_FIELDS if not same(stored[name], values[name])]
         if differing and not self.update:
             where = _where(book.place(key)) if book.met(key) else ""
             raise (loc or Location(self.part_path, "?")).error(
@@ -186,10 +155,12 @@ class _Importer:
         records, self.pending = self.pending, []
         self.batch_ids = {}
         # Only the fields these records give: decoding the stored JSON of the others would be wasted work.
-        given = [name for name in CANDIDATE_FIELDS if any(getattr(r, name) is not None for r in records)]
-        columns = [Candidate.id, Candidate.data_id, *(getattr(Candidate, name) for name in given)]
-        query = select(*columns).where(Candidate.data_id.in_([r.data_id for r in records]))
-        existing = {row[1]: row for row in iter_raw_tuples(self.session, query)}  # JSON fields as their text
+        given = Given.of([name for name in CANDIDATE_FIELDS
+                           if [*map(attrgetter(name), records)].count(None) < len(records)])
+        columns = [Candidate.id, Candidate.data_id, *(getattr(Candidate, name) for name in given.names)]
+        data_ids = texts_in(Candidate.data_id, [r.data_id for r in records], dialect=self.dialect)
+        # The JSON fields as their text.
+        existing = {row[1]: row for row in iter_raw_tuples(self.session, select(*columns).where(data_ids))}
         new: list[CandidateRecord] = []
         for record in records:
             row = existing.get(record.data_id)
@@ -205,7 +176,7 @@ class _Importer:
             self._insert_candidates(new)
         self._merge_labels()
 
-    def _merge_candidate(self, record: CandidateRecord, row: Any, given: list[str]) -> None:
+    def _merge_candidate(self, record: CandidateRecord, row: Any, given: Given) -> None:
         loc = record.location or Location(self.part_path, "?")
         if record.label_only:  # an Excel batch: only its label counts
             if record.label is None:
@@ -216,7 +187,7 @@ class _Importer:
         candidate_id = row[0]
         if candidate_id >= self.part_first_candidate_id:
             raise loc.error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this file", "data_id")
-        differing = _differing(given, row, record)
+        differing = differing_fields(given, row, record)
         if differing and not self.update:
             raise loc.error(
                 f"conflicts with candidate {record.data_id!r} already in the database (candidate id {candidate_id}); "
@@ -378,13 +349,22 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
     if not is_sqlite(engine):  # streamed: each batch's transcripts asked as it is stored
         return _write(((part, part.records) for part in parts), engine=engine, update=update, authorize=authorize)
     with JudgeWorkers() as judges:
-        records = [(part, judges.listed(part.records)) for part in parts]
-        # The records are kept to the end: the garbage collector need not walk them again and again meanwhile.
-        gc.freeze()
         try:
+            records = [(part, judges.listed(frozen_as_read(part.records))) for part in parts]
+            gc.freeze()
             return _write(records, engine=engine, update=update, authorize=authorize, judges=judges.executors)
         finally:
             gc.unfreeze()
+
+
+def frozen_as_read(records: Iterable[Any]) -> Iterator[Any]:
+    """The records as they are read, the objects made so far frozen (`gc.freeze`) every `FREEZE_EVERY`: they
+    are kept to the end of the import, and the garbage collector need not walk them again and again meanwhile
+    (a quarter of the time it takes to read a sheet of labels otherwise). The caller unfreezes them."""
+    for count, record in enumerate(records, start=1):
+        if count % FREEZE_EVERY == 0:
+            gc.freeze()
+        yield record
 
 
 def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engine, update: bool,

@@ -136,14 +136,18 @@ def floor(path: Path, db: Path) -> None:
 
 
 def ours(path: Path, db: Path) -> None:
+    from annotator import importer
     from annotator.db import get_engine
     from annotator.formats import ReadOptions, read
     from annotator.importer import import_parts
 
     engine = get_engine(f"sqlite:///{db}")
+    # How `import_parts` reads records on SQLite (a revision older than it lists them plainly).
+    as_read = getattr(importer, "frozen_as_read", iter)
     start, cpu = time.perf_counter(), time.process_time()
     # Read first (as `import_parts` does before its transaction), to tell reading from the database work.
-    parts = [replace(part, records=list(part.records)) for part in read(path, options=ReadOptions(annotator="alice"))]
+    parts = [replace(part, records=list(as_read(part.records)))
+             for part in read(path, options=ReadOptions(annotator="alice"))]
     reading, reading_cpu = time.perf_counter() - start, time.process_time() - cpu
     summary = import_parts(parts, engine=engine)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu

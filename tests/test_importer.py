@@ -389,3 +389,25 @@ def test_a_problem_stored_earlier_in_the_import_is_compared_with_what_was_stored
         stored = session.execute(select(Problem.ground_truth).where(Problem.data_source == "alpha",
                                                                     Problem.position == 0)).scalar_one()
     assert stored == "3"
+
+
+def test_a_re_import_is_unchanged_and_a_value_of_another_type_conflicts_on_both_backends(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """Stored candidates are compared all fields at once, then field by field when that finds a difference: the
+    same sheet again changes nothing; a ground truth of another JSON type (12 for "12") or a changed text is a
+    conflict naming the field, and --update replaces it."""
+    rows = [sheet_row(unsol_id=f"amc_0_remove_{k}", ground_truth="12", human_check=None, difficulty_eval=None)
+            for k in (1, 2)]
+    first = write_json(tmp_path / "first.json", rows)
+    assert _import(engine, first, annotator="a1").candidates_added == 2
+    summary = _import(engine, write_json(tmp_path / "again.json", rows), annotator="a1")
+    assert (summary.candidates_added, summary.candidates_updated, summary.unchanged) == (0, 0, 2)
+    for field, value in (("ground_truth", 12), ("rewritten_question", "What is $4 \\cdot y$?")):
+        changed = write_json(tmp_path / f"{field}.json", [rows[0], {**rows[1], field: value}])
+        with pytest.raises(InputError) as conflict:
+            _import(engine, changed, annotator="a1")
+        assert conflict.value.record == "record 2" and conflict.value.field == field
+    updated = importer.import_parts(read_all([changed], options=ReadOptions(annotator="a1")), engine=engine,
+                                    update=True)
+    assert updated.candidates_updated == 1

@@ -1,7 +1,8 @@
 """Reading records from JSON, JSONL, CSV, Parquet and Excel files, each with its location for error messages.
 
 JSONL, CSV, Parquet and Excel are streamed, so memory does not grow with the file. JSON arrays are parsed whole
-(the ReliableMath files are a few MB), up to `limits.MAX_JSON_BYTES`. Everywhere: a UTF-8 byte order mark is
+(the ReliableMath files are a few MB), up to `limits.MAX_JSON_BYTES`, once: detection decodes only the first
+record (`first_row`), as it reads only a JSONL file's first line. Everywhere: a UTF-8 byte order mark is
 skipped, a record with a key twice and values nested deeper than `limits.JSON_DEPTH` are one-line errors.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -59,13 +61,15 @@ def _loads(text: str) -> Any:
 
 def too_deep(value: Any, limit: int = limits.JSON_DEPTH) -> bool:
     """Whether arrays and objects in `value` nest deeper than `limit` levels (`value` itself is level 1)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
+    # Level by level, each in one comprehension: a whole file's records are walked in a fraction of the time a
+    # stack of (item, depth) pairs takes.
+    level, depth = [value], 1
+    while level:
         if depth > limit:
             return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, (dict, list))]
+        depth += 1
     return False
 
 
@@ -135,12 +139,15 @@ def json_array_rows(path: Path, data: Any | None = None) -> Iterator[Row]:
         raise InputError(str(path), f"expected a JSON array of records, got {type(data).__name__}")
     if not data:
         raise InputError(str(path), "the file holds no records")
+    # Level 1 is the array, so a record may nest JSON_DEPTH levels. Looked for over the whole array at once;
+    # record by record (to name the first too deep) only when one is.
+    deep = too_deep(data, limits.JSON_DEPTH + 1)
+    name = str(path)
     for number, obj in enumerate(data, start=1):
-        loc = Location(str(path), f"record {number}")
+        loc = Location(name, f"record {number}")
         if not isinstance(obj, dict):
             raise loc.error(f"expected an object, got {type(obj).__name__}")
-        # Level 1 is the array.
-        yield loc, _checked(obj, loc)
+        yield loc, _checked(obj, loc) if deep else obj
 
 
 def jsonl_rows(path: Path) -> Iterator[Row]:
@@ -274,7 +281,7 @@ def rows(path: Path) -> Iterator[Row]:
 
 
 # First records read during one detection, by path: every format's `sniff` looks at the same record, and
-# reading it can mean parsing a whole JSON array.
+# reading it can mean reading a whole file (a JSON array's text, or a broken file whole).
 _samples: ContextVar[dict[Path, dict[str, Any] | None] | None] = ContextVar("samples", default=None)
 
 
@@ -301,12 +308,33 @@ def first_row(path: Path) -> dict[str, Any] | None:
 
 
 def _first_row(path: Path) -> dict[str, Any] | None:
+    if path.suffix.lower() == ".json" and (found := _first_json_object(path)) is not None:
+        return found
     try:
         for _loc, obj in rows(path):
             return obj
     except InputError:
         return None
     return None
+
+
+# A JSON array's opening bracket, with the whitespace JSON allows around it.
+_ARRAY_START = re.compile(r"[ \t\n\r]*\[[ \t\n\r]*")
+
+
+def _first_json_object(path: Path) -> dict[str, Any] | None:
+    """The first record of a JSON array file, decoded alone: detection needs no more, and the format's reader
+    parses and checks the whole file (as it does a JSONL file's other lines), so a file is not parsed twice.
+    None when the file does not start with an object in an array: then it is read whole, for its error."""
+    try:
+        text = read_text(path)
+        start = _ARRAY_START.match(text)
+        if start is None:
+            return None
+        obj, _end = _DECODER.raw_decode(text, start.end())
+    except (ValueError, RecursionError):  # InputError and DuplicateKey are ValueErrors
+        return None
+    return obj if isinstance(obj, dict) and not too_deep(obj) else None
 
 
 def json_style(path: Path, text: str, data: Any) -> dict[str, Any]:

@@ -36,20 +36,21 @@ def parse_mapping(text: str | None) -> dict[str, str]:
 
 
 def _mapped(obj: dict[str, Any], mapping: dict[str, str], loc: Location) -> dict[str, Any]:
-    if not mapping:
-        row = dict(obj)
-    else:
-        row = {key: value for key, value in obj.items() if key not in mapping.values()}
+    if mapping:
+        renamed = {key: value for key, value in obj.items() if key not in mapping.values()}
         for ours, theirs in mapping.items():
             if theirs not in obj:
                 raise loc.error(f"the column {theirs!r} named by --map {ours}={theirs} is not in this record", theirs)
-            row[ours] = obj[theirs]
+            renamed[ours] = obj[theirs]
+        obj = renamed
+    # Empty cells in CSV mean "no value" (a copy: the reader's row is left as it was).
+    row = {key: (None if value == "" else value) for key, value in obj.items()}
     for key in JSON_ENCODED:
         encoded = row.pop(f"{key}_json", None)
-        if encoded not in (None, ""):
-            row[key] = _io.load_value(encoded, loc, f"{key}_json")
-    # Empty cells in CSV mean "no value".
-    return {key: (None if value == "" else value) for key, value in row.items()}
+        if encoded is not None:  # an empty cell is None by now
+            value = _io.load_value(encoded, loc, f"{key}_json")
+            row[key] = None if value == "" else value
+    return row
 
 
 def sniff(path: Path) -> bool:

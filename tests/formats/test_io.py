@@ -155,3 +155,24 @@ def test_every_reader_counts_records_from_one_lines_for_jsonl_rows_for_sheets(tm
     table = tmp_path / "a.parquet"
     pq.write_table(pa.table({"x": [1, 2]}), table)
     assert [loc.record for loc, _ in _io.rows(table)] == ["row 1", "row 2"]
+
+
+def test_a_json_array_is_detected_by_its_first_record_and_a_later_bad_one_refused_when_read(tmp_path: Path) -> None:
+    """Detection decodes only a JSON array's first record (the reader parses the whole file): a key twice or
+    broken JSON further on is still refused, naming the file and the record, and nothing is stored."""
+    array = tmp_path / "t.json"
+    array.write_text(f'[{json.dumps(RECORD)},\n {{"data_id": "a", "model": "m", "model": "n"}}]', encoding="utf-8")
+    assert _error(array) == f"{array}: record 2: field 'model': the key 'model' appears twice"
+    array.write_text(f"[{json.dumps(RECORD)},\n {json.dumps(RECORD)[:-3]}]", encoding="utf-8")
+    assert _error(array).startswith(f"{array}: invalid JSON: ")
+
+
+def test_a_json_array_record_nested_too_deep_is_named(tmp_path: Path) -> None:
+    """The array's depth is looked at once; the first record too deep is then named (the array is level 1)."""
+    path = tmp_path / "t.json"
+    within = "[" * (limits.JSON_DEPTH - 1) + "]" * (limits.JSON_DEPTH - 1)
+    path.write_text(json.dumps([{**RECORD, "params": {"x": json.loads(within[1:-1] or "[]")}}]), encoding="utf-8")
+    assert len(_records(path)) == 1
+    deep = "[" * limits.JSON_DEPTH + "]" * limits.JSON_DEPTH
+    path.write_text(f'[{json.dumps(RECORD)}, {json.dumps(RECORD)[:-1]}, "params": {deep}}}]', encoding="utf-8")
+    assert _error(path) == f"{path}: record 2: values are nested deeper than {limits.JSON_DEPTH} levels"
