@@ -10,10 +10,8 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
-    Column,
     Float,
     Text,
-    TextClause,
     Update,
     bindparam,
     case,
@@ -21,16 +19,15 @@ from sqlalchemy import (
     func,
     insert,
     select,
-    text,
     update,
 )
 from sqlmodel import Session
 
 from annotator.models import Adjudication, Annotation, AnnotationEvent, Candidate, utcnow
-from annotator.store import execute_many, iter_raw_tuples
+from annotator.store import execute_many, ids_in, iter_raw_tuples
 from annotator.vocabulary import LabelSource
 
-# Candidates per statement. Their ids go as one bound value (`_ids_in`), so no limit on bound parameters applies.
+# Candidates per statement. Their ids go as one bound value (`store.ids_in`), so no limit on bound parameters applies.
 _BATCH = 2000
 _ANNOTATION, _ADJUDICATION, _CANDIDATE = Annotation.__table__, Adjudication.__table__, Candidate.__table__  # type: ignore[attr-defined]
 
@@ -55,22 +52,6 @@ class StoredRows(NamedTuple):
     decisions: dict[int, Stored]  # by candidate
 
 
-def _ids_in(column: Column[Any], ids: Collection[int], *, dialect: str) -> TextClause:
-    """`column IN (ids)` with the ids bound as one value: a PostgreSQL array, a JSON array on SQLite
-    (`json_each`). One statement text for every batch, so SQLAlchemy compiles it once and its statement cache
-    stays small: with the ids written into the SQL each batch made new entries, and an import's memory grew with
-    its size (the cache holds 500). No limit on bound parameters, and none of SQLAlchemy's work per value."""
-    target = f"{column.table.name}.{column.name}"  # type: ignore[attr-defined]
-    name = f"ids_{column.name}"
-    if dialect == "postgresql":
-        values: Any = [int(value) for value in ids]
-        clause = f"{target} = ANY(CAST(:{name} AS BIGINT[]))"
-    else:
-        values = f"[{','.join(map(str, map(int, ids)))}]"
-        clause = f"{target} IN (SELECT value FROM json_each(:{name}))"
-    return text(clause).bindparams(bindparam(name, value=values))
-
-
 def _chunks(ids: Collection[int]) -> list[list[int]]:
     ordered = sorted(set(ids))
     return [ordered[start : start + _BATCH] for start in range(0, len(ordered), _BATCH)]
@@ -87,19 +68,19 @@ def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
     dialect = session.connection().dialect.name
     a, j, c = _ANNOTATION.c, _ADJUDICATION.c, _CANDIDATE.c
     for chunk in _chunks([row.candidate_id for row in rows]) if dialect != "sqlite" else ():
-        session.execute(select(c.id).where(_ids_in(c.id, chunk, dialect=dialect)).order_by(c.id).with_for_update())
+        session.execute(select(c.id).where(ids_in(c.id, chunk, dialect=dialect)).order_by(c.id).with_for_update())
     annotators = {row.annotator_id for row in rows if not row.decision}
     # By candidate only, the rows' annotators kept here (a candidate has a few labels): in an import's transaction
     # PostgreSQL has no statistics of the labels it is adding, and given the annotator too it read them through
     # the annotator's index, every label of that annotator so far for each batch (quadratic: an hour at 1M).
     for chunk in _chunks([row.candidate_id for row in rows if not row.decision]):
         query = select(a.candidate_id, a.id, a.annotator_id, a.human_check, a.difficulty_eval, a.comment,
-                       a.seconds_spent).where(_ids_in(a.candidate_id, chunk, dialect=dialect))
+                       a.seconds_spent).where(ids_in(a.candidate_id, chunk, dialect=dialect))
         labels.update({(row[0], row[2]): Stored(*row[1:]) for row in iter_raw_tuples(session, query)
                        if row[2] in annotators})
     for chunk in _chunks([row.candidate_id for row in rows if row.decision]):
         query = select(j.candidate_id, j.annotator_id, j.human_check, j.difficulty_eval, j.comment).where(
-            _ids_in(j.candidate_id, chunk, dialect=dialect))
+            ids_in(j.candidate_id, chunk, dialect=dialect))
         decisions.update({row[0]: Stored(*row) for row in iter_raw_tuples(session, query)})
     return StoredRows(labels, decisions)
 
@@ -227,7 +208,7 @@ def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelle
             func.max(j.difficulty_eval).label("decided_difficulty"),
         )
         .select_from(labels.outerjoin(_ADJUDICATION, j.candidate_id == key))
-        .where(_ids_in(key, candidate_ids, dialect=dialect))
+        .where(ids_in(key, candidate_ids, dialect=dialect))
         .group_by(key)
         .subquery()
     )

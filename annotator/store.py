@@ -245,15 +245,27 @@ def read_frame(session: Session, query: Select[Any]) -> Any:
     return pd.read_csv(buffer)
 
 
+def ids_in(column: Any, ids: Collection[int], *, dialect: str) -> TextClause:
+    """`column IN (ids)` for integer ids (`int` makes sure) bound as one value (`_bound_in`)."""
+    return _bound_in(column, [int(value) for value in ids], "BIGINT", dialect=dialect)
+
+
 def texts_in(column: Any, values: Collection[str], *, dialect: str) -> TextClause:
-    """`column IN (values)` for text values bound as one value (a PostgreSQL array, a JSON array read by SQLite's
-    `json_each`), as `_label_rows._ids_in` binds ids: one statement text for every batch, and none of
-    SQLAlchemy's work per value (an IN list of 2,000 data_ids is rendered as 2,000 parameters each time)."""
-    target, name = f"{column.table.name}.{column.name}", f"texts_{column.name}"
+    """`column IN (values)` for text values bound as one value (`_bound_in`)."""
+    return _bound_in(column, list(values), "TEXT", dialect=dialect)
+
+
+def _bound_in(column: Any, values: list[Any], array_type: str, *, dialect: str) -> TextClause:
+    """`column IN (values)` with the values bound as one: a PostgreSQL array, a JSON array read by SQLite's
+    `json_each`. One statement text for every batch, so SQLAlchemy compiles it once and its statement cache stays
+    small (values written into the SQL made new entries each batch, and an import's memory grew with its size);
+    no limit on bound parameters, and none of SQLAlchemy's work per value (an IN list of 2,000 is rendered as
+    2,000 parameters each time)."""
+    target, name = f"{column.table.name}.{column.name}", f"in_{column.table.name}_{column.name}"
     if dialect == "postgresql":
-        clause, bound = f"{target} = ANY(CAST(:{name} AS TEXT[]))", list(values)
+        clause, bound = f"{target} = ANY(CAST(:{name} AS {array_type}[]))", values
     else:
-        clause, bound = f"{target} IN (SELECT value FROM json_each(:{name}))", json.dumps(list(values))
+        clause, bound = f"{target} IN (SELECT value FROM json_each(:{name}))", json.dumps(values)
     return text(clause).bindparams(bindparam(name, value=bound))
 
 
