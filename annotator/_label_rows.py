@@ -23,8 +23,9 @@ from sqlalchemy import (
 )
 from sqlmodel import Session
 
+from annotator.driver_rows import iter_raw_tuples
 from annotator.models import Adjudication, Annotation, AnnotationEvent, Candidate, utcnow
-from annotator.store import execute_many, ids_in, iter_raw_tuples
+from annotator.store import execute_many, ids_in
 from annotator.vocabulary import LabelSource
 
 # Candidates per statement. Their ids go as one bound value (`store.ids_in`), so no limit on bound parameters applies.

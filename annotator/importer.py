@@ -20,6 +20,7 @@ from annotator._import_candidates import CANDIDATE_FIELDS, Given, differing_fiel
 from annotator._import_problems import ProblemBook
 from annotator.bitset import BitSet
 from annotator.db import get_engine, is_sqlite, write_session
+from annotator.driver_rows import iter_raw_tuples
 from annotator.import_summary import ImportSummary
 from annotator.judge_workers import JudgeWorkers
 from annotator.models import Candidate, Problem, SourceFile, utcnow
@@ -32,7 +33,7 @@ from annotator.records import (
     SourceFileInfo,
     TranscriptRecord,
 )
-from annotator.store import iter_raw_tuples, texts_in
+from annotator.store import texts_in
 from annotator.vocabulary import CandidateStatus
 
 BATCH_SIZE = 2000

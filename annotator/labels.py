@@ -22,8 +22,9 @@ from sqlalchemy import func, or_, select
 from sqlmodel import Session
 
 from annotator import _label_rows
+from annotator.driver_rows import read_frame
 from annotator.models import Annotation, Annotator, Candidate
-from annotator.store import of_source_and_type, read_frame
+from annotator.store import of_source_and_type
 from annotator.vocabulary import Label, LabelError
 
 __all__ = [
@@ -132,7 +133,7 @@ def label_rows(
 
 def label_frame(session: Session, *, system_annotators: Collection[str] = ()) -> Any:
     """`label_rows` as a pandas DataFrame (columns item, annotator, human_check, difficulty_eval, seconds, rows
-    in the same order), read in bulk (`store.read_frame`): the Team page's millions of labels."""
+    in the same order), read in bulk (`driver_rows.read_frame`): the Team page's millions of labels."""
     query = _labels_query(Annotation.annotator_id, data_source=None, rewrite_type=None,
                           system_annotators=system_annotators)
     frame = read_frame(session, query.with_only_columns(

@@ -5,11 +5,9 @@ Exports stream rows as dicts through Core selects, never ORM objects or whole-ta
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from typing import Any, Literal
 
 from sqlalchemy import (
@@ -28,6 +26,7 @@ from sqlalchemy import (
 )
 from sqlmodel import Session
 
+from annotator.driver_rows import STREAM_BATCH
 from annotator.limits import Range
 from annotator.models import (
     Annotation,
@@ -40,8 +39,6 @@ from annotator.models import (
     SourceFile,
 )
 from annotator.vocabulary import RELEASE_REWRITE_ORDER, CandidateStatus, LabelSource, LabelState
-
-STREAM_BATCH = 5000
 
 CANDIDATE_COLUMNS = (
     Candidate.id,
@@ -186,63 +183,6 @@ def iter_query(session: Session, query: Select[Any]) -> Iterator[dict[str, Any]]
     for rows in result.partitions():  # fetchmany batches: far cheaper per row than iterating the result
         for row in rows:
             yield dict(zip(keys, row))
-
-
-@contextmanager
-def _driver_cursor(session: Session, query: Select[Any]) -> Iterator[Any]:
-    """The database driver's cursor with `query` executed on it, closed afterwards."""
-    connection = session.connection()
-    # IN lists (expanding parameters) rendered as one parameter per value.
-    compiled = query.compile(dialect=connection.dialect, compile_kwargs={"render_postcompile": True})
-    params = compiled.construct_params()
-    cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    try:
-        cursor.execute(str(compiled), tuple(params[k] for k in compiled.positiontup) if compiled.positional else params)
-        yield cursor
-    finally:
-        cursor.close()
-
-
-def iter_raw(session: Session, query: Select[Any]) -> Iterator[dict[str, Any]]:
-    """Stream rows exactly as the database driver returns them, skipping SQLAlchemy's per-row work.
-
-    Only for columns whose stored form is the wanted value (numbers, text, JSON kept as text): no type
-    conversion runs. Large exports spend a third of their time in that per-row work otherwise.
-    """
-    with _driver_cursor(session, query) as cursor:
-        keys = [description[0] for description in cursor.description]
-        while rows := cursor.fetchmany(STREAM_BATCH):
-            for row in rows:
-                yield dict(zip(keys, row))
-
-
-def iter_raw_tuples(session: Session, query: Select[Any]) -> Iterator[tuple[Any, ...]]:
-    """`iter_raw`'s rows as the driver's tuples, in the query's column order (cheaper still: no dicts)."""
-    with _driver_cursor(session, query) as cursor:
-        while rows := cursor.fetchmany(STREAM_BATCH):
-            yield from map(tuple, rows)
-
-
-def read_frame(session: Session, query: Select[Any]) -> Any:
-    """A select's rows as a pandas DataFrame of its columns (named by their labels), for numbers and NULLs only.
-
-    On PostgreSQL the rows come through `COPY (query) TO STDOUT` as CSV, parsed in C: millions of rows in a
-    second or two, where fetching them as Python tuples takes several (the Team page's 3 million labels).
-    """
-    import pandas as pd
-
-    connection = session.connection()
-    if connection.dialect.name != "postgresql":
-        return pd.DataFrame.from_records(list(iter_raw_tuples(session, query)),
-                                         columns=[column.key for column in query.selected_columns])
-    compiled = query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})
-    buffer = io.BytesIO()
-    with connection.connection.driver_connection.cursor() as cursor:  # type: ignore[union-attr]
-        with cursor.copy(f"COPY ({compiled}) TO STDOUT WITH (FORMAT csv, HEADER)") as copy:
-            for block in copy:
-                buffer.write(block)
-    buffer.seek(0)
-    return pd.read_csv(buffer)
 
 
 def ids_in(column: Any, ids: Collection[int], *, dialect: str) -> TextClause:

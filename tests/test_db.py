@@ -25,7 +25,8 @@ from annotator.db import (
     upgrade,
     write_session,
 )
-from annotator.models import EXPRESSION_INDEXES, SQLModel
+from annotator.models import SQLModel
+from annotator.tables import EXPRESSION_INDEXES
 from tests.conftest import PROJECT_ROOT
 from tests.support.postgres import create_database, drop_database
 

@@ -256,7 +256,7 @@ def report(
 ) -> None:
     """Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), from the effective verdicts, with
     95% intervals (Wilson 1927 for each proportion; a percentile bootstrap over items for Prec and Prud)."""
-    from annotator.db import get_engine, read_session
+    from annotator.db import get_engine, read_connection, read_session
     from annotator.transcripts import report as reporting
 
     names = [name.strip() for name in (by or "").split(",") if name.strip()]
@@ -280,9 +280,10 @@ def report(
         return
     if prompt is not None:
         fail("--prompt goes with --compare", 2)
-    with read_session(get_engine()) as session:
-        rows = reporting.report(session, model=model, by=breakdowns, resamples=bootstrap, seed=seed)
-        disagree = reporting.rules_disagree(session, model=model)
+    # Through Core, not an ORM session: the command's start-up skips SQLModel and the table classes (issue 20).
+    with read_connection(get_engine()) as connection:
+        rows = reporting.report(connection, model=model, by=breakdowns, resamples=bootstrap, seed=seed)
+        disagree = reporting.rules_disagree(connection, model=model)
     if as_json:
         # A list of rows with exactly the issue's keys, for tools; the count of verdicts the two rule sets give
         # differently is for people, on stderr.

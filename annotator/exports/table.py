@@ -16,10 +16,11 @@ from typing import Any
 from sqlalchemy import Text, select, type_coerce
 from sqlmodel import Session
 
+from annotator.driver_rows import iter_raw
 from annotator.exports.rows import FILE_FORMATS, write_table
 from annotator.formats.table import JSON_ENCODED
 from annotator.models import Candidate
-from annotator.store import CANDIDATE_COLUMNS, candidates_query, iter_candidates, iter_raw
+from annotator.store import CANDIDATE_COLUMNS, candidates_query, iter_candidates
 
 FLAT_COLUMNS = (
     "data_id",

@@ -18,26 +18,10 @@ from sqlalchemy import Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from annotator.models._columns import JSONText, json_column, text_column, utcnow
-from annotator.models._transcripts import (
-    EXPRESSION_INDEXES,
-    QUEUE_PART,
-    QUEUE_WITHIN,
-    REVIEWED,
-    SAMPLE_RANK,
-    SAMPLE_RANK_MODULUS,
-    SEVERAL_SAMPLES,
-    Judgement,
-    Transcript,
-    TranscriptEvent,
-)
+from annotator.models._transcripts import Judgement, Transcript, TranscriptEvent
 from annotator.vocabulary import CandidateStatus, LabelSource, Role, RunStatus
 
-__all__ = [
-    "EXPRESSION_INDEXES", "QUEUE_PART", "QUEUE_WITHIN", "REVIEWED", "SAMPLE_RANK", "SAMPLE_RANK_MODULUS",
-    "SEVERAL_SAMPLES", "JSONText", "Judgement", "Transcript", "TranscriptEvent", "utcnow",
-]
-
-
+__all__ = ["JSONText", "Judgement", "Transcript", "TranscriptEvent", "utcnow"]
 
 
 class Annotator(SQLModel, table=True):

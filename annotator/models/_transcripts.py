@@ -1,5 +1,6 @@
 """The transcripts' tables: model responses with their verdicts, their review history, the LLM judges' verdicts;
-and the SQL expressions of the review queue's order that their index is built over."""
+their indexes are built over the SQL expressions of `annotator.tables` (the review queue's order, the reviewed
+and several-sample partial indexes)."""
 
 from __future__ import annotations
 
@@ -10,26 +11,7 @@ from sqlalchemy import Index, UniqueConstraint, literal_column, text
 from sqlmodel import Field, SQLModel
 
 from annotator.models._columns import json_column, text_column, utcnow
-
-# The review queue's order as two SQL expressions of a transcript row, one index over them (`ix_transcript_review`),
-# so that Review reads the next few transcripts of the queue from the index (`transcripts.review_order`).
-# QUEUE_PART: reviewed (3) or not (0), plus the part (`review.REASONS`: rules disagree 0, judge unsure 1, sample 2).
-QUEUE_PART = ("(CASE WHEN human IS NULL THEN 0 ELSE 3 END + CASE WHEN rules_disagree THEN 0 "
-              "WHEN judge IS NULL OR judge_class = 'unmatched' THEN 1 ELSE 2 END)")
-# A transcript's place in the sample: a fixed pseudo-random rank of its id below 2^31 - 1 (a multiplicative
-# step, a square and an affine step modulo the prime 2^31 - 1: integer arithmetic every SQL database does in 64
-# bits without overflow); the rule sets' disagreements and the judge's unsure cases go by id.
-_STEP = "(CAST(id AS BIGINT) * 48271 % 2147483647)"
-SAMPLE_RANK_MODULUS = 2147483647
-SAMPLE_RANK = f"(({_STEP} * {_STEP} % 2147483647) * 16807 + {_STEP}) % 2147483647"
-QUEUE_WITHIN = (f"(CASE WHEN rules_disagree THEN id WHEN judge IS NULL OR judge_class = 'unmatched' THEN id "
-                f"ELSE {SAMPLE_RANK} END)")
-# Reviewed transcripts are few: what the report and the tags chart read of them comes from this partial index.
-REVIEWED = "human IS NOT NULL"
-# Responses beyond an item's first sample: where there are none, the report counts each response as its item's.
-SEVERAL_SAMPLES = "sample <> 0"
-# Indexes over expressions, which Alembic cannot compare with the database's own rendering (tests/test_db.py).
-EXPRESSION_INDEXES = frozenset({"ix_transcript_review"})
+from annotator.tables import QUEUE_PART, QUEUE_WITHIN, REVIEWED, SEVERAL_SAMPLES
 
 
 class Transcript(SQLModel, table=True):

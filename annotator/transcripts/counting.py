@@ -18,19 +18,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sqlalchemy import case, func, literal_column, select
+from sqlalchemy import Connection, case, func, literal_column, select
 from sqlalchemy.sql import Select
-from sqlmodel import Session
 
+from annotator.driver_rows import iter_raw_tuples
 from annotator.gc_paused import paused
-from annotator.models import REVIEWED, SEVERAL_SAMPLES, Candidate, Problem, Transcript
-from annotator.store import iter_raw_tuples
+from annotator.tables import REVIEWED, SEVERAL_SAMPLES, candidate, problem, transcript
 from annotator.vocabulary import SOLVABLE_BY_DESIGN
 
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
 EXACT_RESPONSES = 100_000  # up to this many responses, the report reads them down to the item
-_VERDICT = func.coalesce(Transcript.human, Transcript.judge)
+_VERDICT = func.coalesce(transcript.c.human, transcript.c.judge)
 
 
 class Group(NamedTuple):
@@ -71,16 +73,16 @@ class Counts:
     bins: list[Bin] | None = None
 
 
-def _joined(query: Select[Any], transcript: Any = Transcript) -> Select[Any]:
+def _joined(query: Select[Any]) -> Select[Any]:
     """`query` with each response's problem and candidate (none for a solvable problem) joined in."""
-    return (query.join(Problem, Problem.id == transcript.problem_id)
-            .outerjoin(Candidate, Candidate.id == transcript.candidate_id))
+    return (query.join(problem, problem.c.id == transcript.c.problem_id)
+            .outerjoin(candidate, candidate.c.id == transcript.c.candidate_id))
 
 
-_ATTRIBUTES = (Problem.data_source, Candidate.rewrite_type, Candidate.difficulty_eval)
+_ATTRIBUTES = (problem.c.data_source, candidate.c.rewrite_type, candidate.c.difficulty_eval)
 
 
-def _groups(session: Session, query: Select[Any]) -> list[Group]:
+def _groups(session: Session | Connection, query: Select[Any]) -> list[Group]:
     """Groups from rows (model, prompt, problem_id, candidate_id, data source, rewrite type, difficulty, judge,
     human, count)."""
     solvable = SOLVABLE_BY_DESIGN  # an item is unsolvable when it is a candidate not solvable by design
@@ -91,8 +93,8 @@ def _groups(session: Session, query: Select[Any]) -> list[Group]:
                 in iter_raw_tuples(session, query)]
 
 
-_PER_ITEM = (Transcript.model, Transcript.prompt, Transcript.problem_id, Transcript.candidate_id, *_ATTRIBUTES,
-             Transcript.judge, Transcript.human)
+_PER_ITEM = (transcript.c.model, transcript.c.prompt, transcript.c.problem_id, transcript.c.candidate_id, *_ATTRIBUTES,
+             transcript.c.judge, transcript.c.human)
 
 
 def _per_item(where: Iterable[Any] = ()) -> Select[Any]:
@@ -106,18 +108,18 @@ def _per_response(where: Iterable[Any] = ()) -> Select[Any]:
 
 
 def _model(model: str | None) -> list[Any]:
-    return [] if model is None else [Transcript.model == model]
+    return [] if model is None else [transcript.c.model == model]
 
 
-def _one_each(session: Session, model: str | None) -> bool:
+def _one_each(session: Session | Connection, model: str | None) -> bool:
     """Whether no response of `model` (or any) has a second sample, so that each is the only one of its model,
     prompt and item: several responses of a model and prompt to one item have different samples (the unique
     key), and a sample other than 0 is one step of `ix_transcript_samples`."""
-    return session.execute(select(Transcript.id).where(literal_column(SEVERAL_SAMPLES), *_model(model))
+    return session.execute(select(transcript.c.id).where(literal_column(SEVERAL_SAMPLES), *_model(model))
                            .limit(1)).first() is None
 
 
-def verdict_groups(session: Session, *, model: str | None = None) -> list[Group]:
+def verdict_groups(session: Session | Connection, *, model: str | None = None) -> list[Group]:
     """Responses counted by everything a report row can be keyed on, down to the item (the bootstrap
     resamples items), for `report.reports(..., groups=...)` to build several breakdowns from one read. Where
     no item has a second sample each response is its own group (the same groups, read without grouping)."""
@@ -129,8 +131,8 @@ def _per_item_counts(item: Any, model: str | None, *, one_each: bool) -> Any:
     """Each item's [S, R, F] counts per model and prompt, grouped in the order of the index that `item` leads
     (candidates: `ix_transcript_candidate`, so the grouping streams in candidate order); with `one_each` (no
     item has a second sample) each response is its item's counts, and nothing needs grouping."""
-    keys = (item, Transcript.model, Transcript.prompt)
-    where = [item.is_not(None)] if item is Transcript.candidate_id else [Transcript.candidate_id.is_(None)]
+    keys = (item, transcript.c.model, transcript.c.prompt)
+    where = [item.is_not(None)] if item is transcript.c.candidate_id else [transcript.c.candidate_id.is_(None)]
     columns = (case((_VERDICT == verdict, 1), else_=0) for verdict in "SRF")
     if not one_each:
         columns = (func.sum(column) for column in columns)
@@ -139,46 +141,47 @@ def _per_item_counts(item: Any, model: str | None, *, one_each: bool) -> Any:
     return (query if one_each else query.group_by(*keys)).subquery()
 
 
-def _bins(session: Session, model: str | None) -> list[Bin]:
+def _bins(session: Session | Connection, model: str | None) -> list[Bin]:
     """Items counted by slice and [S, R, F] counts: one grouping per item, then one per slice and counts, with
     the items' attributes joined in (the candidates' from their index, merged in candidate order). Items
     without a verdict have counts (0, 0, 0): their rows show, as the per-item read's do, but count nothing."""
     one_each = _one_each(session, model)
-    u = _per_item_counts(Transcript.candidate_id, model, one_each=one_each)
-    a = _per_item_counts(Transcript.problem_id, model, one_each=one_each)
-    u_keys = (u.c.model, u.c.prompt, Candidate.data_source, Candidate.rewrite_type, Candidate.difficulty_eval,
+    u = _per_item_counts(transcript.c.candidate_id, model, one_each=one_each)
+    a = _per_item_counts(transcript.c.problem_id, model, one_each=one_each)
+    u_keys = (u.c.model, u.c.prompt, candidate.c.data_source, candidate.c.rewrite_type, candidate.c.difficulty_eval,
               u.c.S, u.c.R, u.c.F)
-    a_keys = (a.c.model, a.c.prompt, Problem.data_source, a.c.S, a.c.R, a.c.F)
-    u_rows = iter_raw_tuples(session, select(*u_keys, func.count()).join(Candidate, Candidate.id == u.c.candidate_id)
+    a_keys = (a.c.model, a.c.prompt, problem.c.data_source, a.c.S, a.c.R, a.c.F)
+    u_rows = iter_raw_tuples(session, select(*u_keys, func.count()).join(candidate, candidate.c.id == u.c.candidate_id)
                              .group_by(*u_keys))
     bins = [Bin(m, prompt, source, rewrite_type, difficulty, rewrite_type not in SOLVABLE_BY_DESIGN,
                 (int(s), int(r), int(f)), n) for m, prompt, source, rewrite_type, difficulty, s, r, f, n in u_rows]
-    a_rows = iter_raw_tuples(session, select(*a_keys, func.count()).join(Problem, Problem.id == a.c.problem_id)
+    a_rows = iter_raw_tuples(session, select(*a_keys, func.count()).join(problem, problem.c.id == a.c.problem_id)
                              .group_by(*a_keys))
     return bins + [Bin(m, prompt, source, None, None, False, (int(s), int(r), int(f)), n)
                    for m, prompt, source, s, r, f, n in a_rows]
 
 
-def _reviewed(session: Session, model: str | None) -> list[Group]:
+def _reviewed(session: Session | Connection, model: str | None) -> list[Group]:
     """The reviewed responses counted by slice and (judge, human) pair (`item` None): from their partial index
     (`ix_transcript_reviewed`), the candidates' attributes from theirs."""
-    pair = (Transcript.model, Transcript.prompt, Transcript.judge, Transcript.human)
+    pair = (transcript.c.model, transcript.c.prompt, transcript.c.judge, transcript.c.human)
     where = [literal_column(REVIEWED), *_model(model)]
-    u_keys = (*pair, Candidate.data_source, Candidate.rewrite_type, Candidate.difficulty_eval)
+    u_keys = (*pair, candidate.c.data_source, candidate.c.rewrite_type, candidate.c.difficulty_eval)
     u_rows = iter_raw_tuples(session, select(*u_keys, func.count()).join(
-        Candidate, Candidate.id == Transcript.candidate_id).where(*where).group_by(*u_keys))
+        candidate, candidate.c.id == transcript.c.candidate_id).where(*where).group_by(*u_keys))
     groups = [Group(m, prompt, None, source, rewrite_type, difficulty, rewrite_type not in SOLVABLE_BY_DESIGN,
                     judge, human, n) for m, prompt, judge, human, source, rewrite_type, difficulty, n in u_rows]
-    a_keys = (*pair, Problem.data_source)
-    a_rows = iter_raw_tuples(session, select(*a_keys, func.count()).join(Problem, Problem.id == Transcript.problem_id)
-                             .where(*where, Transcript.candidate_id.is_(None)).group_by(*a_keys))
+    a_keys = (*pair, problem.c.data_source)
+    a_rows = iter_raw_tuples(session, select(*a_keys, func.count())
+                             .join(problem, problem.c.id == transcript.c.problem_id)
+                             .where(*where, transcript.c.candidate_id.is_(None)).group_by(*a_keys))
     return groups + [Group(m, prompt, None, source, None, None, False, judge, human, n)
                      for m, prompt, judge, human, source, n in a_rows]
 
 
-def read(session: Session, *, model: str | None = None, exact: int = EXACT_RESPONSES) -> Counts:
+def read(session: Session | Connection, *, model: str | None = None, exact: int = EXACT_RESPONSES) -> Counts:
     """What a report counts: per item up to `exact` responses, else the reviewed ones and the bins."""
-    responses = session.execute(select(func.count()).select_from(Transcript).where(*_model(model))).scalar() or 0
+    responses = session.execute(select(func.count()).select_from(transcript).where(*_model(model))).scalar() or 0
     if responses <= exact:
         return Counts(verdict_groups(session, model=model))
     return Counts(_reviewed(session, model), _bins(session, model))
@@ -187,14 +190,14 @@ def read(session: Session, *, model: str | None = None, exact: int = EXACT_RESPO
 _IN_BATCH = 900
 
 
-def disagreement_groups(session: Session) -> list[Group]:
+def disagreement_groups(session: Session | Connection) -> list[Group]:
     """The per-item groups of every item that two or more models answered (under any prompt): the only ones
     models can disagree on. The items are found first, along the index of (data_id, model, ...) in one pass
     without a join, so that a set where no two models share an item reads nothing more."""
-    several = (select(Transcript.data_id).group_by(Transcript.data_id)
-               .having(func.min(Transcript.model) != func.max(Transcript.model)))
+    several = (select(transcript.c.data_id).group_by(transcript.c.data_id)
+               .having(func.min(transcript.c.model) != func.max(transcript.c.model)))
     data_ids = list(session.execute(several).scalars())
     groups: list[Group] = []
     for start in range(0, len(data_ids), _IN_BATCH):
-        groups += _groups(session, _per_item([Transcript.data_id.in_(data_ids[start : start + _IN_BATCH])]))
+        groups += _groups(session, _per_item([transcript.c.data_id.in_(data_ids[start : start + _IN_BATCH])]))
     return groups

@@ -17,17 +17,19 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sqlalchemy import func, literal_column, select
-from sqlmodel import Session
+from sqlalchemy import Connection, func, literal_column, select
 
 from annotator.gc_paused import paused
-from annotator.models import QUEUE_PART, Transcript
+from annotator.tables import QUEUE_PART, transcript
 from annotator.transcripts.counting import Bin, Counts, Group, read
 from annotator.transcripts.uncertainty import CI_KEYS, RESAMPLES, Bins, Items, add_intervals
 from annotator.vocabulary import Verdict
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 BREAKDOWNS = ("data_source", "rewrite_type", "difficulty_eval")
 _U_ONLY = ("rewrite_type", "difficulty_eval")
@@ -140,7 +142,7 @@ def _add_bin(tally: _Tally, bin_: Bin) -> None:
         tally.bins[key] = tally.bins.get(key, 0) + bin_.items
 
 
-def _as_counts(groups: Iterable[Group] | Counts | None, session: Session, model: str | None) -> Counts:
+def _as_counts(groups: Iterable[Group] | Counts | None, session: Session | Connection, model: str | None) -> Counts:
     if groups is None:
         return read(session, model=model)
     return groups if isinstance(groups, Counts) else Counts(list(groups))
@@ -165,7 +167,7 @@ def _sample(tally: _Tally) -> Items | Bins:
 
 
 def report(
-    session: Session, *, model: str | None = None, by: Sequence[str] = (),
+    session: Session | Connection, *, model: str | None = None, by: Sequence[str] = (),
     groups: Iterable[Group] | Counts | None = None, resamples: int = RESAMPLES, seed: int = 0,
 ) -> list[dict[str, Any]]:
     """Rows of counts, Precision, Prudence, their intervals, reviews and judge-human kappa (keys `KEYS`, plus a
@@ -179,7 +181,7 @@ def report(
 
 
 def reports(
-    session: Session, *, breakdowns: Sequence[Sequence[str]], model: str | None = None,
+    session: Session | Connection, *, breakdowns: Sequence[Sequence[str]], model: str | None = None,
     groups: Iterable[Group] | Counts | None = None, resamples: int = RESAMPLES, seed: int = 0,
 ) -> list[list[dict[str, Any]]]:
     """`report`'s rows for each breakdown in `breakdowns` (e.g. `[["data_source"], ["rewrite_type"]]`), from
@@ -238,12 +240,12 @@ def _order(row: dict[str, Any]) -> tuple[Any, ...]:
             *(rank(row[name]) for name in _U_ONLY if name in row))
 
 
-def rules_disagree(session: Session, *, model: str | None = None) -> int:
+def rules_disagree(session: Session | Connection, *, model: str | None = None) -> int:
     """How many responses' verdicts differ between the two rule sets."""
     # The rule sets' disagreements are parts 0 and 3 of the review queue: a range of its index, not a full read.
-    query = select(func.count()).select_from(Transcript).where(literal_column(QUEUE_PART).in_((0, 3)))
+    query = select(func.count()).select_from(transcript).where(literal_column(QUEUE_PART).in_((0, 3)))
     if model is not None:
-        query = query.where(Transcript.model == model)
+        query = query.where(transcript.c.model == model)
     return int(session.execute(query).scalar() or 0)
 
 

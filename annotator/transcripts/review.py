@@ -21,7 +21,9 @@ from sqlalchemy import func, literal_column, select
 from sqlmodel import Session
 
 from annotator import limits, store
-from annotator.models import REVIEWED, Candidate, Judgement, Problem, Transcript, TranscriptEvent, utcnow
+from annotator.driver_rows import iter_raw
+from annotator.models import Candidate, Judgement, Problem, Transcript, TranscriptEvent, utcnow
+from annotator.tables import REVIEWED
 from annotator.transcripts.judge import LLM_RULE, judge_version
 from annotator.vocabulary import JudgeClass, Verdict
 
@@ -186,9 +188,9 @@ def as_list(tags: Any) -> list[Any]:
 def tag_counts(session: Session) -> list[dict[str, Any]]:
     """How many transcripts of each model carry each tag (`{model, tag, transcripts}`, by model then tag)."""
     counts: Counter[tuple[str, str]] = Counter()
-    # Only a review sets tags: the reviewed transcripts' partial index finds them (`models.REVIEWED`).
+    # Only a review sets tags: the reviewed transcripts' partial index finds them (`tables.REVIEWED`).
     query = select(Transcript.model, Transcript.tags).where(literal_column(REVIEWED), Transcript.tags.is_not(None))
-    for row in store.iter_raw(session, query):
+    for row in iter_raw(session, query):
         counts.update((row["model"], tag) for tag in dict.fromkeys(as_list(row["tags"])) if isinstance(tag, str))
     return [{"model": model, "tag": tag, "transcripts": n} for (model, tag), n in sorted(counts.items())]
 

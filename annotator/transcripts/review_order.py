@@ -2,8 +2,8 @@
 
 Order (issue 10, item 4): unreviewed before reviewed; within each, the transcripts whose rule sets disagree,
 then those the judge is unsure of (`unmatched`, or no verdict), both by id, then the rest, a sample in a random
-order. The part is the SQL expression `models.QUEUE_PART`, the place within it `models.QUEUE_WITHIN`: the id, or
-for the sample a fixed pseudo-random rank of the id (`models.SAMPLE_RANK`). Both are the keys of the index
+order. The part is the SQL expression `tables.QUEUE_PART`, the place within it `tables.QUEUE_WITHIN`: the id, or
+for the sample a fixed pseudo-random rank of the id (`tables.SAMPLE_RANK`). Both are the keys of the index
 `ix_transcript_review`, so the next page of the queue is a short range of that index (keyset pagination), never a
 read of every transcript. A reviewer's seed chooses where the sample starts in the ranks' circle: each reviewer's
 sample starts elsewhere and keeps its order, and a transcript keeps its place in it when others are added.
@@ -22,8 +22,9 @@ from sqlalchemy import func, literal_column, select, tuple_
 from sqlalchemy.sql import Select
 from sqlmodel import Session
 
-from annotator import store
-from annotator.models import QUEUE_PART, QUEUE_WITHIN, REVIEWED, SAMPLE_RANK_MODULUS, Transcript
+from annotator.driver_rows import iter_raw_tuples
+from annotator.models import Transcript
+from annotator.tables import QUEUE_PART, QUEUE_WITHIN, REVIEWED, SAMPLE_RANK_MODULUS
 from annotator.transcripts.review import as_list
 
 PART = literal_column(QUEUE_PART)
@@ -85,7 +86,7 @@ def _tagged(session: Session, *, model: str | None, prompt: str | None, tag: str
     place = {(part, ranks): index for index, (part, ranks) in enumerate(_segments(seed))}
     start = sample_start(seed)
     keyed = []
-    for row in store.iter_raw_tuples(session, query):
+    for row in iter_raw_tuples(session, query):
         part, within, transcript_id, tags = row
         if tag not in as_list(tags):
             continue

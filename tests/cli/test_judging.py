@@ -4,6 +4,9 @@ transcripts export, end to end in fresh interpreters on a real SQLite file."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from annotator.cli.judging import RULE_NAMES
@@ -137,3 +140,36 @@ def test_report_by_rewrite_type_and_the_most_disagreed_items(tmp_path: Path) -> 
                           (("--disagreed", "3", "--by", "rewrite_type"), "--disagreed takes no")]:
         bad = run_cli(url, "report", *args)
         assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)
+
+
+def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
+    """`report` reads over `annotator.tables` on a Core connection: its start-up loads neither SQLModel, SQLAlchemy's
+    ORM nor the table classes (a third of its second on a leaderboard, issue 20), and its rows and the rule sets'
+    disagreements are those an ORM session reads, reviews and several samples included, on each backend."""
+    from sqlalchemy import update
+
+    from annotator.db import read_session, write_session
+    from annotator.models import Transcript
+    from annotator.transcripts.report import report, rules_disagree
+    from tests.test_importer import PROJECT_ROOT
+    from tests.transcripts.test_where import TABLE, add_answers
+
+    engine = get_engine(database_url)
+    add_answers(engine, TABLE, solvable=frozenset({6}))
+    with write_session(engine) as session:  # a review (kappa, `reviewed`) and a disagreement of the rule sets
+        session.execute(update(Transcript).where(Transcript.model == "a").values(human="R", rules_disagree=True))
+    with read_session(engine) as session:
+        expected, disagree = report(session, resamples=300, seed=7), rules_disagree(session)
+    assert disagree > 0 and any(row["reviewed"] for row in expected)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "annotator", "report", "--json", "--bootstrap", "300", "--seed", "7"],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "ANNOTATOR_DATABASE_URL": database_url, "PYTHONPROFILEIMPORTTIME": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == expected
+    assert f"{disagree} verdicts differ between the rule sets" in done.stderr
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "annotator.transcripts.report" in imported  # the importtime listing is there to be read
+    assert imported.isdisjoint({"sqlmodel", "sqlalchemy.orm", "annotator.models", "annotator.store"})

@@ -1,6 +1,6 @@
 """The review queue read a page at a time from its index (issue 21, item 3): the walk is the queue's order, its
 size what the filters hold, a transcript reviewed meanwhile is not shown twice, and the order is the one the SQL
-expressions define (`models.QUEUE_PART`, `models.QUEUE_WITHIN`), checked here against a computation in Python.
+expressions define (`tables.QUEUE_PART`, `tables.QUEUE_WITHIN`), checked here against a computation in Python.
 
 Every test runs on a real SQLite file and a real throwaway PostgreSQL (`engine` fixture).
 """
@@ -10,7 +10,8 @@ from __future__ import annotations
 from sqlalchemy import Engine, select
 
 from annotator.db import read_session, write_session
-from annotator.models import SAMPLE_RANK_MODULUS, Transcript
+from annotator.models import Transcript
+from annotator.tables import SAMPLE_RANK_MODULUS
 from annotator.transcripts import ReviewQueue, queue_reason, record_review, review_options, review_queue
 from annotator.transcripts.review import REASONS
 from annotator.transcripts.review_order import sample_start
@@ -24,7 +25,7 @@ SPECS = ([{"judge_class": "incorrect"}] * 9 + [{"judge_class": "unmatched"}, {"j
 
 
 def _rank(transcript_id: int) -> int:
-    """`models.SAMPLE_RANK` in Python."""
+    """`tables.SAMPLE_RANK` in Python."""
     step = transcript_id * 48271 % SAMPLE_RANK_MODULUS
     return ((step * step % SAMPLE_RANK_MODULUS) * 16807 + step) % SAMPLE_RANK_MODULUS
 
