@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from playwright.sync_api import expect
 from sqlalchemy import func, select
 
 from annotator import auth, labels
@@ -207,10 +208,10 @@ def _status(url: str, run_id: int) -> str | None:
         return None if run is None else run.status
 
 
-def _items(page) -> str:  # type: ignore[no-untyped-def]
-    metric = page.locator("[data-testid=stMetric]").filter(has_text="Items").first
-    metric.wait_for()
-    return metric.locator("[data-testid=stMetricValue]").inner_text()
+def _items(page):  # type: ignore[no-untyped-def]
+    """The values of the Team page's "Items" figures, one per label (human_check, difficulty_eval), in page order."""
+    label = page.locator("[data-testid=stMetricLabel]").filter(has_text=re.compile(r"^Items$"))
+    return page.locator("[data-testid=stMetric]").filter(has=label).locator("[data-testid=stMetricValue]")
 
 
 def _stored(url: str) -> tuple[int, object]:
@@ -225,12 +226,14 @@ def test_team_figures_computed_on_one_server_show_at_once_on_the_other(cluster: 
     _sign_in(on_b, cluster.b.url, "rev")  # B is up and signed in, Team not opened there yet
     _sign_in(on_a, cluster.a.url, "rev")
     _go(on_a, "Team", "Team")
-    items = _items(on_a)
+    expect(_items(on_a)).to_have_count(2, timeout=TIMEOUT_MS)  # both labels' blocks rendered: the page is whole
+    items = _items(on_a).all_inner_texts()
     computed = _stored(cluster.url)
     assert computed[0] >= 1
     clicked = time.monotonic()
     _go(on_b, "Team", "Team")
-    assert _items(on_b) == items
+    # Retried until B's page has rendered them: one read could catch it mid-render (it once saw "2" for "10").
+    expect(_items(on_b)).to_have_text(items, timeout=TIMEOUT_MS)
     print(f"B's first Team open showed the stored figures {time.monotonic() - clicked:.2f} s after the click")
     caption = on_b.get_by_text(re.compile(r"^Figures from \d+ s ago")).first
     caption.wait_for()
