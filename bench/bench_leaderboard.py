@@ -1,7 +1,7 @@
 """A leaderboard's transcripts: import + judge + report for 20 models x 2 prompts x the release's 1,415 items
 (56,600 responses), against a plain math-verify loop in the same run.
 
-    python bench/bench_leaderboard.py [--models 20] [--plain 56600] [--workers 2]
+    python bench/bench_leaderboard.py [--models 20] [--plain 56600] [--workers 2] [--report-runs 3] [--against REV]
 
 Set-up (untimed): the ReliableMath release imported into a real SQLite file; one JSONL of the responses. Each
 item has a small pool of plausible final answers (the ground truth as given and in another form, the original
@@ -18,6 +18,8 @@ Timed, one run:
 - end to end: `python -m annotator import FILE` (stores and judges) then `python -m annotator report --json`,
   each a fresh process on a fresh copy of the database, as a user runs them (`--report-runs N`: report N times,
   the first cold, the rest warm);
+- with `--against REV` (a revision of the same schema), `report --json` of ours and of REV's code (`git archive`)
+  in turns on that database, `--report-runs` times each after one each to warm up, and whether they print the same;
 - then every verdict the import stored is compared with `judge_transcripts`' re-judging of the same rows.
 Goal: judging at least 20x the plain loop's rate.
 """
@@ -120,16 +122,36 @@ def stored_verdicts(url: str) -> list[tuple[object, ...]]:
         return [tuple(row) for row in session.execute(select(*columns).order_by(Transcript.id))]
 
 
-def cli(url: str, *args: str) -> tuple[float, str]:
+def cli(url: str, *args: str, code: Path = ROOT) -> tuple[float, str]:
     # As a user's Python runs it: our modules' bytecode cached in __pycache__ once compiled (this machine's
     # sessions set PYTHONDONTWRITEBYTECODE, which compiles every module from source at every start).
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "annotator", *args], cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "annotator", *args], cwd=code, capture_output=True, text=True,
                           env={**env, "ANNOTATOR_DATABASE_URL": url})
     if done.returncode:
         raise SystemExit(f"{' '.join(args)} failed: {done.stderr.strip()}")
     return time.perf_counter() - start, done.stdout
+
+
+def against_report(url: str, revision: str, directory: Path, runs: int) -> None:
+    """`report --json` of ours and of `revision`'s code in turns (its checkout the working directory, so that its
+    `annotator` package is the one imported), one each first to warm up; the means, their ratio, the same output?"""
+    directory.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(directory)], input=archive, check=True)
+    times: dict[Path, list[float]] = {ROOT: [], directory: []}
+    outputs: dict[Path, str] = {}
+    for turn in range(runs + 1):
+        for code in (ROOT, directory) if turn % 2 else (directory, ROOT):  # who goes first alternates
+            seconds, outputs[code] = cli(url, "report", "--json", code=code)
+            if turn:
+                times[code].append(seconds)
+    ours, theirs = (sum(times[code]) / runs for code in (ROOT, directory))
+    print(f"  `report --json` in turns, {runs} each: ours mean {ours:.3f} s ({min(times[ROOT]):.2f}-"
+          f"{max(times[ROOT]):.2f}), {revision}'s {theirs:.3f} s ({min(times[directory]):.2f}-"
+          f"{max(times[directory]):.2f}): ours {ours / theirs:.2f} of its time; same output: "
+          f"{outputs[ROOT] == outputs[directory]}")
 
 
 def main() -> None:
@@ -138,6 +160,7 @@ def main() -> None:
     parser.add_argument("--plain", type=int, default=56_600, help="sample size for the plain loop (all: 56,600)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--report-runs", type=int, default=3)
+    parser.add_argument("--against", metavar="REV", help="also time `report` of the code at this git revision")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "release.sqlite"
@@ -177,6 +200,8 @@ def main() -> None:
         print(f"  import + report: {imported + reported:.1f} s = {len(rows) / (imported + reported):,.0f} "
               f"responses/s = {len(rows) / (imported + reported) / plain_rate:.1f}x the plain loop")
 
+        if args.against:
+            against_report(url, args.against, Path(tmp) / "against", args.report_runs)
         imported_verdicts = stored_verdicts(url)
         summary = verdicts.judge_transcripts(get_engine(url), workers=args.workers)
         rate = summary.judged / summary.seconds
