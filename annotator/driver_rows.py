@@ -1,7 +1,6 @@
 """Rows straight from the database driver: SQLAlchemy compiles the select, the driver's cursor returns its rows,
 and no per-row type conversion runs. Only for columns whose stored form is the wanted value (numbers, text, JSON
-kept as text). Large exports spend a third of their time in that per-row work otherwise, and the report's read of
-a leaderboard (56,600 responses) most of its own.
+kept as text). Large exports spend a third of their time in that per-row work otherwise.
 
 Each function takes an ORM session or a Core connection (`db.read_connection`: a read without the ORM's
 start-up), and imports nothing of the ORM or the models.
