@@ -11,11 +11,13 @@ is due, so a disabled account or a changed role writes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NoReturn
 from urllib.parse import unquote, urlparse
 
 import streamlit as st
 from sqlalchemy import Engine
+from streamlit.navigation.page import StreamlitPage
 
 from annotator import auth, policies
 from annotator.policies import Capability
@@ -47,6 +49,16 @@ def asked_for() -> str:
 def no_such_page() -> None:
     """The page for an address no page has (`/nosuchpage`): says so, instead of showing another page."""
     refuse("No such page", f"There is no page at /{escape_markdown(unquote(asked_for()))}.")
+
+
+def open_start(start: StreamlitPage) -> Callable[[], None]:
+    """The page of the app's root (`/`): it opens `start` (the start page) at that page's own address, keeping the
+    query string, so the navigation shows which page is open and the address in the browser is the page's."""
+
+    def root() -> None:
+        st.switch_page(start, query_params=st.query_params.to_dict())
+
+    return root
 
 
 def require(capability: Capability) -> tuple[Engine, auth.User]:
