@@ -111,7 +111,7 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
     pages = [(st.Page(row.path, title=row.title, icon=row.icon, url_path=row.url_path), row) for row in PAGES]
     start = next(page for page, row in pages if row.default)
     asked = guard.asked_for()
-    declared = [
+    declared = [  # the start page always: the root opens it
         page for page, row in pages
         if user is None or row.default or auth.allows(user, row.capability) or page.url_path == asked
     ]

@@ -12,17 +12,19 @@ is due, so a disabled account or a changed role writes nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 from urllib.parse import unquote, urlparse
 
 import streamlit as st
 from sqlalchemy import Engine
-from streamlit.navigation.page import StreamlitPage
 
 from annotator import auth, policies
 from annotator.policies import Capability
 from ui import pages, sign_in
 from ui.markdown import escape_markdown
+
+if TYPE_CHECKING:
+    from streamlit.navigation.page import StreamlitPage
 
 
 def _refusal(user: auth.User | None, capability: Capability) -> str:
