@@ -13,8 +13,8 @@ cookie (the token is already ended in the database by then).
 Both routes refuse a body over `MAX_BODY_BYTES` before reading it (413): by its Content-Length, or, sent without
 one (chunked), once what came is over; Streamlit's server (uvicorn) sets no such limit of its own. The session
 route refuses a client that posted too many wrong codes (429, with Retry-After; `ui.code_throttle`) before it asks
-the database. The client is the connection's address, or the one a proxy on this machine names in
-X-Forwarded-For (uvicorn trusts `FORWARDED_ALLOW_IPS`, by default 127.0.0.1).
+the database. The client is the connection's address, or the one a trusted proxy names in
+X-Forwarded-For (uvicorn trusts `FORWARDED_ALLOW_IPS`, by default 127.0.0.1 and ::1; docs/deploy.md).
 
 Served by a plain `streamlit run app.py`, these routes do not exist (`served()` is False) and `ui.sign_in` falls
 back to writing the cookie from the page's script.
