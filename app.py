@@ -101,17 +101,24 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
     """The pages of the page table (`ui.pages.PAGES`) `user`'s role may see, plus the page the address asks for:
     declared, so that an address of a page kept from this role opens that page's own refusal (its guard) instead
     of "Page not found", and an address no page has opens `guard.no_such_page`.
-    Signed out (None), every page is declared, hidden, so that the address survives signing in."""
-    pages = [
-        (st.Page(row.path, title=row.title, icon=row.icon, url_path=row.url_path, default=row.default), row.capability)
-        for row in PAGES
-    ]
+    Signed out (None), every page is declared, hidden, so that the address survives signing in.
+
+    Every page of the table has its own address, the start page too; the app's root (`/`) is a hidden page of no
+    address of its own that opens the start page (`guard.open_start`). (Streamlit serves a page marked default at
+    the root and nowhere else, yet keeps its address from every other page: `/annotate` would then be "Page not
+    found", or two pages of one address.)
+    """
+    pages = [(st.Page(row.path, title=row.title, icon=row.icon, url_path=row.url_path), row) for row in PAGES]
+    start = next(page for page, row in pages if row.default)
     asked = guard.asked_for()
-    declared = [
-        page for page, capability in pages if user is None or auth.allows(user, capability) or page.url_path == asked
+    declared = [  # the start page always: the root opens it
+        page for page, row in pages
+        if user is None or row.default or auth.allows(user, row.capability) or page.url_path == asked
     ]
-    if asked and asked not in {page.url_path for page, _capability in pages}:
-        # An address no page has: a hidden page of that address says so (Streamlit would show Annotate).
+    root = st.Page(guard.open_start(start), title=start.title, url_path="", default=True, visibility="hidden")
+    declared.insert(0, root)
+    if asked and asked not in {page.url_path for page, _row in pages}:
+        # An address no page has: a hidden page of that address says so (Streamlit would show the start page).
         declared.append(st.Page(guard.no_such_page, title="No such page", url_path=asked, visibility="hidden"))
     return declared
 
@@ -138,11 +145,14 @@ if user is None:
     (_first_admin_form if first_run else _sign_in_form)(engine)
     st.stop()
 
+navigation = st.navigation(_pages(user))
+if navigation.url_path == "":
+    # The root opens the start page (`guard.open_start`), a rerun: before the sidebar, whose cookie script would be
+    # dropped with this run.
+    navigation.run()
 with st.sidebar:
     if st.session_state.pop("cookie_action", None) == "set":
         sign_in.cookie_script(st.session_state.get("auth_token"))
     st.caption(f"Signed in as **{escape_markdown(user.name)}** ({user.role})")
     st.button("Sign out", on_click=sign_in.sign_out, key="sign_out")
-
-navigation = st.navigation(_pages(user))
 navigation.run()

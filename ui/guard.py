@@ -11,7 +11,8 @@ is due, so a disabled account or a changed role writes nothing.
 
 from __future__ import annotations
 
-from typing import NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn
 from urllib.parse import unquote, urlparse
 
 import streamlit as st
@@ -21,6 +22,9 @@ from annotator import auth, policies
 from annotator.policies import Capability
 from ui import pages, sign_in
 from ui.markdown import escape_markdown
+
+if TYPE_CHECKING:
+    from streamlit.navigation.page import StreamlitPage
 
 
 def _refusal(user: auth.User | None, capability: Capability) -> str:
@@ -47,6 +51,16 @@ def asked_for() -> str:
 def no_such_page() -> None:
     """The page for an address no page has (`/nosuchpage`): says so, instead of showing another page."""
     refuse("No such page", f"There is no page at /{escape_markdown(unquote(asked_for()))}.")
+
+
+def open_start(start: StreamlitPage) -> Callable[[], None]:
+    """The page of the app's root (`/`): it opens `start` (the start page) at that page's own address, keeping the
+    query string, so the navigation shows which page is open and the address in the browser is the page's."""
+
+    def root() -> None:
+        st.switch_page(start, query_params=st.query_params.to_dict())
+
+    return root
 
 
 def require(capability: Capability) -> tuple[Engine, auth.User]:

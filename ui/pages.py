@@ -20,9 +20,9 @@ class Page:
     file: str  # in FOLDER
     title: str
     icon: str
-    url_path: str  # the address (`/url_path`); the default page is also the app's root
+    url_path: str  # the address (`/url_path`)
     capability: Capability  # who may open it (`policies.allows`)
-    default: bool = False
+    default: bool = False  # the start page: the app's root (`/`) opens it
 
     @property
     def path(self) -> Path:

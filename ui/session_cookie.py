@@ -10,6 +10,12 @@ The codes are kept in the database (`annotator.sign_in_codes`), so the POST, a p
 of several app servers, not only the one whose websocket holds the page. `/_annotator/sign-out` deletes the
 cookie (the token is already ended in the database by then).
 
+Both routes refuse a body over `MAX_BODY_BYTES` before reading it (413): by its Content-Length, or, sent without
+one (chunked), once what came is over; Streamlit's server (uvicorn) sets no such limit of its own. The session
+route refuses a client that posted too many wrong codes (429, with Retry-After; `ui.code_throttle`) before it asks
+the database. The client is the connection's address, or the one a trusted proxy names in
+X-Forwarded-For (uvicorn trusts `FORWARDED_ALLOW_IPS`, by default 127.0.0.1 and ::1; docs/deploy.md).
+
 Served by a plain `streamlit run app.py`, these routes do not exist (`served()` is False) and `ui.sign_in` falls
 back to writing the cookie from the page's script.
 """
@@ -25,6 +31,7 @@ from sqlalchemy.exc import DBAPIError
 
 from annotator import auth, sign_in_codes
 from annotator.db import database_url, get_engine
+from ui.code_throttle import CodeThrottle
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -36,6 +43,8 @@ SIGN_OUT_PATH = "/_annotator/sign-out"
 # Set by server.py (`served()`) when it mounts the routes: an environment variable, not a module global, so that a
 # module reloaded by Streamlit's file watcher still knows.
 SERVED_VARIABLE = "ANNOTATOR_COOKIE_ROUTES"
+MAX_BODY_BYTES = 1024  # a code is 43 characters
+_THROTTLE = CodeThrottle()
 
 
 def served() -> bool:
@@ -58,16 +67,48 @@ def _secure(request: Request) -> bool:
     return request.url.scheme == "https"
 
 
+def _too_large() -> Response:
+    from starlette.responses import Response
+
+    # Closing the connection: the server reads no more of a body it refused.
+    return Response(status_code=413, headers={"Connection": "close"})
+
+
+def _declared_too_large(request: Request) -> bool:
+    # The server's parser refuses a Content-Length that is not a number before this runs; refused here too.
+    length = request.headers.get("content-length")
+    return length is not None and not (length.isdigit() and int(length) <= MAX_BODY_BYTES)
+
+
+async def _bounded_body(request: Request) -> bytes | None:
+    """The body, read as it comes; None as soon as it is over `MAX_BODY_BYTES`."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            return None
+    return bytes(body)
+
+
 async def _session(request: Request) -> Response:
     from starlette.responses import Response
 
-    code = (await request.body()).decode("ascii", "replace").strip()
+    if _declared_too_large(request):
+        return _too_large()
+    client = request.client.host if request.client else ""
+    if wait := _THROTTLE.admit(client):
+        return Response(status_code=429, headers={"Retry-After": str(wait)})
+    body = await _bounded_body(request)
+    if body is None:
+        return _too_large()
     try:
-        redeemed = await asyncio.to_thread(_redeem, code)  # a database write: off the server's event loop
+        redeemed = await asyncio.to_thread(_redeem, body.decode("ascii", "replace").strip())  # off the event loop
     except DBAPIError:
+        _THROTTLE.hand_back(client)  # not the code's fault
         return Response(status_code=503)  # the database is down or busy: the page's sign-in stays, the cookie not
     if redeemed is None or not auth.is_token(redeemed[0]):
         return Response(status_code=403)
+    _THROTTLE.hand_back(client)
     response = Response(status_code=204)
     response.set_cookie(COOKIE, redeemed[0], max_age=redeemed[1], path="/", httponly=True, samesite="strict",
                         secure=_secure(request))
@@ -77,6 +118,8 @@ async def _session(request: Request) -> Response:
 async def _sign_out(request: Request) -> Response:
     from starlette.responses import Response
 
+    if _declared_too_large(request) or await _bounded_body(request) is None:
+        return _too_large()
     response = Response(status_code=204)
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict", secure=_secure(request))
     return response

@@ -1,11 +1,14 @@
-"""Addresses and tables in real headless Chromium against `streamlit run`: an address no page has says "No such
-page" (not Annotate), in the look of every page that cannot be shown; Browse's first columns are the data id,
-the label state, my label and the number of labels, the generation status last."""
+"""Addresses and tables in real headless Chromium against `streamlit run`: every address opens its page (the start
+page's too, and the root, with a trailing slash or a query string), signed out the sign-in, never an error;
+an address no page has says "No such page" (not Annotate), in the look of every page that cannot be shown;
+Browse's first columns are the data id, the label state, my label and the number of labels, the generation
+status last."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -14,6 +17,7 @@ from annotator.db import get_engine, write_session
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.e2e.test_annotate import PASSWORD, sign_in
 from tests.support.candidates import add_candidates, add_user
+from ui.pages import PAGES
 
 pytestmark = pytest.mark.e2e
 
@@ -36,6 +40,64 @@ def app(tmp_path: Path) -> Iterator[RunningApp]:
 
 def _settled(page) -> None:  # type: ignore[no-untyped-def]
     page.locator("[data-test-script-state=notRunning]").wait_for(state="attached", timeout=TIMEOUT_MS)
+
+
+# What shows that a page is open: its title, or, on a page without one, one of its buttons.
+SHOWN_BY = {
+    "annotate": ".st-key-skip", "browse": "Browse", "overview": "Overview", "team": "Team",
+    "adjudicate": ".st-key-adjudicate_skip", "review": ".st-key-agree", "report": "Report",
+    "generate": "Generate candidates", "evaluate": "Evaluate a model", "import_export": "Import and export",
+}
+ERROR = '[data-testid="stException"]'
+APP_ERROR = "This app has encountered an error"
+
+
+def _shown(page, what: str):  # type: ignore[no-untyped-def]
+    if what.startswith("."):
+        return page.locator(what)
+    return page.get_by_role("heading", name=what, exact=True)
+
+
+def _where(url: str) -> str:
+    """The path (no trailing slash) and query string of `url`."""
+    parts = urlsplit(url)
+    return parts.path.rstrip("/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _opens(page, url: str, shown: str) -> None:  # type: ignore[no-untyped-def]
+    """Open `url`; its page shows `shown` (`SHOWN_BY`'s way), and no error (a Streamlit error box or its "Page not
+    found" dialog) shows once the run has ended."""
+    page.goto(url)
+    _shown(page, shown).or_(page.locator(ERROR)).or_(page.get_by_text(APP_ERROR)).first.wait_for()
+    _settled(page)
+    errors = page.locator(ERROR).all_inner_texts()
+    assert errors == [] and page.get_by_text(APP_ERROR).count() == 0, (url, errors)
+    assert page.get_by_text("Page not found").count() == 0, url
+    assert _shown(page, shown).count() == 1, (url, shown)
+
+
+def test_every_address_opens_its_page_signed_out_and_in(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    assert set(SHOWN_BY) == {row.url_path for row in PAGES}
+    add_user(get_engine(app.database_url), "boss", role="admin", password=PASSWORD)
+    start = next(row.url_path for row in PAGES if row.default)
+    # address -> the page that opens (its url_path; None: none has that address)
+    addresses: dict[str, str | None] = {f"/{row.url_path}": row.url_path for row in PAGES}
+    addresses |= {"/": start, "/?x=1": start, f"/{start}/": start, f"/{start}?x=1": start, "/browse/": "browse",
+                  "/team?x=1&y=2": "team", "/nosuchpage": None, "/nosuchpage/": None, "/nosuchpage?x=1": None}
+    page = browser.new_context().new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    for address in addresses:
+        _opens(page, app.url + address, "Sign in")
+        assert _where(page.url) == _where(address)
+
+    sign_in(page, app.url, name="boss")
+    page.get_by_text("Signed in as boss (admin)").wait_for()
+    for address, opened in addresses.items():
+        _opens(page, app.url + address, SHOWN_BY.get(opened or "", "No such page"))
+        # The root opens the start page at that page's own address (the query string kept).
+        assert _where(page.url) == _where(f"/{opened or 'nosuchpage'}?{urlsplit(address).query}"), address
+        if opened is None:
+            assert page.get_by_text("There is no page at /nosuchpage.", exact=True).count() == 1
 
 
 def test_an_unknown_address_says_no_such_page(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
