@@ -10,8 +10,8 @@ which every further attempt must wait, twice as long after every failure (`delay
   many accounts waits here; a success does not clear it (an insider's own sign-ins would), time does.
 - the account, whatever the client ("account:NAME"): `ACCOUNT_FREE_FAILURES`. Many addresses guessing one
   account wait here together, except the clients known to the account: those that signed in to it within
-  `KNOWN_FOR` ("known:NAME:ADDRESS"). A success from any client (it knew the password) and an admin's unlock
-  clear it.
+  `KNOWN_FOR` ("known:NAME:ADDRESS", its `last_failure_at` the latest sign-in). A success from any client (it
+  knew the password) and an admin's unlock clear it.
 
 Against a stranger: from one address they get a few guesses, then one per `MAX_DELAY`; from many addresses the
 account's own row holds them all to one guess per `MAX_DELAY` between them. Either way their failures never
@@ -19,7 +19,8 @@ touch the owner's own rows: the owner, signing in from an address they used befo
 typos, however the stranger keeps the account's row waiting. An owner at a new address during such an attack
 waits with the strangers; an admin's unlock (`clear_account`: `user unlock`, the Team page) or a sign-in from a
 known address or the identity provider gets them in. A new password forgets the known clients too (the old
-password made them known).
+password made them known). A stranger behind the owner's own address (one office, one address) is, to the
+throttle, the owner's client: their failures there hold the owner up as the owner's own typos would.
 
 An attempt without an address (the app's own machine) counts as the client "local". The rows are in the
 database, so that every app server (and the next one after a restart) sees them; every failure row is
