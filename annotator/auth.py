@@ -5,9 +5,10 @@ Passwords are stored as Argon2id hashes (argon2-cffi). A sign-in creates a rando
 the token (the app puts it in a cookie), the database keeps only its SHA-256, so a copy of the database
 cannot be used to sign in. A sign-in lasts `sign_in_lifetime()` (env `ANNOTATOR_SESSION_HOURS`, default 12
 hours) and ends when the account is disabled. Passwords follow `annotator.passwords`' rule; failed sign-ins
-are throttled per account and per client (`annotator.throttle`). Every write a page makes first checks, in its
-own transaction, that the account is still active and its role may do what it writes (`check_writer`, with a
-`policies.Capability`): a disabled account writes nothing from the moment it is disabled.
+slow guessing down without letting a stranger lock an account (`annotator.throttle`; `unlock`). Every write a
+page makes first checks, in its own transaction, that the account is still active and its role may do what it
+writes (`check_writer`, with a `policies.Capability`): a disabled account writes nothing from the moment it is
+disabled.
 
 An account may also sign in through the team's identity provider (OpenID Connect): an admin gives it the e-mail
 address or the subject (`sub`) the provider names the person by (`create_user(..., oidc_email=...)`), and
@@ -235,24 +236,24 @@ def sign_in(
 ) -> tuple[User, str] | None:
     """Check the password and start a sign-in: the user and the browser's token, or None.
 
-    Raises `throttle.Throttled`, without checking the password, while the account or the client (its address)
-    must wait after repeated failures; a failure is counted against both. Raises `DatabaseBusy` when the
+    Raises `throttle.Throttled`, without checking the password, while this attempt must wait after repeated
+    failures (`throttle`: of the account from this client, of the client, of the account from clients it does not
+    know); a failure is counted against all three. Raises `DatabaseBusy` when the
     sign-in cannot be recorded within a page's busy timeout (an import holds the write lock).
 
     The password is verified outside any write transaction: Argon2 is slow on purpose, and on SQLite a write
     transaction holds the database's one write lock, so sixteen people signing in at once would queue behind
     each other's verifications. Only the short writes (a failure; the token, and a rehash) take the lock.
     """
-    attempt_keys = throttle.keys(name=name, client=client)
     with read_session(engine) as session:
-        throttle.check(session, attempt_keys=attempt_keys, now=now)
+        throttle.check(session, name=name, client=client, now=now)
         found = verify(session, name=name, password=password)
     if found is None:
-        _count_failure(engine, attempt_keys=attempt_keys, now=now)
+        _count_failure(engine, attempt_keys=throttle.keys(name=name, client=client), now=now)
         return None
     with write_session(engine, busy_seconds=page_busy_seconds()) as session:
         user, rehash = found
-        throttle.clear(session, key=attempt_keys[0])
+        throttle.signed_in(session, name=name, client=client, now=now)
         _store_rehash(session, user=user, rehash=rehash)
         return user, start_sign_in(session, user=user)
 
@@ -326,10 +327,17 @@ def _store_rehash(session: Session, *, user: User, rehash: str | None) -> None:
 
 
 def set_password(session: Session, *, name: str, password: str) -> None:
+    """A new password: ends the account's sign-ins, forgets its failed ones and the clients it knew."""
     annotator = _account(session, name=name)
     annotator.password_hash = _new_password_hash(password, name=name)
     session.execute(delete(SignInSession).where(SignInSession.annotator_id == annotator.id))
+    throttle.clear_account(session, name=name, forget_clients=True)
     session.flush()
+
+
+def unlock(session: Session, *, name: str) -> None:
+    """Forget the account's failed sign-ins, from every client, so that nobody waits for them."""
+    throttle.clear_account(session, name=_account(session, name=name).name)
 
 
 def _account(session: Session, *, name: str) -> Annotator:
@@ -342,11 +350,14 @@ def _account(session: Session, *, name: str) -> Annotator:
 
 
 def set_active(session: Session, *, name: str, active: bool) -> None:
-    """Disable (or enable again) an account; disabling also ends its sign-in sessions."""
+    """Disable (or enable again) an account; disabling also ends its sign-in sessions, enabling forgets its
+    failed sign-ins."""
     annotator = _account(session, name=name)
     annotator.is_active = active
     if not active:
         session.execute(delete(SignInSession).where(SignInSession.annotator_id == annotator.id))
+    else:
+        throttle.clear_account(session, name=name)
     session.flush()
 
 

@@ -2,22 +2,30 @@
 
 Agreement is `python -m annotator agreement`'s (Krippendorff's alpha, Fleiss' kappa, Gwet's AC1, Cohen's kappa
 per pair and against the majority); per person, labels, pace and time per item; labels per day as a chart.
+Admins also see the accounts whose failed sign-ins make attempts wait, each with an Unlock button.
 """
 
+from datetime import timedelta
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from annotator import auth, throttle
+from annotator.db import read_session
 from annotator.figures import TEAM
 from annotator.metrics import COEFFICIENTS
+from annotator.policies import Capability
 from annotator.snapshots import Snapshot
 from ui import charts, guard
+from ui.markdown import escape_markdown
 from ui.snapshot import show_freshness
+from ui.writes import page_write, saves
 
 TTL_SECONDS = 30
 
 engine, user = guard.require_page(__file__)
+unlocking = st.session_state.setdefault("team_unlock", {"message": None, "unlocked": None})
 
 
 @st.cache_resource
@@ -54,7 +62,42 @@ def _coefficients(block: dict[str, Any]) -> None:
         st.caption(" · ".join(notes))
 
 
+@saves(unlocking, "unlock", capability=Capability.administer)
+def _unlock(name: str) -> None:
+    unlocking["message"] = unlocking["unlocked"] = None
+    with page_write(engine, user=user) as session:
+        auth.unlock(session, name=name)
+    unlocking["unlocked"] = name
+
+
+def _wait_text(wait: timedelta) -> str:
+    seconds = round(wait.total_seconds())
+    return "the next failure waits again" if seconds <= 0 else f"attempts wait {seconds} s more"
+
+
+def _locked_sign_ins() -> None:
+    """The accounts whose failed sign-ins make attempts wait (`throttle.locked_accounts`), with Unlock buttons."""
+    with read_session(engine) as session:
+        locked = throttle.locked_accounts(session)
+    if message := unlocking["message"]:  # our words (a busy database)
+        st.warning(message)
+    if name := unlocking["unlocked"]:
+        st.success(f"Unlocked {escape_markdown(name)}: its failed sign-ins are forgotten.")
+    unlocking["message"] = unlocking["unlocked"] = None  # said once
+    if not locked:
+        return
+    st.subheader("Locked sign-ins")
+    st.caption("Failed sign-ins make further attempts at these accounts wait (from clients the account has not "
+               "signed in from, or from one client). Unlock forgets them.")
+    for name, wait in locked.items():
+        row = st.container(horizontal=True, vertical_alignment="center")
+        row.markdown(f"**{escape_markdown(name)}** · {_wait_text(wait)}")
+        row.button(f"Unlock {escape_markdown(name)}", key=f"unlock_{name}", on_click=_unlock, args=(name,))
+
+
 st.title("Team")
+if auth.allows(user, Capability.administer):
+    _locked_sign_ins()
 snapshot = _snapshot(str(engine.url))
 with st.spinner("Computing agreement..."):
     reading = snapshot.get()

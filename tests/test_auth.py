@@ -209,35 +209,36 @@ def test_cli_refuses_weak_passwords_in_one_line(sqlite_url: str, sqlite_engine: 
         assert auth.authenticate(session, name="alice", password="password1234") is None
 
 
-def test_sign_ins_are_throttled_per_account_after_five_failures(engine: Engine) -> None:
+def test_sign_ins_of_an_account_from_one_client_are_throttled_after_five_failures(engine: Engine) -> None:
     with write_session(engine) as session:
         auth.create_user(session, name="ann", role="annotator", password=PW)
     start = utcnow()
     for i in range(throttle.FREE_FAILURES):
-        assert auth.sign_in(engine, name="ann", password=f"wrong {i}", now=start) is None
-    # Now even the right password is not checked until the delay has passed, from any client.
+        assert auth.sign_in(engine, name="ann", password=f"wrong {i}", client="10.0.0.5", now=start) is None
+    # Now even the right password is not checked from this client until the delay has passed.
     with pytest.raises(throttle.Throttled, match="try again in 2 seconds"):
-        auth.sign_in(engine, name="Ann ", password=PW, client="10.0.0.9", now=start)
+        auth.sign_in(engine, name="Ann ", password=PW, client="10.0.0.5", now=start)
     later = start + timedelta(seconds=3)
-    assert auth.sign_in(engine, name="ann", password="wrong again", now=later) is None
+    assert auth.sign_in(engine, name="ann", password="wrong again", client="10.0.0.5", now=later) is None
     # Each further failure doubles the wait.
     with pytest.raises(throttle.Throttled) as caught:
-        auth.sign_in(engine, name="ann", password=PW, now=later + timedelta(seconds=3))
+        auth.sign_in(engine, name="ann", password=PW, client="10.0.0.5", now=later + timedelta(seconds=3))
     assert caught.value.wait == timedelta(seconds=1)
     with read_session(engine) as session:
-        row = session.get(SignInFailure, "account:ann")
+        row = session.get(SignInFailure, "pair:ann:10.0.0.5")
         assert row is not None and row.failures == throttle.FREE_FAILURES + 1
-    signed_in = auth.sign_in(engine, name="ann", password=PW, now=later + timedelta(seconds=5))
+    signed_in = auth.sign_in(engine, name="ann", password=PW, client="10.0.0.5", now=later + timedelta(seconds=5))
     assert signed_in is not None
     with read_session(engine) as session:
-        assert session.get(SignInFailure, "account:ann") is None  # a success starts the count again
+        assert session.get(SignInFailure, "pair:ann:10.0.0.5") is None  # a success starts the count again
+        assert session.get(SignInFailure, "account:ann") is None
 
 
 def test_sign_ins_are_throttled_per_client_across_accounts(engine: Engine) -> None:
     with write_session(engine) as session:
         auth.create_user(session, name="ann", role="annotator", password=PW)
     start = utcnow()
-    for i in range(throttle.FREE_FAILURES):  # one guess at each of five names, from one address
+    for i in range(throttle.CLIENT_FREE_FAILURES):  # one guess at each of many names, from one address
         assert auth.sign_in(engine, name=f"user{i}", password="guess guess guess", client="10.0.0.7", now=start) is None
     with pytest.raises(throttle.Throttled):
         auth.sign_in(engine, name="ann", password=PW, client="10.0.0.7", now=start)

@@ -1,4 +1,4 @@
-"""Account commands: `user add`, `user list`, `user disable`, `user enable`, `user password`."""
+"""Account commands: `user add`, `user list`, `user disable`, `user enable`, `user password`, `user unlock`."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def disable(name: str) -> None:
 
 @users.command("enable")
 def enable(name: str) -> None:
-    """Let a disabled account sign in again."""
+    """Let a disabled account sign in again (its failed sign-ins are forgotten)."""
     _set_active(name, True)
 
 
@@ -112,7 +112,14 @@ def password(
     name: str,
     password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the password from stdin.")] = False,
 ) -> None:
-    """Set a new password (ends the account's sessions)."""
+    """Set a new password (ends the account's sessions, forgets its failed sign-ins)."""
     new = _read_password(password_stdin)
     _change_accounts(lambda session, auth: auth.set_password(session, name=name, password=new))
     typer.echo(f"changed the password of {name}")
+
+
+@users.command("unlock")
+def unlock(name: str) -> None:
+    """Forget the account's failed sign-ins, so that it signs in at once from anywhere."""
+    _change_accounts(lambda session, auth: auth.unlock(session, name=name))
+    typer.echo(f"unlocked {name}")

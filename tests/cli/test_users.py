@@ -1,12 +1,15 @@
-"""`python -m annotator user add --oidc EMAIL --role ROLE` as an admin runs it: an account that signs in through
-the identity provider with the role set here, and no password."""
+"""`python -m annotator user ...` as an admin runs it: `add --oidc EMAIL --role ROLE` (an account that signs in
+through the identity provider with the role set here, and no password), `unlock NAME`."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import Engine
 
-from annotator import auth
+from annotator import auth, throttle
 from annotator.db import read_session
+from annotator.models import utcnow
+from tests.support.candidates import add_user
 from tests.test_auth import _cli
 
 
@@ -32,3 +35,22 @@ def test_user_add_oidc_makes_an_account_the_provider_signs_in(sqlite_url: str, s
     assert bad.returncode == 1 and "not an e-mail address: 'not-an-address'" in bad.stderr
     nothing = _cli(sqlite_url, "user", "add")
     assert nothing.returncode == 2 and "give the account's NAME" in nothing.stderr
+
+
+def test_user_unlock_forgets_the_failed_sign_ins_that_hold_up_new_addresses(database_url: str, engine: Engine) -> None:
+    password = "ann's long enough password"
+    add_user(engine, "ann", password=password)
+    start = utcnow()
+    for i in range(throttle.ACCOUNT_FREE_FAILURES):  # strangers, each from an address of their own
+        assert auth.sign_in(engine, name="ann", password="a guess", client=f"203.0.113.{i + 1}", now=start) is None
+    with pytest.raises(throttle.Throttled):
+        auth.sign_in(engine, name="ann", password=password, client="192.0.2.50", now=start)
+
+    unlocked = _cli(database_url, "user", "unlock", "ann")
+    assert unlocked.returncode == 0, unlocked.stderr
+    assert unlocked.stdout.splitlines() == ["unlocked ann"]
+    assert auth.sign_in(engine, name="ann", password=password, client="192.0.2.50", now=start) is not None
+
+    unknown = _cli(database_url, "user", "unlock", "nobody")
+    assert unknown.returncode == 1
+    assert unknown.stderr.strip().splitlines() == ["error: no account called 'nobody'"], unknown.stderr

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import Engine, text
 from streamlit.testing.v1 import AppTest
 
-from annotator import gold, labels
-from annotator.db import get_engine, write_session
+from annotator import gold, labels, throttle
+from annotator.db import get_engine, read_session, write_session
 from tests.support.candidates import add_candidates, add_user
 from tests.support.pages import open_page
 
@@ -106,3 +106,23 @@ def test_gold_accuracy_is_a_number_for_those_who_labelled_gold_items(engine: Eng
     _label(engine, ids[1], bea.id, 0)
     people = _open(engine, "rev", "reviewer").dataframe[0].value.set_index("annotator")
     assert people.loc["ann", "gold accuracy"] == "1.000" and people.loc["bea", "gold accuracy"] == "—"
+
+
+def test_admins_unlock_an_account_a_strangers_failures_hold_and_reviewers_see_none(engine: Engine) -> None:
+    add_user(engine, "ann")
+    with write_session(engine) as session:
+        for _ in range(throttle.FREE_FAILURES + 6):  # a wait of minutes: it has not ended when the page shows
+            throttle.record_failure(session, attempt_keys=throttle.keys(name="ann", client="203.0.113.9"))
+    reviewer = _open(engine, "rev", "reviewer")
+    assert "Locked sign-ins" not in [h.value for h in reviewer.subheader]
+    assert not [b for b in reviewer.button if b.key == "unlock_ann"]
+
+    admin = _open(engine, "boss", "admin")
+    assert "Locked sign-ins" in [h.value for h in admin.subheader]
+    assert re.fullmatch(r"\*\*ann\*\* · attempts wait \d+ s more", admin.markdown[0].value), admin.markdown
+    admin.button(key="unlock_ann").click().run()
+    assert not admin.exception, admin.exception
+    assert [s.value for s in admin.success] == ["Unlocked ann: its failed sign-ins are forgotten."]
+    assert "Locked sign-ins" not in [h.value for h in admin.subheader]
+    with read_session(engine) as session:
+        assert throttle.locked_accounts(session) == {}
