@@ -8,6 +8,7 @@ A new script in bench/ needs an entry in `SMOKE` (or, when it is not run by itse
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import signal
@@ -314,6 +315,8 @@ def test_bench_script_runs_tiny(script: str, request: pytest.FixtureRequest, tmp
 
         if not Path(CHROMIUM).exists():
             missing(f"Chromium is not at {CHROMIUM}")
+        if importlib.util.find_spec("playwright") is None:
+            missing("playwright is not installed")
     if needs & {"postgres", "scale"}:
         values |= _servers(request.getfixturevalue("postgres_url"))
     if script == SCALE_BUILDER:
