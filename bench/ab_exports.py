@@ -1,7 +1,7 @@
 """A/B of the table exports (candidates as JSONL / CSV / Parquet, labels with history in each) between two
 checkouts, on one database, alternating which goes first; each export in a fresh process, timed inside it.
 
-    python bench/ab_exports.py --base /work/main [--candidates 50000] [--repeat 5]
+    python bench/ab_exports.py --base /work/main [--candidates 50000] [--repeat 5] [--cases jsonl "labels csv"]
 
 The database: N candidates (10 per problem) imported from an annotation sheet with one label each. Also
 compares the files each side wrote (manifests aside) and says which differ.
@@ -35,6 +35,10 @@ CASES = [("jsonl", {}), ("csv", {}), ("parquet", {}), ("labels", {"with_history"
          ("labels", {"file_format": "parquet", "with_history": True})]
 
 
+def _case(format: str, options: dict[str, object]) -> str:
+    return f"{format} {options.get('file_format', '')}".strip()
+
+
 def make_database(database: Path, n: int) -> None:
     sheet = database.with_name("sheet.jsonl")
     with sheet.open("w", encoding="utf-8") as handle:
@@ -58,7 +62,10 @@ def main() -> None:
     parser.add_argument("--base", type=Path, required=True, help="The other checkout (A); this one is B.")
     parser.add_argument("--candidates", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--cases", nargs="+", choices=[_case(*case) for case in CASES],
+                        help="only these exports (default: all)")
     arguments = parser.parse_args()
+    cases = [case for case in CASES if not arguments.cases or _case(*case) in arguments.cases]
     sides = {"A": arguments.base.resolve(), "B": ROOT}
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
@@ -66,8 +73,8 @@ def main() -> None:
         make_database(database, arguments.candidates)
         times: dict[tuple[str, str], list[float]] = {}
         for rep in range(arguments.repeat):
-            for format, options in CASES:
-                case = f"{format} {options.get('file_format', '')}".strip()
+            for format, options in cases:
+                case = _case(format, options)
                 for side in ("A", "B") if rep % 2 == 0 else ("B", "A"):
                     out = work / side / case.replace(" ", "-")
                     result = subprocess.run(

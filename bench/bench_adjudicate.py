@@ -26,9 +26,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_agreement import seed  # noqa: E402
 
-from annotator import adjudication, labels  # noqa: E402
+from annotator import adjudication  # noqa: E402
 from annotator.db import get_engine, read_session, write_session  # noqa: E402
 from annotator.models import Annotator, Candidate  # noqa: E402
+from tests.support.candidates import store_resolved_labels  # noqa: E402
 
 
 def main() -> None:
@@ -41,7 +42,7 @@ def main() -> None:
         seed(url, args.candidates, 12)
         engine = get_engine(url)
         with write_session(engine) as session:
-            labels.refresh_candidates(session, candidate_ids=list(session.execute(select(Candidate.id)).scalars()))
+            store_resolved_labels(session, list(session.execute(select(Candidate.id)).scalars()))
             reviewer = session.execute(select(Annotator.id).limit(1)).scalar_one()
         aggregate = []
         for _ in range(5):

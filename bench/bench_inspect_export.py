@@ -1,6 +1,6 @@
 """`export --format inspect` against `export --format transcripts` on the same transcripts.
 
-    python bench/bench_inspect_export.py [--models 4]
+    python bench/bench_inspect_export.py [--models 4] [--items 1415]
 
 Set-up (untimed): the shared ReliableMath release imported into a real SQLite file, and one answer of about
 1,500 characters per item (every problem and candidate) from each of `--models` models, imported as JSONL.
@@ -31,13 +31,14 @@ RELEASE = ROOT.parent / "shared" / "data" / "reliablemath"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=int, default=4)
+    parser.add_argument("--items", type=int, help="answers to the release's first N items only (default: all)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         engine = get_engine(f"sqlite:///{root / 'bench.sqlite'}")
         import_parts(read(RELEASE), engine=engine)
         with read_session(engine) as session:
-            items = list(evaluation_items(session, item_set="all"))
+            items = list(evaluation_items(session, item_set="all"))[: args.items]
         answers = root / "answers.jsonl"
         with answers.open("w", encoding="utf-8") as handle:
             for model in range(args.models):

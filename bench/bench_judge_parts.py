@@ -1,10 +1,11 @@
 """An LLM judge job split into parts that several workers take, against the same job in one piece, on PostgreSQL.
 
     python bench/bench_judge_parts.py [--transcripts 2000] [--latency 0.05] [--concurrency 4] [--parts 4] [--workers 2]
+        [--server postgresql+psycopg://...]
 
-Set-up (untimed): a throwaway PostgreSQL server (fsync off) with three databases holding the same N transcripts;
-the scripted OpenAI-compatible judge (`tests/support/openai_server.py`) answering each request after `--latency`
-seconds, as a model server would.
+Set-up (untimed): a throwaway PostgreSQL server (fsync off), or `--server`, with three databases (dropped after)
+holding the same N transcripts; the scripted OpenAI-compatible judge (`tests/support/openai_server.py`) answering
+each request after `--latency` seconds, as a model server would.
 
 Timed (wall time, each from the command's start, process start-up included):
 - `judge --rule llm` in one piece, one process;
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +34,7 @@ from annotator.db import get_engine, read_session  # noqa: E402
 from annotator.models import Judgement, Run  # noqa: E402
 from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge  # noqa: E402
 from tests.support.openai_server import OpenAIServer  # noqa: E402
-from tests.support.postgres import create_database, postgres_server  # noqa: E402
+from tests.support.postgres import create_database, drop_database, postgres_server  # noqa: E402
 
 
 def _command(url: str, server: OpenAIServer, concurrency: int, *extra: str) -> list[str]:
@@ -103,9 +105,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--parts", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--server", help="a running PostgreSQL server (postgresql+psycopg://...) to make the three "
+                        "databases on, instead of a throwaway one")
     args = parser.parse_args()
     specs = (SPECS * (args.transcripts // len(SPECS) + 1))[: args.transcripts]
-    with postgres_server() as server_url:
+    with nullcontext(args.server) if args.server else postgres_server() as server_url:
         urls = [create_database(server_url, f"b_{uuid.uuid4().hex[:10]}") for _ in range(3)]
         for url in urls:
             add_judged_transcripts(get_engine(url), specs)
@@ -115,6 +119,8 @@ def main() -> None:
             shared, held = _with_workers(urls[2], server, args.concurrency, args.parts, args.workers)
         reference = _verdicts(urls[0])
         assert len(reference) == args.transcripts and all(_verdicts(url) == reference for url in urls[1:])
+        for url in urls:
+            drop_database(server_url, url.rsplit("/", 1)[-1])
     n = args.transcripts
     print(f"{n} transcripts, latency {args.latency} s, concurrency {args.concurrency}:")
     print(f"  in one piece, one process:           {whole:6.2f} s  {n / whole:7.1f}/s")

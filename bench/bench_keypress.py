@@ -42,11 +42,12 @@ from sqlalchemy import insert, select
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator import auth, labels  # noqa: E402
+from annotator import auth  # noqa: E402
 from annotator.db import get_engine, write_session  # noqa: E402
 from annotator.models import Annotation, Annotator, Candidate, Problem, Transcript, utcnow  # noqa: E402
 from annotator.queue import set_labels_per_candidate  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402
+from tests.support.candidates import store_resolved_labels  # noqa: E402
 
 PASSWORD = "bench-password-long"
 OTHERS = 12
@@ -88,7 +89,7 @@ def _batch(session, start: int, stop: int, people: list[int], rng: random.Random
                          "difficulty_eval": rng.randint(0, 1) if accepted else None, "created_at": now,
                          "updated_at": now})
     session.execute(insert(Annotation), rows)
-    labels.refresh_candidates(session, candidate_ids=list(range(start + 1, stop + 1)))
+    store_resolved_labels(session, range(start + 1, stop + 1))
     transcripts = []
     for i in range(start, stop):
         judge_class = CLASSES[i % len(CLASSES)] if i % 97 else None

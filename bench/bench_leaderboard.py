@@ -161,12 +161,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--report-runs", type=int, default=3)
     parser.add_argument("--against", metavar="REV", help="also time `report` of the code at this git revision")
+    parser.add_argument("--items", type=int, help="only the release's first N items (default: all)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "release.sqlite"
         import_parts(read(SHARED), engine=get_engine(f"sqlite:///{base}"))
         with read_session(get_engine(f"sqlite:///{base}")) as session:
-            items = list(evaluation_items(session))
+            items = list(evaluation_items(session))[: args.items]
         rows = records(items, args.models)
         path = Path(tmp) / "leaderboard.jsonl"
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

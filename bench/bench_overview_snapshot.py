@@ -61,13 +61,17 @@ def main() -> None:
         seconds = [_timed(lambda: freshness.overview_version(session))[0] for _ in range(5)]
     print(f"  overview_version (every look), median     {statistics.median(seconds) * 1000:8.1f} ms")
     stale, after = [], []
+    generation = snapshot.get().generation
     for n in range(1, args.repeat + 1):
         _label(engine, n)
         elapsed, reading = _timed(snapshot.get)
-        assert reading.refreshing, "a label saved: the figures are stale"
+        # Stale: being recomputed, or (figures quick to compute, as on a small database) already the new ones.
+        assert reading.refreshing or reading.generation > generation, "a label saved: the figures are stale"
         stale.append(elapsed)
         snapshot.wait()
-        after.append(_timed(snapshot.get)[0])
+        elapsed, reading = _timed(snapshot.get)
+        after.append(elapsed)
+        generation = reading.generation
     print(f"  look right after a label, median          {statistics.median(stale) * 1000:8.1f} ms")
     print(f"  next look once stored, median             {statistics.median(after) * 1000:8.1f} ms")
 

@@ -2,6 +2,7 @@
 
     createdb -h 127.0.0.1 -p 55433 -U postgres -T scale_template scale_bench
     python bench/bench_scale.py --url postgresql+psycopg://postgres@127.0.0.1:55433/scale_bench [--repeat 3]
+        [--warmup 1]
     dropdb -h 127.0.0.1 -p 55433 -U postgres scale_bench
 
 The database is a copy of a template `bench/scale_data.py` built (its users: `ann` annotator, `rev` reviewer,
@@ -10,9 +11,9 @@ app's own sign-in (`auth.authenticate`, `auth.start_sign_in`), in a new session 
 opening the page), except the Browse filter and search, which time the run after the widget changes in a session
 that already shows the first page. "first" renders clear Streamlit's caches before running (`st.cache_resource`:
 Team's and Report's server-wide snapshots, as after a server start; `st.cache_data`: the filter options, kept
-60 s); "later" renders run right after one. Each figure is the median of `--repeat` renders after one untimed
-render of the same page (imports, Streamlit's first-run work). Also the process's CPU seconds (all threads) and
-AppTest's floor, a page that only prints a title. Load from other jobs moves the wall clock: the load average is
+60 s); "later" renders run right after one. Each figure is the median of `--repeat` renders after `--warmup` (one)
+untimed renders of the same page (imports, Streamlit's first-run work). Also the process's CPU seconds (all threads)
+and AppTest's floor, a page that only prints a title. Load from other jobs moves the wall clock: the load average is
 printed before and after.
 """
 
@@ -119,6 +120,7 @@ def main() -> None:
     parser.add_argument("--url", required=True, help="a copy of the scale data set, postgresql+psycopg://...")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", nargs="*", help="the cases whose name starts with one of these")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed renders of each case first")
     args = parser.parse_args()
     logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's bare-mode warnings
     engine = get_engine(args.url)
@@ -128,7 +130,8 @@ def main() -> None:
     floors = [floor() for _ in range(args.repeat)]
     rows = []
     for case in cases:
-        render(engine, users[case.who], case)  # untimed: imports and first-run work
+        for _ in range(args.warmup):
+            render(engine, users[case.who], case)  # untimed: imports and first-run work
         samples = [render(engine, users[case.who], case) for _ in range(args.repeat)]
         wall, cpu = statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
         rows.append((case.name, wall, cpu, max(s[0] for s in samples)))

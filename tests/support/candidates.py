@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import Engine, insert, select
+from sqlmodel import Session
 
 from annotator import auth
+from annotator._label_rows import _chunks, _resolved_labels
 from annotator.db import write_session
 from annotator.models import Candidate, Problem, utcnow
 
@@ -76,6 +79,15 @@ def add_candidates(
                 select(Candidate.id).where(Candidate.problem_id.in_(problem_ids)).order_by(Candidate.id)
             ).scalars()
         )
+
+
+def store_resolved_labels(session: Session, candidate_ids: Collection[int]) -> None:
+    """These candidates' label count, resolved label and its source, by the label writer's own statement: for
+    seeds that insert labels with Core (`labels.record_labels` stores them itself)."""
+    connection = session.connection()
+    now = utcnow()
+    for chunk in _chunks(candidate_ids):
+        connection.execute(_resolved_labels(chunk, now=now, unlabelled=False, dialect=connection.dialect.name))
 
 
 def add_user(
