@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import binom, binomtest
+from scipy.stats import binom, binomtest, multinomial
 from statsmodels.stats.proportion import proportion_confint
 
 from annotator.metrics.intervals import (
@@ -145,3 +145,40 @@ def test_mover_coverage_is_exact_and_near_95_percent_from_one_item() -> None:
             assert coverage.mean() >= 0.94, (n_a, n_u)
             assert coverage.min() >= (0.90 if n_a >= 19 else 0.80 - 1e-12), (n_a, n_u)
     assert np.allclose(_mover_coverage(7, 3), _mover_coverage(3, 7).T)
+
+
+def _paired_outcomes(n: int) -> np.ndarray:
+    """Every 2x2 table of n paired items: (both, first only, second only, neither)."""
+    return np.array([(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a)
+                     for c in range(n + 1 - a - b)])
+
+
+def _paired_truths() -> list[tuple[float, np.ndarray]]:
+    """True differences p1 - p2 with their cell probabilities: p1, p2 on the 0.1 grid, and for each pair five
+    joint probabilities of success under both, from the least to the most the margins allow."""
+    truths = []
+    for p1 in np.linspace(0, 1, 11):
+        for p2 in np.linspace(0, 1, 11):
+            for both in np.unique(np.linspace(max(0.0, p1 + p2 - 1), min(p1, p2), 5).round(12)):
+                cells = np.clip([both, p1 - both, p2 - both, 1 - p1 - p2 + both], 0, 1)
+                truths.append((p1 - p2, cells / cells.sum()))
+    return truths
+
+
+def test_newcombe_paired_coverage_is_exact_and_near_95_percent() -> None:
+    """Coverage checked exactly, not by random simulation: for n paired items every 2x2 table is enumerated with
+    its multinomial probability and its interval computed by `newcombe_paired`; at every true (p1, p2, joint
+    success) of `_paired_truths` the coverage is the probability of the tables whose interval holds p1 - p2.
+    Averaged over those truths, coverage is at least 94% from 2 items on (at 1 item, 93%); at single truths it
+    dips, as Newcombe (1998) reports for every method of his, and stays at least 85% from 5 items on and at
+    least 90% from 20 on. `report --compare` combines two such intervals, the A set's and the U set's, by the
+    MOVER whose coverage the test above checks."""
+    truths = _paired_truths()
+    for n in (1, 2, 3, 4, 5, 8, 13, 20, 30):
+        tables = _paired_outcomes(n)
+        intervals = np.array([newcombe_paired(*map(int, table)) for table in tables])
+        coverage = np.array([
+            multinomial.pmf(tables, n, cells)[(intervals[:, 0] <= truth + 1e-12) & (truth - 1e-12 <= intervals[:, 1])]
+            .sum() for truth, cells in truths])
+        assert coverage.mean() >= (0.94 if n >= 2 else 0.93), n
+        assert coverage.min() >= (0.90 if n >= 20 else 0.85 if n >= 5 else 0.0), n
