@@ -192,22 +192,25 @@ def reports(
     checked = [check_by(by) for by in breakdowns]
     with paused():  # tens of thousands of tuples and lists, no cycle among them (`annotator.gc_paused`)
         counts = _as_counts(groups, session, model)
-        # Down to the items always: whether each has one response decides Prec and Prud's interval.
-        pooled = tallies(counts)
-        parts = [_rows(counts, pooled, by) for by in checked]
-        add_intervals([row for part in parts for row in part], resamples=resamples, seed=seed)
+        # Down to the items unless the read found one response per item: whether an item has several decides
+        # Prec and Prud's interval (MOVER needs the counts alone).
+        items = not counts.one_each
+        pooled = tallies(counts, items=items)
+        parts = [_rows(counts, pooled, by, items=items) for by in checked]
+        add_intervals([row for part in parts for row in part], resamples=resamples, seed=seed,
+                      one_each=counts.one_each)
         return [sorted((row for row, _ in part), key=_order) for part in parts]
 
 
 def _rows(
-    counts: Counts, pooled: dict[tuple[str, str], _Tally], by: tuple[str, ...]
+    counts: Counts, pooled: dict[tuple[str, str], _Tally], by: tuple[str, ...], *, items: bool
 ) -> list[tuple[dict[str, Any], Items | Bins]]:
     """The pooled rows and those of the breakdown `by`, each with its items' counts (for the intervals)."""
     broken: dict[tuple[Any, ...], _Tally] = defaultdict(_Tally)
     if by:
         key = _keyer(by)
         for group in counts.groups:
-            _add(broken[(group.model, group.prompt, *key(group))], group, counts=counts.bins is None)
+            _add(broken[(group.model, group.prompt, *key(group))], group, items, counts=counts.bins is None)
         for bin_ in counts.bins or ():
             _add_bin(broken[(bin_.model, bin_.prompt, *key(bin_))], bin_)
     rows = [(_row(m, prompt, {}, tally, by), _sample(tally)) for (m, prompt), tally in pooled.items()]

@@ -151,25 +151,25 @@ def _is_bins(items: Items | Bins) -> bool:
 
 def add_intervals(
     rows: Sequence[tuple[dict[str, Any], Items | Bins]], *, resamples: int = RESAMPLES, seed: int = 0,
-    exact_items: int = EXACT_ITEMS,
+    exact_items: int = EXACT_ITEMS, one_each: bool = False,
 ) -> None:
     """Fill `CI_KEYS`, `ci_note` and `ci_method` of each report row, given with its items' counts or their bins:
-    MOVER where each item has one response, else the bootstrap (an item set of more than `exact_items` items
-    resampled from its bins)."""
+    MOVER where each item has one response (every row's, with `one_each`: its items may then be left out), else
+    the bootstrap (an item set of more than `exact_items` items resampled from its bins)."""
     resampled = _Resampled(exact_items)
     parts: list[tuple[Any, ...] | None] = []
     for row, items in rows:
         reasons = _wilson(row)
         row["prec_ci"] = row["prud_ci"] = row["ci_method"] = None
-        one_each = not reasons and _one_each(items)
-        if one_each:
+        mover_row = not reasons and (one_each or _one_each(items))
+        if mover_row:
             row["prec_ci"], row["prud_ci"] = _mover(row)
             row["ci_method"] = MOVER
         elif not resamples and not reasons:
             reasons.append("bootstrap off (--bootstrap 0)")
         row["ci_note"] = "; ".join(reasons) or None
         # Nothing to resample where Prec and Prud are undefined, have MOVER's interval, or no bootstrap was asked.
-        resample = not reasons and not one_each
+        resample = not reasons and not mover_row
         parts.append((*resampled.add(items, False), *resampled.add(items, True)) if resample else None)
         if resample:
             row["ci_method"] = BOOTSTRAP
