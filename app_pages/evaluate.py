@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from annotator import limits
 from annotator.db import read_session
 from annotator.runs.kinds import spec
 from annotator.store import data_sources
@@ -35,7 +36,12 @@ with st.form("new_run"):
     item_set = left.selectbox("Candidates", ITEM_SETS, key="item_set",
                               help="vetted: labelled human_check = 1 (the U set); all: every candidate")
     samples = right.number_input("Samples per item", min_value=1, max_value=64, value=1, key="samples")
-    limit = left.number_input("At most this many items (0 = all)", min_value=0, value=0, step=10, key="limit")
+    limit = left.number_input("At most this many items (0 = all)", min_value=0, value=0, step=10, key="limit",
+                              help="Solvable and unsolvable items in proportion, at least one of each from 2 on "
+                                   "(1 takes one item of the bigger set)")
+    seed = right.number_input("Seed of the items a limit takes", min_value=int(limits.SEED.low),
+                              max_value=int(limits.SEED.high), value=0,
+                              key="seed", help="The same seed takes the same items again (a run resumes them)")
     submitted = runs_view.start_button()
 
 
@@ -43,7 +49,8 @@ def _options() -> EvaluateOptions:
     """The run the form asks for (its errors name what to fix)."""
     return EvaluateOptions(
         model=llm.role("model"), prompt=prompt, data_source=None if source == "(all)" else source,
-        item_set=item_set, samples=int(samples), limit=int(limit) or None, concurrency=llm.concurrency,
+        item_set=item_set, samples=int(samples), limit=int(limit) or None, seed=int(seed),
+        concurrency=llm.concurrency,
     )
 
 

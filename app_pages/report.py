@@ -32,7 +32,7 @@ POINT_COLUMNS = ["model", "prompt", "Prec", "Prud", "Prec low", "Prec high", "Pr
 
 
 def _point(row: dict[str, Any]) -> dict[str, Any]:
-    """A row on the reliability plot: Prec and Prud with their bootstrap intervals (None without one)."""
+    """A row on the reliability plot: Prec and Prud with their intervals (None without one)."""
     point = {"model": row["model"], "prompt": row["prompt"], "Prec": row["prec"], "Prud": row["prud"]}
     for name in ("prec", "prud"):
         low, high = row[f"{name}_ci"] or (None, None)
@@ -40,12 +40,12 @@ def _point(row: dict[str, Any]) -> dict[str, Any]:
     return point
 
 
-def _width_caption(smallest: int) -> str:
-    """How wide the intervals are, next to the ranking: the widest Wilson interval of the smallest set of
-    responses in the table (`smallest`, 0 for none)."""
-    caption = ("Each figure has its 95% interval: Wilson (1927) for Prec(A) .. Prud(U), a bootstrap over the items "
-               "for Prec and Prud. With 30 items a Wilson interval is about ±0.16 wide, so models whose intervals "
-               "overlap are not ranked apart.")
+def _width_caption(smallest: int, rows: list[dict[str, Any]]) -> str:
+    """How the intervals are made and how wide they are, next to the ranking: the widest Wilson interval of the
+    smallest set of responses in the table (`smallest`, 0 for none)."""
+    caption = (f"Each figure has its 95% interval: Wilson (1927) for Prec(A) .. Prud(U), "
+               f"{reporting.interval_methods(rows)} for Prec and Prud. With 30 items a Wilson interval is about "
+               "±0.16 wide, so models whose intervals overlap are not ranked apart.")
     if smallest:
         low, high = wilson(smallest // 2, smallest) or (0.0, 0.0)
         caption += f" Here the smallest set has {smallest} responses: up to ±{(high - low) / 2:.2f}."
@@ -122,7 +122,8 @@ def _breakdowns(data: dict[str, Any]) -> None:
     with 95% intervals and the paper's table; the U set split, each row with the whole A set."""
     st.subheader("By rewrite type and by difficulty")
     st.caption("Over every data source. Each row splits the unsolvable items (U) and keeps all the solvable ones (A), "
-               "so Prec and Prud stay defined; their intervals are a bootstrap over the items, the others Wilson.")
+               "so Prec and Prud stay defined; their intervals are MOVER over the Wilson intervals of A and U with "
+               "one response per item (a bootstrap over the items with several), the others Wilson.")
     figure = st.selectbox("Figure on the charts", list(charts.BREAKDOWN_FIGURES), key="breakdown_figure")
     for tab, by in zip(st.tabs(list(BREAKDOWNS.values())), BREAKDOWNS):
         with tab:
@@ -204,7 +205,7 @@ st.dataframe(table, hide_index=True, width="stretch",
                             "prompt": st.column_config.TextColumn(pinned=True),
                             **{name: st.column_config.NumberColumn(format="%.3f") for name in FIGURE_COLUMNS}})
 smallest = min((row[part] for row in rows for part in ("A", "U") if row[part]), default=0)
-st.caption(_width_caption(int(smallest)))  # a count: the caption shows no data
+st.caption(_width_caption(int(smallest), rows))  # counts and method names: the caption shows no data
 
 points = pd.DataFrame([_point(r) for r in rows if r["prec"] is not None], columns=POINT_COLUMNS)
 if points.empty:

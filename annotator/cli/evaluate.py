@@ -33,8 +33,14 @@ def evaluate(
     max_tokens: llm.MaxTokens = None,
     concurrency: llm.Concurrency = 8,
     limit: Annotated[
-        int | None, typer.Option(help="At most this many items (solvable problems first).", **bounded(limits.LIMIT))
+        int | None,
+        typer.Option(help="At most this many items: solvable and unsolvable in proportion, at least one of each from "
+                          "2 on (1 takes one item of the bigger set).", **bounded(limits.LIMIT)),
     ] = None,
+    seed: Annotated[
+        int, typer.Option(help="Which items --limit takes (the same seed takes the same items again).",
+                          **bounded(limits.SEED))
+    ] = 0,
     base_url: llm.BaseUrl = None,
     api_key_env: llm.ApiKeyEnv = llm.DEFAULT_API_KEY_ENV,
     timeout: llm.Timeout = 600.0,
@@ -44,7 +50,8 @@ def evaluate(
     queue: llm.Queue = False,
     progress: llm.Progress = True,
 ) -> None:
-    """Ask a model every item (solvable problems, then vetted candidates) and keep each answer as a transcript.
+    """Ask a model every item (solvable problems, then vetted candidates) and keep each answer as a transcript;
+    the summary says how many solvable and unsolvable items were asked.
 
     Items that have a transcript for this model, prompt and sample are skipped, and answered requests are
     cached in the database: a killed or cancelled run started again re-sends nothing it has. Exits non-zero
@@ -57,7 +64,8 @@ def evaluate(
             model=llm.role(model, missing="--model is required (or --run-id of a queued run)", base_url=base_url,
                            api_key_env=api_key_env, temperature=temperature, max_tokens=max_tokens, timeout=timeout),
             prompt=prompt, data_source=data_source, item_set=item_set,  # type: ignore[arg-type]
-            samples=samples, limit=limit, concurrency=concurrency, max_retries=max_retries, backoff_base=backoff,
+            samples=samples, limit=limit, seed=seed, concurrency=concurrency, max_retries=max_retries,
+            backoff_base=backoff,
         )
 
     create_and_execute(RunKind.evaluate, run_id=run_id, options=options, progress=progress, queue=queue)

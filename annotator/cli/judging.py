@@ -124,13 +124,20 @@ def to_text(rows: list[dict[str, Any]], disagree: int) -> str:
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table]
     notes = sorted({f"{row['model']} · {row['prompt']}: {row['ci_note']}" for row in rows if row["ci_note"]})
     lines += [f"no interval for {note}" for note in notes]
-    lines.append(WIDTH_NOTE)
+    lines.append(width_note(rows))
     lines.append(f"{disagree} verdicts differ between the rule sets reliablemath and reliablemath-exact")
     return "\n".join(lines)
 
 
-WIDTH_NOTE = ("95% intervals: Wilson for Prec(A)..Prud(U), a bootstrap over items for Prec and Prud; with 30 items "
+WIDTH_NOTE = ("95% intervals: Wilson for Prec(A)..Prud(U), {methods} for Prec and Prud; with 30 items "
               "a Wilson interval is about ±0.16 wide, so close figures do not rank models")
+
+
+def width_note(rows: list[dict[str, Any]]) -> str:
+    """The intervals' note, naming the method of Prec and Prud's intervals in these rows (`ci_method`)."""
+    from annotator.transcripts.report import interval_methods
+
+    return WIDTH_NOTE.format(methods=interval_methods(rows))
 
 
 def compare_text(result: dict[str, Any], names: tuple[str, str], prompt: str) -> str:
@@ -144,7 +151,7 @@ def compare_text(result: dict[str, Any], names: tuple[str, str], prompt: str) ->
         figures = (result["first"][name], result["second"][name], result["difference"][name])
         line = f"  {title:<8} {_figure(figures[0])}  {_figure(figures[1])}  difference {_figure(figures[2])}"
         if name in ("prec", "prud"):
-            line += f" {interval_text(result[name + '_diff_ci'])} (paired bootstrap, 95%)"
+            line += f" {interval_text(result[name + '_diff_ci'])} ({DIFF_METHODS[result['diff_ci_method']]}, 95%)"
         else:
             test = result["mcnemar"].get(name)
             p = "—" if not test or test["p"] is None else f"{test['p']:.4g}"
@@ -153,6 +160,10 @@ def compare_text(result: dict[str, Any], names: tuple[str, str], prompt: str) ->
     if result["note"]:
         lines.append(f"  note: {result['note']}")
     return "\n".join(lines)
+
+
+DIFF_METHODS = {"newcombe-mover": "Newcombe's paired interval per set, MOVER over A and U",
+                "bootstrap": "paired bootstrap", None: "no interval"}
 
 
 def _compare(session: Any, names: tuple[str, str], prompt: str | None, resamples: int, seed: int) -> list[Any]:
@@ -233,13 +244,15 @@ def report(
         str | None, typer.Option(help="Break down by data_source, rewrite_type, difficulty_eval (comma-separated).")
     ] = None,
     bootstrap: Annotated[
-        int, typer.Option(help="Bootstrap resamples for Prec and Prud's intervals (0: none).",
+        int, typer.Option(help="Bootstrap resamples for Prec and Prud's intervals where an item has several "
+                               "responses (0: none).",
                           **bounded(limits.BOOTSTRAP))
     ] = 2_000,
     seed: Annotated[int, typer.Option(help="The bootstrap's random seed.", **bounded(limits.SEED))] = 0,
     compare: Annotated[
         tuple[str, str] | None,
-        typer.Option(help="Compare two models on the items both answered (paired bootstrap, McNemar's exact test).",
+        typer.Option(help="Compare two models on the items both answered (Newcombe's paired interval with one response "
+                          "per item, else a paired bootstrap; McNemar's exact test).",
                      metavar="MODEL_A MODEL_B"),
     ] = None,
     prompt: Annotated[str | None, typer.Option(help="With --compare: only this prompt.")] = None,
@@ -255,7 +268,8 @@ def report(
     ] = False,
 ) -> None:
     """Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), from the effective verdicts, with
-    95% intervals (Wilson 1927 for each proportion; a percentile bootstrap over items for Prec and Prud)."""
+    95% intervals (Wilson 1927 for each proportion; for Prec and Prud, MOVER over those with one response per item,
+    else a percentile bootstrap over items; `ci_method` in --json says which)."""
     from annotator.db import get_engine, read_connection, read_session
     from annotator.transcripts import report as reporting
 

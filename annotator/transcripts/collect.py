@@ -13,7 +13,6 @@ Judging the new transcripts is not done here: `collected_ids` names them for the
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +25,7 @@ from annotator.db import insert_ignore, write_session
 from annotator.llm import CallStats, Completion, Database, LLMCallFailed, LLMClient
 from annotator.models import Run, Transcript, utcnow
 from annotator.runs.spec import RunKindSpec
-from annotator.transcripts.items import Item, evaluation_items
+from annotator.transcripts.items import Item, Selection, evaluation_items, within_limit
 from annotator.transcripts.options import MODEL, EvaluateOptions, sample_role
 from annotator.transcripts.prompts import messages, template
 from annotator.vocabulary import RunKind, RunStatus
@@ -50,11 +49,14 @@ class EvaluateSummary(runs.Summary):
     done: int = 0
     written: int = 0  # transcripts stored
     skipped: int = 0  # items x samples that had a transcript already
+    solvable_items: int = 0  # the items asked (or collected before), of the A set
+    unsolvable_items: int = 0  # and of the U set
 
     def text(self) -> str:
         return (
             f"run {self.run_id}: {self.status}; {self.done}/{self.responses} responses, {self.written} transcripts "
-            f"written, {self.skipped} already collected\n"
+            f"written, {self.skipped} already collected; items: {self.solvable_items} solvable, "
+            f"{self.unsolvable_items} unsolvable\n"
             + self.requests_text()
         )
 
@@ -69,9 +71,11 @@ class EvaluateProgress(runs.RunProgress):
         super().__init__(*args, **kwargs)
         self.written = 0
         self.skipped = 0
+        self.items = (0, 0)  # solvable, unsolvable
 
     def kind_values(self) -> dict[str, Any]:
-        return {"counters": {"transcripts_written": self.written, "transcripts_skipped": self.skipped}}
+        return {"counters": {"transcripts_written": self.written, "transcripts_skipped": self.skipped,
+                             "solvable_items": self.items[0], "unsolvable_items": self.items[1]}}
 
     def failed(self, job: Job, exc: LLMCallFailed) -> None:
         self.failures += 1
@@ -80,7 +84,8 @@ class EvaluateProgress(runs.RunProgress):
     def summary(self, status: RunStatus, seconds: float) -> EvaluateSummary:
         return EvaluateSummary(
             run_id=self.run_id, status=status, responses=self.total, done=self.done, written=self.written,
-            skipped=self.skipped, failures=self.failures, calls=self.stats.as_dict(),
+            skipped=self.skipped, solvable_items=self.items[0], unsolvable_items=self.items[1],
+            failures=self.failures, calls=self.stats.as_dict(),
             retry_reasons=dict(self.stats.retry_reasons), seconds=seconds, errors=list(self.errors),
         )
 
@@ -93,22 +98,24 @@ def create_run(session: Session, *, options: EvaluateOptions, created_by: str | 
     )
 
 
-def select_jobs(session: Session, *, options: EvaluateOptions) -> tuple[list[Job], int]:
-    """The requests still to make, in item order, and how many items x samples have a transcript already."""
+def select_jobs(session: Session, *, options: EvaluateOptions) -> tuple[list[Job], int, Selection]:
+    """The requests still to make, in item order, how many items x samples have a transcript already, and the
+    items asked (`options.limit` of them in proportion, drawn with `options.seed`: `items.within_limit`)."""
     collected = {(row.data_id, row.sample) for row in session.execute(
         select(Transcript.data_id, Transcript.sample)
         .where(Transcript.model == options.model.model, Transcript.prompt == options.prompt)
     )}
     items = evaluation_items(session, data_source=options.data_source, item_set=options.item_set)
+    selection = within_limit(items, limit=options.limit, seed=options.seed)
     jobs: list[Job] = []
     skipped = 0
-    for item in itertools.islice(items, options.limit):
+    for item in selection.items:
         for sample in range(options.samples):
             if (item.data_id, sample) in collected:
                 skipped += 1
             else:
                 jobs.append(Job(len(jobs), item, sample))
-    return jobs, skipped
+    return jobs, skipped, selection
 
 
 def transcript_row(job: Job, completion: Completion, *, options: EvaluateOptions, run_id: int) -> dict[str, Any]:
@@ -154,9 +161,10 @@ def _claim(engine: Engine, run_id: int) -> tuple[EvaluateOptions, bool, list[Job
         run = runs.claim_run(session, run_id=run_id, kind=RunKind.evaluate)
         options = EvaluateOptions.from_run(run)
         cancelled = run.cancel_requested
-        jobs, skipped = select_jobs(session, options=options)
+        jobs, skipped, selection = select_jobs(session, options=options)
         progress = EvaluateProgress(run_id, len(jobs), CallStats())
         progress.skipped = skipped
+        progress.items = (selection.solvable, selection.unsolvable)
         progress.save(session, problems_total=len(jobs))
     return options, cancelled, jobs, progress
 
@@ -203,6 +211,7 @@ def describe_run(run: Run) -> dict[str, Any]:
     row = {
         **runs.describe(run, items="responses"), "transcripts written": counters.get("transcripts_written", 0),
         "already collected": counters.get("transcripts_skipped", 0),
+        "items (solvable / unsolvable)": _items_text(counters),
         "model": ((run.models or {}).get(MODEL) or {}).get("model"), "prompt": run.prompt_version,
         "set": settings.get("item_set"), "source": settings.get("data_source") or "(all)",
         "samples": settings.get("samples"),
@@ -210,8 +219,16 @@ def describe_run(run: Run) -> dict[str, Any]:
     return {name: row[name] for name in _COLUMNS}
 
 
+def _items_text(counters: dict[str, Any]) -> str | None:
+    """"9 / 41": the run's solvable and unsolvable items, once it has chosen them."""
+    if "solvable_items" not in counters:
+        return None
+    return f"{counters['solvable_items']} / {counters.get('unsolvable_items', 0)}"
+
+
 _COLUMNS = (
-    "run", "status", "responses done / total", "transcripts written", "already collected", runs.REQUESTS_SENT,
+    "run", "status", "items (solvable / unsolvable)", "responses done / total", "transcripts written",
+    "already collected", runs.REQUESTS_SENT,
     runs.FROM_CACHE, runs.RETRIES, runs.FAILED, runs.TOKENS, "model", "prompt", "set", "source", "samples", "worker",
     "by", "started", "finished",
 )

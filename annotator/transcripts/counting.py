@@ -67,10 +67,13 @@ class Bin(NamedTuple):
 
 @dataclass(frozen=True)
 class Counts:
-    """A report's read: per-item `groups` (`bins` None), or the reviewed responses' `groups` and the `bins`."""
+    """A report's read: per-item `groups` (`bins` None), or the reviewed responses' `groups` and the `bins`;
+    `one_each` when the read found no response with a second sample (every item one response per model and
+    prompt: the report's intervals need no items then)."""
 
     groups: list[Group]
     bins: list[Bin] | None = None
+    one_each: bool = False
 
 
 def _joined(query: Select[Any]) -> Select[Any]:
@@ -182,9 +185,10 @@ def _reviewed(session: Session | Connection, model: str | None) -> list[Group]:
 def read(session: Session | Connection, *, model: str | None = None, exact: int = EXACT_RESPONSES) -> Counts:
     """What a report counts: per item up to `exact` responses, else the reviewed ones and the bins."""
     responses = session.execute(select(func.count()).select_from(transcript).where(*_model(model))).scalar() or 0
+    one_each = _one_each(session, model)
     if responses <= exact:
-        return Counts(verdict_groups(session, model=model))
-    return Counts(_reviewed(session, model), _bins(session, model))
+        return Counts(verdict_groups(session, model=model), one_each=one_each)
+    return Counts(_reviewed(session, model), _bins(session, model), one_each=one_each)
 
 
 _IN_BATCH = 900

@@ -7,7 +7,8 @@ the item they answer.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+import hashlib
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -102,6 +103,56 @@ def evaluation_items(
     candidates = store.candidates_query(data_source=data_source, where=only, columns=_ITEM_CANDIDATE_COLUMNS)
     for row in session.execute(candidates):
         yield _candidate_item(row._asdict())
+
+
+def _shares(solvable: int, unsolvable: int, limit: int) -> tuple[int, int]:
+    """How many solvable and unsolvable items a limit takes: in proportion to the sets' sizes (rounded), at least
+    one of each when both sets have items and the limit is 2 or more; a limit of 1 takes one item of the bigger
+    set (of the solvable one on a tie)."""
+    if limit >= solvable + unsolvable:
+        return solvable, unsolvable
+    if not solvable or not unsolvable:
+        return min(limit, solvable), min(limit, unsolvable)
+    if limit < 1:
+        return 0, 0
+    if limit < 2:
+        return (1, 0) if solvable >= unsolvable else (0, 1)
+    a = min(max(int(limit * solvable / (solvable + unsolvable) + 0.5), 1), limit - 1)
+    a = max(min(a, solvable), limit - unsolvable)  # neither set asked for more items than it has
+    return a, limit - a
+
+
+def _rank(seed: int, item: Item) -> bytes:
+    """An item's place in the seeded draw: a hash of the seed and its data_id, the same in every process and
+    for every set the item is in (items added later take their own places, leaving the others' order)."""
+    return hashlib.blake2b(f"{seed}\0{item.data_id}".encode(), digest_size=16).digest()
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The items a run asks, in release order, with how many of each set."""
+
+    items: list[Item]
+    solvable: int
+    unsolvable: int
+
+    def text(self) -> str:
+        return f"{self.solvable} solvable and {self.unsolvable} unsolvable items"
+
+
+def within_limit(items: Iterable[Item], *, limit: int | None, seed: int = 0) -> Selection:
+    """At most `limit` of the items (all without one): the solvable (A) and unsolvable (U) sets in proportion to
+    their sizes, at least one of each when both have items and `limit` is 2 or more (`_shares`); within each set
+    the items first in a draw seeded by `seed` (`_rank`), so the same seed takes the same items again and a
+    re-run resumes them. The chosen items keep their release order."""
+    every = list(items)
+    parts = ([item for item in every if not item.unsolvable], [item for item in every if item.unsolvable])
+    if limit is not None and limit < len(every):
+        shares = _shares(len(parts[0]), len(parts[1]), limit)
+        chosen = {id(item) for part, n in zip(parts, shares) for item in sorted(part, key=lambda i: _rank(seed, i))[:n]}
+        every = [item for item in every if id(item) in chosen]
+    unsolvable = sum(item.unsolvable for item in every)
+    return Selection(every, len(every) - unsolvable, unsolvable)
 
 
 def items_by_data_id(session: Session, *, data_ids: Collection[str]) -> dict[str, Item]:

@@ -35,6 +35,7 @@ class EvaluateOptions:
     item_set: ItemSet = "vetted"
     samples: int = 1
     limit: int | None = None
+    seed: int = 0  # which items a limit takes (`items.within_limit`)
     concurrency: int = 8
     max_retries: int = 5
     backoff_base: float = 1.0
@@ -46,8 +47,8 @@ class EvaluateOptions:
             raise RunError(f"unknown set {self.item_set!r}: choose {' or '.join(ITEM_SETS)}")
         limits.check_each({
             "samples": (self.samples, limits.SAMPLES), "concurrency": (self.concurrency, limits.CONCURRENCY),
-            "limit": (self.limit, limits.LIMIT), "max_retries": (self.max_retries, limits.MAX_RETRIES),
-            "backoff": (self.backoff_base, limits.BACKOFF),
+            "limit": (self.limit, limits.LIMIT), "seed": (self.seed, limits.SEED),
+            "max_retries": (self.max_retries, limits.MAX_RETRIES), "backoff": (self.backoff_base, limits.BACKOFF),
         }, error=RunError)
         self.model.check()
 
@@ -64,7 +65,7 @@ class EvaluateOptions:
         """The options kept in `Run.options` (the model and the prompt have columns of their own)."""
         return {
             "data_source": self.data_source, "item_set": self.item_set, "samples": self.samples,
-            "limit": self.limit, "concurrency": self.concurrency, "max_retries": self.max_retries,
+            "limit": self.limit, "seed": self.seed, "concurrency": self.concurrency, "max_retries": self.max_retries,
             "backoff_base": self.backoff_base,
         }
 

@@ -36,7 +36,8 @@ _U_ONLY = ("rewrite_type", "difficulty_eval")
 ALL = "all"
 VERDICTS = tuple(v.value for v in Verdict)
 KEYS = ("model", "prompt", "data_source", "A", "AS", "AR", "AF", "U", "US", "UR", "UF",
-        "prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud", *CI_KEYS, "ci_note", "reviewed", "judge_human_kappa")
+        "prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud", *CI_KEYS, "ci_note", "ci_method", "reviewed",
+        "judge_human_kappa")
 
 
 @dataclass
@@ -102,7 +103,7 @@ def _row(model: str, prompt: str, values: dict[str, Any], tally: _Tally, by: tup
         "A": a, "AS": c["AS"], "AR": c["AR"], "AF": c["AF"], "U": u, "US": c["US"], "UR": c["UR"], "UF": c["UF"],
         "prec_a": prec_a, "prud_a": prud_a, "prec_u": prec_u, "prud_u": prud_u,
         "prec": _mean(prec_a, prec_u), "prud": _mean(prud_a, prud_u),
-        **dict.fromkeys(CI_KEYS), "ci_note": None,  # filled in by `uncertainty.add_intervals`
+        **dict.fromkeys(CI_KEYS), "ci_note": None, "ci_method": None,  # filled in by `uncertainty.add_intervals`
         "reviewed": tally.reviewed, "judge_human_kappa": _kappa(tally.pairs),
         **{name: values.get(name, ALL) for name in by if name in _U_ONLY},
     }
@@ -121,7 +122,7 @@ def _add(tally: _Tally, group: Group, items: bool = True, counts: bool = True) -
         return
     if counts:
         tally.counts[("U" if unsolvable else "A") + verdict] += n
-    if items and item is not None:  # only the bootstrap needs them
+    if items and item is not None:  # only the intervals need them
         key = (unsolvable, item)
         cell = tally.items.get(key)
         if cell is None:
@@ -174,8 +175,9 @@ def report(
     column for each of `rewrite_type` / `difficulty_eval` asked for in `by`), sorted by model, prompt and
     breakdown values with the pooled row (`"all"`) of each model and prompt first. `groups` (from
     `counting.read` or `counting.verdict_groups`) saves the read when several breakdowns are wanted.
-    Intervals: Wilson for the four proportions, a percentile bootstrap of `resamples` resamples (0: none)
-    seeded with `seed` for Prec and Prud (`annotator.transcripts.uncertainty`)."""
+    Intervals: Wilson for the four proportions; for Prec and Prud, MOVER over those where each item has one
+    response, else a percentile bootstrap of `resamples` resamples (0: none) seeded with `seed`
+    (`annotator.transcripts.uncertainty`; the row's `ci_method` says which)."""
     [rows] = reports(session, breakdowns=[by], model=model, groups=groups, resamples=resamples, seed=seed)
     return rows
 
@@ -190,9 +192,13 @@ def reports(
     checked = [check_by(by) for by in breakdowns]
     with paused():  # tens of thousands of tuples and lists, no cycle among them (`annotator.gc_paused`)
         counts = _as_counts(groups, session, model)
-        pooled = tallies(counts, items=resamples > 0)
-        parts = [_rows(counts, pooled, by, items=resamples > 0) for by in checked]
-        add_intervals([row for part in parts for row in part], resamples=resamples, seed=seed)
+        # Down to the items unless the read found one response per item: whether an item has several decides
+        # Prec and Prud's interval (MOVER needs the counts alone).
+        items = not counts.one_each
+        pooled = tallies(counts, items=items)
+        parts = [_rows(counts, pooled, by, items=items) for by in checked]
+        add_intervals([row for part in parts for row in part], resamples=resamples, seed=seed,
+                      one_each=counts.one_each)
         return [sorted((row for row, _ in part), key=_order) for part in parts]
 
 
@@ -251,6 +257,16 @@ def rules_disagree(session: Session | Connection, *, model: str | None = None) -
 
 PAPER_FIGURES = (("prec_a", "Prec(A)"), ("prud_a", "Prud(A)"), ("prec_u", "Prec(U)"), ("prud_u", "Prud(U)"),
                  ("prec", "Prec"), ("prud", "Prud"))
+
+
+METHODS = {"mover-wilson": "MOVER over the Wilson intervals of A and U (one response per item)",
+           "bootstrap": "a bootstrap over items (several responses per item)"}
+
+
+def interval_methods(rows: Iterable[dict[str, Any]]) -> str:
+    """How Prec and Prud's intervals of these rows were made (`ci_method`), in words; both when none has one."""
+    used = {row.get("ci_method") for row in rows}
+    return " or ".join(text for name, text in METHODS.items() if name in used) or " or ".join(METHODS.values())
 
 
 def interval_text(interval: Sequence[float] | None) -> str:

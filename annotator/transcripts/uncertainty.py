@@ -3,14 +3,17 @@
 - Prec(A), Prud(A), Prec(U), Prud(U) get 95% Wilson score intervals (Wilson 1927) over their responses
   (`annotator.metrics.intervals.wilson`). With several samples per item these treat responses as independent;
   the bootstrap below does not.
-- Prec and Prud, means of two proportions on different item sets, get a percentile bootstrap interval (Efron and
-  Tibshirani 1993) that resamples the A items and the U items separately, items and not samples: a resampled
-  item brings all its responses. Each resample recomputes Prec(A) = sum S / sum responses over its items, the
-  same ratio as the point value, so the interval holds the point value's estimator.
-- `compare`: two models on the items both answered (per prompt): the differences in Prec and Prud with a
-  paired bootstrap interval (one resample of items applied to both models), and McNemar's exact test (McNemar
-  1947) on each of the four proportions, an item counting as a success for a model when most of its responses
-  are (with one sample per item, the textbook pairing).
+- Prec and Prud, means of two proportions on different item sets: with one response per item (`ci_method`
+  "mover-wilson"), MOVER over the two Wilson intervals (Zou and Donner 2008, `intervals.mover`), an interval that
+  is never a point, even when every item of a set has the same verdict; with several responses to an item
+  ("bootstrap"), a percentile bootstrap interval (Efron and Tibshirani 1993) that resamples the A items and the U
+  items separately, items and not samples: a resampled item brings all its responses. Each resample recomputes
+  Prec(A) = sum S / sum responses over its items, the same ratio as the point value.
+- `compare`: two models on the items both answered (per prompt): the differences in Prec and Prud with an
+  interval, with one response per item Newcombe's paired interval for each set (Newcombe 1998, method 10) combined
+  by MOVER ("newcombe-mover"), else a paired bootstrap (one resample of items applied to both models); and
+  McNemar's exact test (McNemar 1947) on each of the four proportions, an item counting as a success for a model
+  when most of its responses are (with one sample per item, the textbook pairing).
 
 Resamples are drawn per item set with a generator seeded by the seed and that set (`intervals.seed_for`), so
 rows that share items (every model on the same release) share one weight matrix, one matrix product serves
@@ -28,7 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from annotator.metrics.intervals import as_pair, bootstrap_weights, mcnemar_exact, percentile, seed_for, wilson
+from annotator.metrics.intervals import (
+    as_pair,
+    bootstrap_weights,
+    mcnemar_exact,
+    mover,
+    newcombe_paired,
+    percentile,
+    seed_for,
+    wilson,
+)
 
 RESAMPLES = 2_000
 CI_KEYS = ("prec_a_ci", "prud_a_ci", "prec_u_ci", "prud_u_ci", "prec_ci", "prud_ci")
@@ -39,6 +51,10 @@ Items = dict[tuple[bool, tuple[int, int]], list[int]]
 Bins = dict[tuple[bool, tuple[int, int, int]], int]
 # A set of more items is resampled from its bins: the weight matrix would hold resamples x items numbers.
 EXACT_ITEMS = 20_000
+# How Prec and Prud's intervals (`ci_method`) and a comparison's (`diff_ci_method`) were made.
+MOVER = "mover-wilson"
+PAIRED = "newcombe-mover"
+BOOTSTRAP = "bootstrap"
 
 
 def _part(items: Items, unsolvable: bool) -> tuple[tuple[tuple[int, int], ...], np.ndarray]:
@@ -59,6 +75,20 @@ def _wilson(row: dict[str, Any]) -> list[str]:
         if not n:
             reasons.append(f"no responses on {label} items ({part})")
     return reasons
+
+
+def _one_each(items: Items | Bins) -> bool:
+    """Whether every item of a row has exactly one response (of its items' counts or their bins)."""
+    if _is_bins(items):
+        return all(sum(vector) == 1 for _, vector in items)  # type: ignore[misc]
+    return bool(items) and all(sum(counts) == 1 for counts in items.values())  # type: ignore[arg-type]
+
+
+def _mover(row: dict[str, Any]) -> tuple[list[float], list[float]]:
+    """Prec and Prud's MOVER intervals from the row's counts and four Wilson intervals (one response per item)."""
+    return tuple(  # type: ignore[return-value]
+        as_pair(mover([(0.5, row[part + verdict] / row[part], *row[f"{name}_{part.lower()}_ci"]) for part in "AU"]))
+        for name, verdict in (("prec", "S"), ("prud", "R")))
 
 
 def _binned(counts: Iterable[tuple[tuple[int, ...], int]]) -> tuple[tuple[int, ...], ...]:
@@ -121,20 +151,28 @@ def _is_bins(items: Items | Bins) -> bool:
 
 def add_intervals(
     rows: Sequence[tuple[dict[str, Any], Items | Bins]], *, resamples: int = RESAMPLES, seed: int = 0,
-    exact_items: int = EXACT_ITEMS,
+    exact_items: int = EXACT_ITEMS, one_each: bool = False,
 ) -> None:
-    """Fill `CI_KEYS` and `ci_note` of each report row, given with its items' counts or their bins (an item set
-    of more than `exact_items` items is resampled from its bins)."""
+    """Fill `CI_KEYS`, `ci_note` and `ci_method` of each report row, given with its items' counts or their bins:
+    MOVER where each item has one response (every row's, with `one_each`: its items may then be left out), else
+    the bootstrap (an item set of more than `exact_items` items resampled from its bins)."""
     resampled = _Resampled(exact_items)
     parts: list[tuple[Any, ...] | None] = []
     for row, items in rows:
         reasons = _wilson(row)
-        row["prec_ci"] = row["prud_ci"] = None
-        if not resamples and not reasons:
+        row["prec_ci"] = row["prud_ci"] = row["ci_method"] = None
+        mover_row = not reasons and (one_each or _one_each(items))
+        if mover_row:
+            row["prec_ci"], row["prud_ci"] = _mover(row)
+            row["ci_method"] = MOVER
+        elif not resamples and not reasons:
             reasons.append("bootstrap off (--bootstrap 0)")
         row["ci_note"] = "; ".join(reasons) or None
-        # Nothing to resample where Prec and Prud are undefined, or no bootstrap was asked for.
-        parts.append(None if reasons else (*resampled.add(items, False), *resampled.add(items, True)))
+        # Nothing to resample where Prec and Prud are undefined, have MOVER's interval, or no bootstrap was asked.
+        resample = not reasons and not mover_row
+        parts.append((*resampled.add(items, False), *resampled.add(items, True)) if resample else None)
+        if resample:
+            row["ci_method"] = BOOTSTRAP
     resampled.run(resamples, seed)
     done: dict[tuple[Any, ...], tuple[list[float], list[float]]] = {}
     for (row, _), part in zip(rows, parts):
@@ -161,14 +199,38 @@ def _mcnemar(first: np.ndarray, second: np.ndarray, column: int) -> dict[str, An
     return {"b": b, "c": c, "p": mcnemar_exact(b, c)}
 
 
+def _paired(one: np.ndarray, two: np.ndarray, column: int) -> tuple[float, float]:
+    """Newcombe's interval for one set's difference in a proportion (items with one response each)."""
+    first, second = one[:, column] == 1, two[:, column] == 1
+    both, first_only = int(np.sum(first & second)), int(np.sum(first & ~second))
+    second_only = int(np.sum(~first & second))
+    neither = len(first) - both - first_only - second_only
+    return newcombe_paired(both, first_only, second_only, neither)  # type: ignore[return-value]
+
+
+def _newcombe_mover(out: dict[str, Any], halves: dict[bool, tuple[np.ndarray, np.ndarray, Any]]) -> None:
+    """Each set's Newcombe intervals (`prec_a_diff_ci` ..) and, by MOVER, Prec's and Prud's (one response each)."""
+    for name, column in (("prec", 0), ("prud", 1)):
+        terms = []
+        for unsolvable, part in ((False, "a"), (True, "u")):
+            low, high = _paired(*halves[unsolvable][:2], column)
+            out[f"{name}_{part}_diff_ci"] = [low, high]
+            terms.append((0.5, out["difference"][f"{name}_{part}"], low, high))
+        out[f"{name}_diff_ci"] = as_pair(mover(terms))
+    out["diff_ci_method"] = PAIRED
+
+
 def compare(first: Items, second: Items, *, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
     """The first model against the second on the items both answered: each one's Prec(A) .. Prud and the
-    differences (first - second) with a paired bootstrap interval for Prec and Prud; McNemar's exact test on
-    each of the four proportions (`b`: items only the first succeeds on, `c`: only the second; `p` None
-    without discordant items). Figures undefined on the common items are None, with a `note`."""
+    differences (first - second) with a 95% interval for Prec and Prud (`diff_ci_method`: Newcombe's paired
+    intervals combined by MOVER where every shared item has one response from each model, also given per set as
+    `prec_a_diff_ci` ..; else a paired bootstrap); McNemar's exact test on each of the four proportions (`b`:
+    items only the first succeeds on, `c`: only the second; `p` None without discordant items). Figures
+    undefined on the common items are None, with a `note`."""
     out: dict[str, Any] = {"items_a": 0, "items_u": 0, "first": {}, "second": {}, "difference": {},
-                           "prec_diff_ci": None, "prud_diff_ci": None, "mcnemar": {}, "note": None}
-    halves: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
+                           "prec_diff_ci": None, "prud_diff_ci": None, "diff_ci_method": None, "mcnemar": {},
+                           "note": None}
+    halves: dict[bool, tuple[np.ndarray, np.ndarray, Any]] = {}
     for unsolvable, part in ((False, "a"), (True, "u")):
         keys = sorted({item for part, item in first if part == unsolvable}
                       & {item for part, item in second if part == unsolvable})
@@ -177,8 +239,7 @@ def compare(first: Items, second: Items, *, resamples: int = RESAMPLES, seed: in
             continue
         one, two = (_part({(unsolvable, k): items[(unsolvable, k)] for k in keys}, unsolvable)[1]
                     for items in (first, second))
-        weights = bootstrap_weights(len(keys), resamples, seed_for(seed, keys)) if resamples else None
-        halves[unsolvable] = (one, two, weights)
+        halves[unsolvable] = (one, two, keys)
         for name, column in ((f"prec_{part}", 0), (f"prud_{part}", 1)):
             out["mcnemar"][name] = _mcnemar(one, two, column)
     for side, index in (("first", 0), ("second", 1)):
@@ -190,12 +251,18 @@ def compare(first: Items, second: Items, *, resamples: int = RESAMPLES, seed: in
                          for name in (*PROPORTIONS, "prec", "prud")}
     if len(halves) < 2:
         out["note"] = "the two models share no solvable or no unsolvable item: Prec and Prud undefined"
+    elif all((one[:, 2] == 1).all() and (two[:, 2] == 1).all() for one, two, _ in halves.values()):
+        _newcombe_mover(out, halves)
     elif not resamples:
         out["note"] = "bootstrap off (--bootstrap 0)"
     else:
-        diff = sum(_proportions(w @ one) - _proportions(w @ two) for one, two, w in halves.values()) / 2
+        diff = 0
+        for one, two, keys in halves.values():
+            weights = bootstrap_weights(len(keys), resamples, seed_for(seed, keys))
+            diff = diff + (_proportions(weights @ one) - _proportions(weights @ two)) / 2
         low, high = percentile(diff)
         out["prec_diff_ci"], out["prud_diff_ci"] = [float(low[0]), float(high[0])], [float(low[1]), float(high[1])]
+        out["diff_ci_method"] = BOOTSTRAP
     return out
 
 

@@ -146,3 +146,37 @@ def test_a_second_evaluate_with_the_same_settings_is_refused_while_the_first_run
             server.release()
             first.wait(timeout=120)
         assert first.returncode == 0, first.stderr
+
+
+def test_a_trial_run_asks_both_sets_and_says_how_many(database_url: str, aime: Engine) -> None:
+    """`evaluate --limit 50` over the AIME release (30 solvable, 132 unsolvable items) asks 9 solvable and 41
+    unsolvable ones and says so; the same command again resumes the same items (nothing asked); `--seed 1` draws
+    other items in the same proportion; `--limit 1` asks one item, of the bigger set."""
+
+    def evaluate(server: OpenAIServer, *extra: str) -> str:
+        done = subprocess.run(_cli(server, *extra), env=_env(database_url), cwd=PROJECT_ROOT, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def asked(run_id: int) -> tuple[int, int]:
+        with read_session(aime) as session:
+            rows = session.execute(select(Transcript.candidate_id).where(Transcript.run_id == run_id)).all()
+        return sum(row.candidate_id is None for row in rows), sum(row.candidate_id is not None for row in rows)
+
+    with OpenAIServer(answer=scripted_solver) as server:
+        first = evaluate(server, "--limit", "50")
+        assert "run 1: succeeded; 50/50 responses, 50 transcripts written, 0 already collected; items: 9 solvable, " \
+               "41 unsolvable" in first
+        assert asked(1) == (9, 41)
+        again = evaluate(server, "--limit", "50")
+        assert "0/0 responses, 0 transcripts written, 50 already collected; items: 9 solvable, 41 unsolvable" in again
+        other = evaluate(server, "--limit", "50", "--seed", "1")
+        assert "items: 9 solvable, 41 unsolvable" in other and "50 already collected" not in other
+        written = sum(asked(3))
+        assert 0 < written < 50  # some items of seed 1's draw were seed 0's too
+        assert "items: 0 solvable, 1 unsolvable" in evaluate(server, "--limit", "1", "--prompt", "standard")
+    with read_session(aime) as session:
+        run = session.get(Run, 1)
+        assert run is not None and run.options["seed"] == 0 and run.options["limit"] == 50
+        assert (run.counters["solvable_items"], run.counters["unsolvable_items"]) == (9, 41)

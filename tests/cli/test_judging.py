@@ -79,11 +79,11 @@ def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path)
         for name in ("prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud"):
             low, high = row[name + "_ci"]
             assert isinstance(low, float) and low <= row[name] <= high
-        assert row["ci_note"] is None
-    off = json.loads(run_cli(url, "report", "--json", "--bootstrap", "0").stdout)
-    assert off[0]["prec_ci"] is None and off[0]["ci_note"] == "bootstrap off (--bootstrap 0)"
+        assert row["ci_note"] is None and row["ci_method"] == "mover-wilson"  # one response per item
+    # MOVER needs no resamples: the bootstrap's switch leaves one response per item alone.
+    assert json.loads(run_cli(url, "report", "--json", "--bootstrap", "0").stdout) == rows
     text = run_cli(url, "report").stdout
-    assert "Prec 95% CI" in text and "about ±0.16 wide" in text
+    assert "Prec 95% CI" in text and "about ±0.16 wide" in text and "MOVER over the Wilson intervals" in text
 
     done = run_cli(url, "report", "--compare", "DeepSeek-R1", "GPT-4o", "--json")
     assert done.returncode == 0, done.stderr
@@ -92,10 +92,11 @@ def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path)
     assert (result["items_a"], result["items_u"]) == (30, 132)
     assert set(result["mcnemar"]) == {"prec_a", "prud_a", "prec_u", "prud_u"}
     assert result["mcnemar"]["prec_a"] == {"b": 18, "c": 0, "p": 2 / 2**18}  # R1's 21 S against GPT-4o's 3
-    assert result["prec_diff_ci"][0] > 0
+    assert result["prec_diff_ci"][0] > 0 and result["diff_ci_method"] == "newcombe-mover"
     text = run_cli(url, "report", "--compare", "DeepSeek-R1", "GPT-4o", "--prompt", "reliable").stdout
     assert text.startswith("DeepSeek-R1 against GPT-4o, prompt reliable: 30 solvable and 132 unsolvable items")
-    assert "McNemar exact: b=18 c=0 p=7.629e-06" in text and "(paired bootstrap, 95%)" in text
+    assert "McNemar exact: b=18 c=0 p=7.629e-06" in text
+    assert "(Newcombe's paired interval per set, MOVER over A and U, 95%)" in text
 
     for args, code, message in [
         (("--compare", "DeepSeek-R1", "nobody"), 1, "no judged transcripts of model 'nobody'"),
@@ -173,3 +174,30 @@ def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "annotator.transcripts.report" in imported  # the importtime listing is there to be read
     assert imported.isdisjoint({"sqlmodel", "sqlalchemy.orm", "annotator.models", "annotator.store"})
+
+
+def test_report_of_one_verdict_per_set_has_an_interval(database_url: str) -> None:
+    """Right on 3 solvable items and wrong on 5 unsolvable ones: `report` prints Prec 0.500 with an interval
+    around it (MOVER, `ci_method` in --json), not [0.50, 0.50]; `--compare` against a model wrong everywhere gives
+    the difference 0.5 an interval of width."""
+    from tests.transcripts.test_where import add_answers
+
+    table = [{"right": "S", "wrong": "F"}] * 3 + [{"right": "F", "wrong": "F"}] * 5
+    add_answers(get_engine(database_url), table, solvable=frozenset({0, 1, 2}))
+    env = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([sys.executable, "-m", "annotator", "report", *args], capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    [right, _] = json.loads(cli("--json").stdout)
+    assert (right["model"], right["prec"], right["ci_method"]) == ("right", 0.5, "mover-wilson")
+    low, high = right["prec_ci"]
+    assert 0.2 < low < 0.5 < high < 0.75
+    line = next(line for line in cli().stdout.splitlines() if line.startswith("right "))
+    assert "0.500  [0.22, 0.72]" in line and "[0.50, 0.50]" not in line
+    [compared] = json.loads(cli("--compare", "right", "wrong", "--json").stdout)
+    low, high = compared["prec_diff_ci"]
+    assert compared["difference"]["prec"] == 0.5 and 0 < low < 0.5 < high <= 1

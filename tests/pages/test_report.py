@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from sqlalchemy import Engine, select, update
+from statsmodels.stats.proportion import proportion_confint
 from streamlit.testing.v1 import AppTest
 
 from annotator.db import write_session
@@ -68,11 +69,15 @@ def _shows_intervals(app: AppTest, table: pd.DataFrame, spec: str) -> None:
     # Wilson for DeepSeek-R1's Prec(A) 21/30 is [0.52, 0.83] (statsmodels' proportion_confint agrees).
     assert table.loc["DeepSeek-R1", "Prec(A) 95% CI"] == "[0.52, 0.83]"
     assert table.loc["GPT-4o", "Prud(A) 95% CI"] == "[0.00, 0.11]"
-    low, high = (float(x) for x in table.loc["DeepSeek-R1", "Prec 95% CI"].strip("[]").split(", "))
-    assert low < 0.547 < high
+    # One response per item: Prec's interval is MOVER over Prec(A)'s and Prec(U)'s Wilson intervals.
+    (la, ua), (lu, uu) = proportion_confint(21, 30, method="wilson"), proportion_confint(52, 132, method="wilson")
+    prec, a, u = (21 / 30 + 52 / 132) / 2, 21 / 30, 52 / 132
+    mover = (prec - ((a - la) ** 2 + (u - lu) ** 2) ** 0.5 / 2, prec + ((ua - a) ** 2 + (uu - u) ** 2) ** 0.5 / 2)
+    assert table.loc["DeepSeek-R1", "Prec 95% CI"] == f"[{mover[0]:.2f}, {mover[1]:.2f}]"
     assert '"rule"' in spec and '"Prec low"' in spec and '"Prud high"' in spec
     caption = next(c.value for c in app.caption if "95% interval" in c.value)
     assert "about ±0.16 wide" in caption and "the smallest set has 30 responses: up to ±0.17" in caption
+    assert "MOVER over the Wilson intervals of A and U (one response per item) for Prec and Prud" in caption
 
 
 def test_annotators_may_not_open_the_report(engine: Engine) -> None:

@@ -94,7 +94,8 @@ def test_every_item_and_sample_is_asked_once_and_kept(server: OpenAIServer, engi
         run = session.get(Run, summary.run_id)
         assert run is not None and (run.kind, run.status, run.prompt_version) == ("evaluate", "succeeded", "reliable")
         assert (run.problems_total, run.problems_done, run.requests) == (18, 18, 18)
-        assert run.counters == {"transcripts_written": 18, "transcripts_skipped": 0}
+        assert run.counters == {"transcripts_written": 18, "transcripts_skipped": 0, "solvable_items": 7,
+                                "unsolvable_items": 2}
         assert run.models["model"]["api_key_env"] == "UNSET_TEST_KEY"
 
     # The same settings again: every item has its transcripts, nothing is asked, nothing looked up.
@@ -117,14 +118,22 @@ def test_every_item_and_sample_is_asked_once_and_kept(server: OpenAIServer, engi
     assert unvetted == {(UNVETTED[0], "reliable", s) for s in range(3)}
     standard = run_evaluation(engine, options=_options(server, prompt="standard", limit=2))
     assert (standard.written, standard.calls["requests"]) == (2, 2)
-    assert set(transcripts(engine)) >= {("aime_0", "standard", 0), ("aime_1", "standard", 0)}
+    asked = sorted(key[0] for key in transcripts(engine) if key[1] == "standard")
+    assert (standard.solvable_items, standard.unsolvable_items) == (1, 1)  # one of each set, not two solvable
+    assert asked[0] in VETTED[:7] and asked[1] in VETTED[7:]
 
 
 def test_data_source_and_limit_choose_the_items(server: OpenAIServer, engine: Engine) -> None:
+    """The math source has 3 solvable and 2 vetted unsolvable items: a limit of 4 takes them in proportion (4 x
+    3/5 = 2.4: 2 and 2), the solvable ones drawn with the seed."""
     add_evaluation_items(engine)
     summary = run_evaluation(engine, options=_options(server, data_source="math", limit=4))
     assert summary.status == "succeeded" and summary.written == 4
-    assert sorted(key[0] for key in transcripts(engine)) == ["math_0", "math_0_remove_1", "math_1", "math_2"]
+    assert (summary.solvable_items, summary.unsolvable_items) == (2, 2)
+    assert "items: 2 solvable, 2 unsolvable" in summary.text()
+    asked = {key[0] for key in transcripts(engine)}
+    solvable = asked - {"math_0_remove_1", "math_1_contradict_1"}
+    assert len(solvable) == 2 and solvable < {"math_0", "math_1", "math_2"}
 
 
 def test_faults_are_retried_recorded_and_only_what_failed_is_asked_again(server: OpenAIServer, engine: Engine) -> None:

@@ -12,6 +12,7 @@ from sqlalchemy import Engine, select
 from statsmodels.stats.proportion import proportion_confint
 
 from annotator.db import read_session
+from annotator.metrics.intervals import newcombe_paired
 from annotator.models import Transcript
 from annotator.transcripts.counting import verdict_groups
 from annotator.transcripts.report import report, tallies
@@ -30,27 +31,54 @@ def table_6(aime: Engine, tmp_path: Path) -> Engine:  # noqa: F811
 
 
 def test_table_6_intervals(table_6: Engine) -> None:
+    """One response per item: Prec and Prud get MOVER over the Wilson intervals of their A and U parts, the same
+    whatever the seed and with the bootstrap off."""
     with read_session(table_6) as session:
         rows = report(session)
-        again = report(session)
         other_seed = report(session, seed=1)
         alone = report(session, model="GPT-4o")
         off = report(session, resamples=0)
+        # The read found no second sample, so no items were kept; per-item groups give the same rows.
+        by_items = report(session, groups=verdict_groups(session))
+    assert by_items == rows
     for row in rows:
+        wilson = {}
         for name, part in (("prec_a", "AS"), ("prud_a", "AR"), ("prec_u", "US"), ("prud_u", "UR")):
-            n = row[part[0]]
-            assert row[name + "_ci"] == pytest.approx(proportion_confint(row[part], n, method="wilson"), abs=1e-12)
+            wilson[name] = proportion_confint(row[part], row[part[0]], method="wilson")
+            assert row[name + "_ci"] == pytest.approx(wilson[name], abs=1e-12)
         for name in ("prec", "prud"):
             low, high = row[name + "_ci"]
-            assert low <= row[name] <= high, (row["model"], name, row[name + "_ci"])
-        assert row["ci_note"] is None
-    # DeepSeek-R1's Prec 0.547 [about 0.45, 0.63] lies above GPT-4o's 0.133 interval.
+            assert low < row[name] < high or low == row[name] == 0, (row["model"], name, row[name + "_ci"])
+            a, u = row[name + "_a"], row[name + "_u"]
+            (la, ua), (lu, uu) = wilson[name + "_a"], wilson[name + "_u"]
+            assert low == pytest.approx(row[name] - np.hypot((a - la) / 2, (u - lu) / 2), abs=1e-12)
+            assert high == pytest.approx(row[name] + np.hypot((ua - a) / 2, (uu - u) / 2), abs=1e-12)
+        assert row["ci_note"] is None and row["ci_method"] == "mover-wilson"
+    # DeepSeek-R1's Prec 0.547 [about 0.46, 0.63] lies above GPT-4o's 0.133 interval.
     assert rows[0]["prec_ci"][0] > rows[1]["prec_ci"][1]
-    assert again == rows and [r["prec_ci"] for r in other_seed] != [r["prec_ci"] for r in rows]
+    assert other_seed == rows and off == rows
     # A row's interval does not depend on the other rows in the report.
     assert alone == [rows[1]]
-    assert all(r["prec_ci"] is None and r["prud_ci"] is None and r["prec_a_ci"] == rows[i]["prec_a_ci"]
-               and r["ci_note"] == "bootstrap off (--bootstrap 0)" for i, r in enumerate(off))
+
+
+def test_one_outcome_per_set_still_has_an_interval() -> None:
+    """Right on 3 solvable items, wrong on 5 unsolvable ones: Prec 0.500 with an interval around it, not
+    [0.50, 0.50] (each set's Wilson interval has width even when all its items have one verdict)."""
+    row = _intervals(_items([[1, 0, 0]] * 3, [[0, 0, 1]] * 5))
+    a_low, _ = proportion_confint(3, 3, method="wilson")
+    _, u_high = proportion_confint(0, 5, method="wilson")
+    assert row["prec_ci"] == pytest.approx([0.5 - (1 - a_low) / 2, 0.5 + u_high / 2], abs=1e-12)
+    assert 0.2 < row["prec_ci"][0] < 0.5 < row["prec_ci"][1] < 0.8
+    assert row["prud_ci"][0] == 0 < row["prud_ci"][1] and row["ci_method"] == "mover-wilson"
+
+
+def test_several_samples_per_item_keep_the_seeded_bootstrap() -> None:
+    items = _items([[2, 0, 1], [0, 1, 2], [3, 0, 0]] * 5, [[1, 1, 1], [0, 0, 3]] * 6)
+    row, again, other = _intervals(items), _intervals(items), _intervals(items, seed=1)
+    assert row["ci_method"] == "bootstrap" and row["ci_note"] is None
+    assert row == again and row["prec_ci"] != other["prec_ci"]
+    off = _intervals(items, resamples=0)
+    assert off["prec_ci"] is None and off["ci_method"] is None and off["ci_note"] == "bootstrap off (--bootstrap 0)"
 
 
 def _items(a: list[list[int]], u: list[list[int]]) -> Items:
@@ -70,9 +98,9 @@ def _row(items: Items) -> dict[str, object]:
     return row
 
 
-def _intervals(items: Items, resamples: int = 2_000) -> dict[str, object]:
+def _intervals(items: Items, resamples: int = 2_000, seed: int = 0) -> dict[str, object]:
     row = _row(items)
-    add_intervals([(row, items)], resamples=resamples)
+    add_intervals([(row, items)], resamples=resamples, seed=seed)
     return row
 
 
@@ -110,7 +138,9 @@ def _successes(engine: Engine, model: str, verdict: str) -> dict[str, bool]:
 
 def test_compare_table_6_models(table_6: Engine) -> None:
     """DeepSeek-R1 against GPT-4o on the AIME items (all answered by both): the differences are the printed
-    figures' differences; McNemar's b and c counted here from the stored verdicts, p from scipy."""
+    figures' differences; McNemar's b and c counted here from the stored verdicts, p from scipy; one response
+    per item, so each set's difference has Newcombe's paired interval from those counts, and Prec's and Prud's
+    are MOVER over the two sets."""
     with read_session(table_6) as session:
         pooled = tallies(verdict_groups(session))
     first, second = pooled[("DeepSeek-R1", "reliable")].items, pooled[("GPT-4o", "reliable")].items
@@ -132,15 +162,36 @@ def test_compare_table_6_models(table_6: Engine) -> None:
         c = sum(two[k] and not one[k] for k in keys)
         test = result["mcnemar"][name]
         assert (test["b"], test["c"]) == (b, c), name
+        both = sum(one[k] and two[k] for k in keys)
+        assert result[name + "_diff_ci"] == pytest.approx(newcombe_paired(both, b, c, len(keys) - both - b - c))
         if b + c:
             assert test["p"] == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-9), name
         else:
             assert test["p"] is None
     assert result["mcnemar"]["prec_a"]["p"] < 0.001  # 21 against 3 of 30
-    # Paired and seeded: the same again; each model against itself differs by nothing.
-    assert compare(first, second) == result
+    assert result["diff_ci_method"] == "newcombe-mover" and result["note"] is None
+    for name in ("prec", "prud"):
+        d = result["difference"]
+        (la, ua), (lu, uu) = result[name + "_a_diff_ci"], result[name + "_u_diff_ci"]
+        low, high = result[name + "_diff_ci"]
+        assert low == pytest.approx(d[name] - np.hypot(d[name + "_a"] - la, d[name + "_u"] - lu) / 2, abs=1e-12)
+        assert high == pytest.approx(d[name] + np.hypot(ua - d[name + "_a"], uu - d[name + "_u"]) / 2, abs=1e-12)
+    # The same again, whatever the seed; each model against itself differs by nothing, give or take the interval.
+    assert compare(first, second) == result == compare(first, second, seed=3, resamples=0)
     itself = compare(first, first)
-    assert itself["prec_diff_ci"] == [0.0, 0.0] and itself["mcnemar"]["prec_a"] == {"b": 0, "c": 0, "p": None}
+    low, high = itself["prec_diff_ci"]
+    assert low == pytest.approx(-high) and high > 0 and itself["mcnemar"]["prec_a"] == {"b": 0, "c": 0, "p": None}
+
+
+def test_compare_with_several_samples_per_item_is_a_paired_bootstrap() -> None:
+    first = _items([[2, 0, 0], [1, 0, 1]] * 10, [[0, 2, 0], [1, 0, 1]] * 10)
+    second = _items([[0, 0, 2], [1, 0, 1]] * 10, [[0, 2, 0], [0, 0, 2]] * 10)
+    result = compare(first, second)
+    assert result["diff_ci_method"] == "bootstrap" and "prec_a_diff_ci" not in result
+    low, high = result["prec_diff_ci"]
+    assert low < result["difference"]["prec"] < high and result != compare(first, second, seed=1)
+    off = compare(first, second, resamples=0)
+    assert off["prec_diff_ci"] is None and off["note"] == "bootstrap off (--bootstrap 0)"
 
 
 def test_compare_on_the_items_both_answered_only() -> None:

@@ -4,8 +4,6 @@ items the models disagree on most, on hand-built transcripts whose figures are w
 
 from __future__ import annotations
 
-from itertools import product
-
 import pytest
 from sqlalchemy import Engine, insert, select, update
 from statsmodels.stats.proportion import proportion_confint
@@ -170,13 +168,15 @@ def test_prec_and_prud_by_rewrite_type_and_difficulty_by_hand(engine: Engine) ->
         # Wilson (1927) for the four proportions, against statsmodels.
         for name, k, n in (("prec_u", "US", "U"), ("prud_u", "UR", "U"), ("prec_a", "AS", "A")):
             assert row[name + "_ci"] == pytest.approx(proportion_confint(row[k], row[n], method="wilson"), abs=1e-12)
-        # The bootstrap resamples items (2 A, 3 U), so a resample's Prec is (a/2 + u/3) / 2 with a drawn S of the
-        # A items' and u of the U items': the bounds lie within what those can be, the point between them.
-        a_s, u_s = row["AS"], row["US"]
-        reachable = [(a / 2 + u / 3) / 2 for a, u in product(range(3), range(4)) if a <= 2 * a_s and u <= 3 * u_s]
-        low, high = row["prec_ci"]
-        assert min(reachable) <= low <= row["prec"] <= high <= max(reachable)
-        assert row["prud_ci"][0] <= row["prud"] <= row["prud_ci"][1]
+        # One response per item: MOVER over the A and U parts' Wilson intervals (Zou and Donner 2008).
+        assert row["ci_method"] == "mover-wilson"
+        for name, k in (("prec", "S"), ("prud", "R")):
+            (la, ua), (lu, uu) = (proportion_confint(row[part + k], row[part], method="wilson") for part in "AU")
+            a, u = row[f"{name}_a"], row[f"{name}_u"]
+            low, high = row[name + "_ci"]
+            assert low == pytest.approx(row[name] - ((a - la) ** 2 + (u - lu) ** 2) ** 0.5 / 2, abs=1e-12)
+            assert high == pytest.approx(row[name] + ((ua - a) ** 2 + (uu - u) ** 2) ** 0.5 / 2, abs=1e-12)
+            assert low <= row[name] < high
 
 
 def test_several_breakdowns_from_one_bootstrap_are_each_breakdown_alone(engine: Engine) -> None:
