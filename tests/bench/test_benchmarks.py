@@ -150,7 +150,10 @@ SMOKE: dict[str, Smoke] = {
     ),
     "bench_report_intervals.py": smoke(
         "--models", "1", "--repeat", "1", "--bootstrap", "10",
-        figures=("report(), bootstrap 10 resamples: # s", "python -m annotator report --json (fresh interpreter): # s"),
+        figures=(
+            "report(), --bootstrap 10 (one sample per item: MOVER again): # s",
+            "python -m annotator report --json (fresh interpreter): # s",
+        ),
         needs="release",
     ),
     "bench_report_page.py": smoke(
