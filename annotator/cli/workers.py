@@ -43,9 +43,10 @@ def worker(
     """Claim queued runs (and runs whose worker died) from the database and execute them, until stopped.
 
     Start as many as you like, on any machine that reaches the database: each run is taken by one worker. A run
-    whose worker stops beating for ANNOTATOR_HEARTBEAT_TIMEOUT seconds (default 60) is taken over by another and
-    resumes from the call cache, re-sending no answered request. With --run-id, only that run (implies --once; a
-    job split into parts: each of its parts no live worker holds). On SIGTERM a worker finishes the requests in
+    whose worker stops beating for ANNOTATOR_HEARTBEAT_TIMEOUT seconds (default 60), or whose process on this
+    machine has ended, is taken over by another and resumes from the call cache, re-sending no answered request.
+    With --run-id, only that run (implies --once; a job split into parts: each of its parts no live worker
+    holds). On SIGTERM a worker finishes the requests in
     flight, hands its run back to the queue for another worker to take at once, and exits.
     """
     import signal
