@@ -28,6 +28,8 @@ def create_and_execute(
     the run cannot start, 1 when it did not succeed."""
     import asyncio
 
+    from sqlalchemy import select
+
     from annotator.db import get_engine, write_session
     from annotator.llm import LLMConfigError
     from annotator.models import Run
@@ -44,9 +46,9 @@ def create_and_execute(
             chosen = options()
             with write_session(engine) as session:
                 run_id = kind_spec.queue(session, options=chosen, created_by="cli")
-                resumed = session.get(Run, run_id)
-                if resumed is not None and resumed.started_at is not None:
-                    typer.echo(f"run {run_id}: {resumed.message}", err=True)
+                started, message = session.execute(select(Run.started_at, Run.message).where(Run.id == run_id)).one()
+                if started is not None and message:  # a run resumed, not a new one
+                    typer.echo(f"run {run_id}: {message}", err=True)
         if queue:
             typer.echo(run_id)
             return

@@ -111,6 +111,8 @@ def resume_run(session: Session, run: Run) -> int:
         session.execute(update(Run).where(Run.parent_id == run.id, Run.status == RunStatus.running).values(**waiting)
                         .execution_options(synchronize_session=False))
         roll_up(session, run.id)
+        session.execute(update(Run).where(Run.id == run.id).values(message=waiting["message"])
+                        .execution_options(synchronize_session=False))
         return run.id
     if not _unchanged(session, run, **waiting):
         session.expire(run)
