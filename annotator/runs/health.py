@@ -88,10 +88,9 @@ def stale_reason(run: Run, *, now: datetime | None = None) -> str | None:
     """Why a run that says it is queued or running cannot be (its process is gone), or None.
 
     A running run is stale once its holder, a process of this machine, has ended, or once its heartbeat is older
-    than `stale_after()`, wherever its worker runs. A queued
-    run that the app started a process for (`pid`) is stale when that process has exited (it died before it
-    began), or when it has stayed queued for `START_TIMEOUT` (it never got as far as claiming it); a queued run
-    without one waits for a worker and is never stale.
+    than `stale_after()`, wherever its worker runs. A queued run that the app started a process for (`pid`) is
+    stale when that process has exited (it died before it began), or when it has stayed queued for `START_TIMEOUT`
+    (it never got as far as claiming it); a queued run without one waits for a worker and is never stale.
     """
     now = now or utcnow()
     if run.status == RunStatus.running:

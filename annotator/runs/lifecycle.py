@@ -111,7 +111,7 @@ def resume_run(session: Session, run: Run) -> int:
         session.execute(update(Run).where(Run.parent_id == run.id, Run.status == RunStatus.running).values(**waiting)
                         .execution_options(synchronize_session=False))
         roll_up(session, run.id)
-        session.execute(update(Run).where(Run.id == run.id).values(message=waiting["message"])
+        session.execute(update(Run).where(Run.id == run.id).values(message=waiting["message"], pid=None)
                         .execution_options(synchronize_session=False))
         return run.id
     if not _unchanged(session, run, **waiting):
