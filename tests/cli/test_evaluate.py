@@ -70,9 +70,11 @@ def test_sigkill_mid_run_then_the_same_command_resumes_it_at_once(database_url: 
         run = _first_run(killed)
         assert (run.status, is_stale(run)) == ("running", True)  # as the kill left it, its heartbeat still fresh
         gone = f"its process {process.pid} on this machine has ended"
-        listed = subprocess.run([sys.executable, "-m", "annotator", "runs", "--json"], env=_env(database_url),
-                                cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
-        assert [(r["run"], r["status"], r["stale"]) for r in json.loads(listed.stdout)["runs"]] == [(1, "stale", gone)]
+        listed, table = (subprocess.run([sys.executable, "-m", "annotator", "runs", *json_or_not], cwd=PROJECT_ROOT,
+                                        env=_env(database_url), capture_output=True, text=True, timeout=120).stdout
+                         for json_or_not in (["--json"], []))
+        assert [(r["run"], r["status"], r["stale"]) for r in json.loads(listed)["runs"]] == [(1, "stale", gone)]
+        assert table.splitlines()[1].split()[:3] == ["1", "evaluate", "stale"], table
         server.release()
 
         rerun = subprocess.run(_cli(server), env=_env(database_url), cwd=PROJECT_ROOT, capture_output=True,
