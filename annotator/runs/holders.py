@@ -53,7 +53,6 @@ def _host() -> str:
     return socket.gethostname()[:120].replace(":", "-")
 
 
-@cache
 def _holder_id(pid: int) -> str:
     place, started = _place(), process_started(pid)
     if place is None or started is None:
@@ -61,10 +60,15 @@ def _holder_id(pid: int) -> str:
     return f"{_host()}:{pid}:{started}.{place}"
 
 
+@cache
+def _own_id(pid: int) -> str:
+    return _holder_id(pid)
+
+
 def holder_id(pid: int | None = None) -> str:
-    """This process's name on the runs it holds (a forked child has a name of its own), or the name process `pid`
-    of this machine would write."""
-    return _holder_id(os.getpid() if pid is None else pid)
+    """This process's name on the runs it holds (one per process: a forked child has a name of its own), or the
+    name process `pid` of this machine would write now."""
+    return _own_id(os.getpid()) if pid is None else _holder_id(pid)
 
 
 def here_suffix() -> str | None:
