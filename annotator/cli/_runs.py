@@ -23,12 +23,16 @@ def create_and_execute(
     kind: RunKind, *, run_id: int | None, options: Callable[[], Any], progress: bool, queue: bool = False
 ) -> None:
     """Execute run `run_id`, or a new run of `kind` with `options()` (its key variables checked before the run
-    is created: `RunKindSpec.queue`); print its summary and its first errors. With `queue`, only create it and
-    print its id. Exits 2 when the run cannot start, 1 when it did not succeed."""
+    is created: `RunKindSpec.queue`; a run with the same settings whose process has ended is resumed instead, and
+    said so); print its summary and its first errors. With `queue`, only create it and print its id. Exits 2 when
+    the run cannot start, 1 when it did not succeed."""
     import asyncio
+
+    from sqlalchemy import select
 
     from annotator.db import get_engine, write_session
     from annotator.llm import LLMConfigError
+    from annotator.models import Run
     from annotator.runs import RunError
     from annotator.runs.kinds import spec
     from annotator.runs.workers import Heartbeat, heartbeat_every
@@ -42,6 +46,9 @@ def create_and_execute(
             chosen = options()
             with write_session(engine) as session:
                 run_id = kind_spec.queue(session, options=chosen, created_by="cli")
+                started, message = session.execute(select(Run.started_at, Run.message).where(Run.id == run_id)).one()
+                if started is not None and message:  # a run resumed, not a new one
+                    typer.echo(f"run {run_id}: {message}", err=True)
         if queue:
             typer.echo(run_id)
             return

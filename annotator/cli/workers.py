@@ -43,9 +43,10 @@ def worker(
     """Claim queued runs (and runs whose worker died) from the database and execute them, until stopped.
 
     Start as many as you like, on any machine that reaches the database: each run is taken by one worker. A run
-    whose worker stops beating for ANNOTATOR_HEARTBEAT_TIMEOUT seconds (default 60) is taken over by another and
-    resumes from the call cache, re-sending no answered request. With --run-id, only that run (implies --once; a
-    job split into parts: each of its parts no live worker holds). On SIGTERM a worker finishes the requests in
+    whose worker stops beating for ANNOTATOR_HEARTBEAT_TIMEOUT seconds (default 60), or whose process on this
+    machine has ended, is taken over by another and resumes from the call cache, re-sending no answered request.
+    With --run-id, only that run (implies --once; a job split into parts: each of its parts no live worker
+    holds). On SIGTERM a worker finishes the requests in
     flight, hands its run back to the queue for another worker to take at once, and exits.
     """
     import signal
@@ -76,12 +77,13 @@ def worker(
 
 def _row(run: Any, parts: list[Any] | None = None) -> dict[str, Any]:
     """A run's row; a job's with its parts (how many of them are in each status, the workers that hold or held
-    them, and a row each)."""
+    them, and a row each). A run whose process has ended is "stale", not queued or running (`stale`: why)."""
     from annotator.runs import heartbeat_age, stale_reason
 
     age = heartbeat_age(run) if run.status in ("queued", "running") else None
+    reason = stale_reason(run)
     row = {
-        "run": run.id, "kind": run.kind, "status": run.status, "stale": stale_reason(run),
+        "run": run.id, "kind": run.kind, "status": "stale" if reason else run.status, "stale": reason,
         "done": run.problems_done, "total": run.problems_total, "worker": run.worker,
         "heartbeat_age_seconds": None if age is None else round(age.total_seconds(), 1),
         "cancel_requested": run.cancel_requested, "created_by": run.created_by,
@@ -89,18 +91,18 @@ def _row(run: Any, parts: list[Any] | None = None) -> dict[str, Any]:
         "message": run.message,
     }
     if parts:
-        statuses = [part.status for part in parts]
+        part_runs = [{**_row(part), "part": number} for number, part in enumerate(parts, 1)]
+        statuses = [part["status"] for part in part_runs]
         row["parts"] = {"count": len(parts),
                         "by_status": {status: statuses.count(status) for status in dict.fromkeys(statuses)},
                         "workers": list(dict.fromkeys(part.worker for part in parts if part.worker))}
-        row["part_runs"] = [{**_row(part), "part": number} for number, part in enumerate(parts, 1)]
+        row["part_runs"] = part_runs
     return row
 
 
 def _lines(row: dict[str, Any], *, kind: str, run: str) -> tuple[str, ...]:
     return (
-        run, kind, row["status"] + (" (stale)" if row["stale"] else "")
-        + (" (cancelling)" if row["cancel_requested"] and row["status"] == "running" else ""),
+        run, kind, row["status"] + (" (cancelling)" if row["cancel_requested"] and row["status"] == "running" else ""),
         f"{row['done']}/{row['total']}", row["worker"] or "-",
         "-" if row["heartbeat_age_seconds"] is None else f"{row['heartbeat_age_seconds']:g} s ago",
         row["created_by"] or "-",
@@ -136,8 +138,9 @@ def list_runs(
     limit: Annotated[int, typer.Option(help="The newest this many runs.", **bounded(limits.RUNS_SHOWN))] = 20,
 ) -> None:
     """List the newest runs with their status, the worker holding each and how long ago it beat, and the live
-    workers (a run is stale once its heartbeat is older than ANNOTATOR_HEARTBEAT_TIMEOUT seconds). A job split into
-    parts is listed with its parts under it."""
+    workers. A run is stale, not running, once its process on this machine has ended, or (a worker elsewhere) once
+    its heartbeat is older than ANNOTATOR_HEARTBEAT_TIMEOUT seconds. A job split into parts is listed with its parts
+    under it."""
     from annotator.db import get_engine, read_session
     from annotator.runs import recent_runs
     from annotator.runs.health import live_workers

@@ -52,6 +52,7 @@ from annotator.runs.health import (
 )
 from annotator.runs.lifecycle import (
     DuplicateRunError,
+    ResumableRunError,
     RunError,
     claim_next,
     claim_run,
@@ -59,15 +60,16 @@ from annotator.runs.lifecycle import (
     fail_stale,
     hand_back,
     request_cancel,
+    resume_run,
     worker_id,
 )
 from annotator.runs.progress import MAX_STORED_ERRORS, RunProgress, Summary
 
 __all__ = [
     "FAILED", "FROM_CACHE", "MAX_STORED_ERRORS", "REQUESTS_SENT", "RETRIES", "STALE_AFTER", "START_TIMEOUT", "TOKENS",
-    "UNREADABLE", "DuplicateRunError", "ItemHandler", "RunError", "RunProgress", "Summary",
+    "UNREADABLE", "DuplicateRunError", "ItemHandler", "ResumableRunError", "RunError", "RunProgress", "Summary",
     "claim_next", "claim_run", "create_run", "describe", "fail_stale", "hand_back", "heartbeat_age", "interrupted",
     "is_active", "is_stale", "log_path", "log_tail", "outcome", "process_alive", "recent_runs", "request_cancel",
-    "request_run", "run_requests", "run_to_end", "short_switch_interval", "stale_after", "stale_reason", "start",
-    "start_background", "work_through", "worker_id",
+    "request_run", "resume_run", "run_requests", "run_to_end", "short_switch_interval", "stale_after",
+    "stale_reason", "start", "start_background", "work_through", "worker_id",
 ]

@@ -1,10 +1,11 @@
 """Telling a live run from a dead one, as the app sees them: a run whose process is gone stays `queued` or
 `running` in the database, so its status alone cannot be trusted.
 
-A running run is alive while its heartbeat is fresh, and by nothing else: its worker may be on another machine,
-where a process id means nothing. One silent for `stale_after()` (`ANNOTATOR_HEARTBEAT_TIMEOUT` seconds, default
-60) has lost its worker, and a worker may take it over (`lifecycle.claim_next`). Only a queued run that the app
-started a process for on its own machine (`pid`) is watched by that process id, until the process claims it.
+A running run whose holder ran on this machine is dead as soon as that process has ended (`holders.ended`: its pid
+and start time). Elsewhere its worker's pid means nothing here, and the heartbeat decides: a run silent for
+`stale_after()` (`ANNOTATOR_HEARTBEAT_TIMEOUT` seconds, default 60) has lost its worker. A dead run is taken over by a
+worker (`lifecycle.claim_next`) or resumed by its command. A queued run that the app started a process for on its own
+machine (`pid`) is watched by that process id, until the process claims it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sqlmodel import Session
 
 from annotator import limits
 from annotator.models import Run, Worker, utcnow
+from annotator.runs.holders import ended, here_suffix
 from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 
 # A running run's worker beats every few seconds (`workers.Heartbeat`, and with its counters every second); one
@@ -85,13 +87,17 @@ def _age(moment: datetime | None, now: datetime) -> timedelta:
 def stale_reason(run: Run, *, now: datetime | None = None) -> str | None:
     """Why a run that says it is queued or running cannot be (its process is gone), or None.
 
-    A running run is stale once its heartbeat is older than `stale_after()`, wherever its worker runs. A queued
-    run that the app started a process for (`pid`) is stale when that process has exited (it died before it
-    began), or when it has stayed queued for `START_TIMEOUT` (it never got as far as claiming it); a queued run
-    without one waits for a worker and is never stale.
+    A running run is stale once its holder, a process of this machine, has ended, or once its heartbeat is older
+    than `stale_after()`, wherever its worker runs. A queued run that the app started a process for (`pid`) is
+    stale when that process has exited (it died before it began), or when it has stayed queued for `START_TIMEOUT`
+    (it never got as far as claiming it); a queued run without one waits for a worker and is never stale.
     """
     now = now or utcnow()
     if run.status == RunStatus.running:
+        if pids := ended(run.worker):
+            several = len(pids) > 1
+            return f"its process{'es' if several else ''} {', '.join(map(str, pids))} on this machine " + (
+                "have ended" if several else "has ended")
         timeout = stale_after()
         if _age(run.heartbeat_at or run.started_at or run.created_at, now) > timeout:
             return f"no sign of life for over {timeout.total_seconds():g} s"
@@ -156,13 +162,22 @@ def describe(run: Run, *, items: str = "problems") -> dict[str, Any]:
     }
 
 
+def ended_here(session: Session) -> list[str]:
+    """The holders of running runs that ran on this machine and have ended (`holders.ended`)."""
+    suffix = here_suffix()
+    if suffix is None:
+        return []
+    names = session.scalars(select(Run.worker).where(Run.status == RunStatus.running, Run.parts == 0,
+                                                     Run.worker.endswith(suffix, autoescape=True)).distinct())
+    return [name for name in names if ended(name)]
+
+
 def serving(session: Session, *, kind: str) -> list[str]:
-    """The live workers (a fresh heartbeat) that take runs of `kind`."""
-    rows = session.execute(select(Worker.id, Worker.kinds).where(Worker.heartbeat_at > utcnow() - stale_after()))
-    return [row.id for row in rows if kind in row.kinds.split(",")]
+    """The live workers (a fresh heartbeat, and a process that has not ended) that take runs of `kind`."""
+    return [worker.id for worker in live_workers(session) if kind in worker.kinds.split(",")]
 
 
 def live_workers(session: Session) -> list[Worker]:
-    """Every worker with a fresh heartbeat, oldest first."""
+    """Every worker with a fresh heartbeat whose process has not ended (`holders.ended`), oldest first."""
     query = select(Worker).where(Worker.heartbeat_at > utcnow() - stale_after()).order_by(Worker.started_at)
-    return list(session.scalars(query))
+    return [worker for worker in session.scalars(query) if not ended(worker.id)]

@@ -23,6 +23,7 @@ from sqlalchemy import select, update
 from sqlmodel import Session
 
 from annotator.models import Run, utcnow
+from annotator.runs.health import is_stale
 from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunStatus
 
 MAX_STORED_ERRORS = 200  # a run's first errors kept (a job: its parts', in part order)
@@ -128,13 +129,20 @@ def roll_up(session: Session, job_id: int) -> None:
 
 
 def cancel_job(session: Session, *, job_id: int) -> bool:
-    """Ask job `job_id` to stop: its parts no worker holds end cancelled at once, the running ones are asked (their
-    workers read it with their next heartbeat). False when the job has ended."""
+    """Ask job `job_id` to stop: its parts no worker holds end cancelled at once, and so do the running ones whose
+    worker has died (`health.is_stale`); the others are asked (their workers read it with their next heartbeat).
+    False when the job has ended."""
     now = utcnow()
     session.execute(
         update(Run).where(Run.parent_id == job_id, Run.status == RunStatus.queued)
         .values(status=RunStatus.cancelled, cancel_requested=True, finished_at=now,
                 message="cancelled on request before it started").execution_options(synchronize_session=False))
+    running = session.scalars(select(Run).where(Run.parent_id == job_id, Run.status == RunStatus.running)
+                              .with_for_update().execution_options(populate_existing=True))
+    for part in [part for part in running if is_stale(part)]:
+        part.status, part.cancel_requested, part.finished_at = RunStatus.cancelled, True, now
+        part.message = "cancelled on request (its worker had gone)"
+    session.flush()
     session.execute(update(Run).where(Run.parent_id == job_id, Run.status.in_(ACTIVE_RUN_STATUSES))
                     .values(cancel_requested=True).execution_options(synchronize_session=False))
     asked = session.execute(update(Run).where(Run.id == job_id, Run.status.in_(ACTIVE_RUN_STATUSES))

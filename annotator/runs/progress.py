@@ -1,4 +1,8 @@
-"""A run's counters, kept in memory by its process and written to its row with every heartbeat."""
+"""A run's counters, kept in memory by its process and written to its row with every heartbeat.
+
+A run resumed (claimed again after its worker died or handed it back) counts its whole progress: the items it kept
+before are its total less what is left (the kinds skip what is kept), and its row's request counters go on from
+where they were. What a process prints at the end (`Summary`'s calls) is what that process sent."""
 
 from __future__ import annotations
 
@@ -46,9 +50,14 @@ class Summary:
         )
 
 
+# The row's request counters a resumed run goes on from.
+_CALLS = ("requests", "cache_hits", "retries", "prompt_tokens", "completion_tokens")
+
+
 class RunProgress:
-    """What every kind of run counts: items done, failures, unparseable answers, the first errors, and the
-    client's request counters. A kind adds its own in a subclass (`kind_values`)."""
+    """What every kind of run counts: items done (`done` of `total`, a resumed run's whole), failures, unparseable
+    answers, the first errors, and the client's request counters. A kind adds its own in a subclass
+    (`kind_values`)."""
 
     def __init__(self, run_id: int, total: int, stats: CallStats) -> None:
         self.run_id = run_id
@@ -58,6 +67,19 @@ class RunProgress:
         self.failures = 0
         self.errors: list[dict[str, Any]] = []
         self.errors_dirty = False
+        self.earlier: dict[str, int] | None = None  # a resumed run's request counters before (read at first save)
+
+    def _resume(self, session: Session) -> dict[str, int]:
+        """The row's counters before this process claimed it: a run claimed before (started before this claim)
+        adds the items it kept then (its total less what is left now) to `done` and `total`."""
+        row = session.execute(select(Run.problems_total, Run.started_at, Run.claimed_at,
+                                     *(getattr(Run, name) for name in _CALLS))
+                              .where(Run.id == self.run_id)).one_or_none()
+        if row is None or row.started_at is None or row.claimed_at is None or row.started_at >= row.claimed_at:
+            return dict.fromkeys(_CALLS, 0)
+        kept = max(row.problems_total - self.total, 0)
+        self.done, self.total = self.done + kept, self.total + kept
+        return {name: getattr(row, name) or 0 for name in _CALLS}
 
     @property
     def unparseable(self) -> int:
@@ -74,11 +96,10 @@ class RunProgress:
         return {}
 
     def values(self) -> dict[str, Any]:
-        calls = self.stats.as_dict()
+        calls, earlier = self.stats.as_dict(), self.earlier or {}
         values: dict[str, Any] = {
-            "problems_done": self.done, "failures": self.failures, "unparseable": self.unparseable,
-            "requests": calls["requests"], "cache_hits": calls["cache_hits"], "retries": calls["retries"],
-            "prompt_tokens": calls["prompt_tokens"], "completion_tokens": calls["completion_tokens"],
+            "problems_done": self.done, "problems_total": self.total, "failures": self.failures,
+            "unparseable": self.unparseable, **{name: earlier.get(name, 0) + calls[name] for name in _CALLS},
             "heartbeat_at": utcnow(), **self.kind_values(),
         }
         if handing_back():
@@ -91,7 +112,11 @@ class RunProgress:
     def save(self, session: Session, **extra: Any) -> bool:
         """Write the counters (the run's heartbeat); returns whether the run must stop: someone asked it to, or
         another worker has taken it over (this process was silent too long), whose run it then leaves alone. A part's
-        job is rolled up (`parts.roll_up`)."""
+        job is rolled up (`parts.roll_up`). Its total is its own (`extra`'s is what the kind selected: a resumed
+        run's is the whole run's)."""
+        if self.earlier is None:
+            self.earlier = self._resume(session)
+        extra.pop("problems_total", None)
         held = (Run.id == self.run_id) & (Run.worker == worker_id())
         if not session.execute(update(Run).where(held).values(**{**self.values(), **extra})).rowcount:
             return True

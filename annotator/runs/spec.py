@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from annotator.runs.lifecycle import RunError
+from annotator.runs.lifecycle import ResumableRunError, RunError, resume_run
 from annotator.vocabulary import RunKind
 
 if TYPE_CHECKING:
@@ -56,10 +56,15 @@ class RunKindSpec:
 
     def queue(self, session: Session, *, options: Any, created_by: str | None) -> int:
         """A queued run of this kind with `options` (the CLI's and the pages' way in); its models' key variables
-        are checked first, so a missing one is told now rather than in the run's log. Returns its id."""
+        are checked first, so a missing one is told now rather than in the run's log. A run with the same settings
+        whose process has ended is queued again instead, with its progress (`lifecycle.resume_run`): running the
+        same command again resumes it. Returns its id."""
         for role in options.roles().values():
             role.api_key()  # raises LLMConfigError naming the variable
-        run_id = self.create(session, options=options, created_by=created_by).id
+        try:
+            run_id = self.create(session, options=options, created_by=created_by).id
+        except ResumableRunError as unfinished:
+            return resume_run(session, unfinished.run)
         assert run_id is not None
         return run_id
 

@@ -1,11 +1,13 @@
 """Workers: processes that claim runs from the database and execute them (`python -m annotator worker`).
 
-A worker takes queued runs of its kinds, oldest first, and runs whose worker died: a running run whose heartbeat is
-older than `health.stale_after()` (`lifecycle.claim_next`). It executes a run with the kind's own `execute`, which
-finds it claimed by this process (`lifecycle.claim_run`) and resumes it: items already kept are skipped and
-answered requests come from the call cache, so a takeover re-asks nothing that was answered and stored.
+A worker takes queued runs of its kinds, oldest first, and runs whose worker died: a running run whose process on
+this machine has ended, or whose heartbeat is older than `health.stale_after()` (`lifecycle.claim_next`). It executes
+a run with the kind's own `execute`, which finds it claimed by this process (`lifecycle.claim_run`) and resumes it:
+items already kept are skipped and answered requests come from the call cache, so a takeover re-asks nothing that
+was answered and stored.
 
-Liveness is the heartbeat alone, never a process id, so workers may run on any machine that reaches the database.
+A run whose holder ran on this machine is dead as soon as that process has ended (`holders`: its pid and start time);
+elsewhere liveness is the heartbeat, so workers may run on any machine that reaches the database.
 A `Heartbeat` thread writes the worker's row and its run's `heartbeat_at` every `heartbeat_every()` seconds,
 whatever the run's event loop is doing; the run's counters carry a heartbeat too (`RunProgress.save`), and that
 is how a cancel request reaches the run, wherever it runs. A worker that finds its run held by another (it was

@@ -1,8 +1,10 @@
-"""`python -m annotator evaluate` as a process: killed with SIGKILL mid-run and started again, it sends no answered
-request twice; exit codes; the API key is sent but kept nowhere; the command loads nothing heavy to start."""
+"""`python -m annotator evaluate` as a process: killed with SIGKILL mid-run and started again, it resumes the run at
+once and sends no answered request twice (SQLite and PostgreSQL); exit codes; the API key is sent but kept nowhere;
+the command loads nothing heavy to start."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -10,7 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from sqlalchemy import Engine, select
 
 from annotator.db import get_engine, read_session
@@ -36,48 +37,60 @@ def _cli(server: OpenAIServer, *extra: str, key_env: str = "UNSET_TEST_KEY") -> 
 
 
 def _env(url: str, **extra: str) -> dict[str, str]:
-    return {**os.environ, "ANNOTATOR_DATABASE_URL": url, **extra}
+    """The command's environment; the heartbeat timeout its default (a minute), whatever the tests' own."""
+    inherited = {name: value for name, value in os.environ.items() if name != "ANNOTATOR_HEARTBEAT_TIMEOUT"}
+    return {**inherited, "ANNOTATOR_DATABASE_URL": url, **extra}
 
 
-def test_sigkill_mid_run_then_rerun_sends_no_answered_request_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", "1")  # the killed run is stale (its worker dead) after 1 s
-    problems = 30
-    killed_url, calm_url = f"sqlite:///{tmp_path / 'killed.sqlite'}", f"sqlite:///{tmp_path / 'calm.sqlite'}"
-    killed, calm = get_engine(killed_url), get_engine(calm_url)
+def test_sigkill_mid_run_then_the_same_command_resumes_it_at_once(database_url: str, tmp_path: Path) -> None:
+    """Killed without warning, the run's process is gone: `runs` says the run is stale at once, and the same command
+    resumes the same run at once (no refusal, no waiting for the heartbeat to time out), counts its whole progress
+    and sends no answered request again."""
+    problems = 60
+    calm_url = f"sqlite:///{tmp_path / 'calm.sqlite'}"
+    killed, calm = get_engine(database_url), get_engine(calm_url)
     add_problems(killed, problems)
     add_problems(calm, problems)
 
     with OpenAIServer(answer=scripted_solver) as server:
         server.hold_after(12)
-        process = subprocess.Popen(_cli(server), env=_env(killed_url), cwd=PROJECT_ROOT,
+        process = subprocess.Popen(_cli(server), env=_env(database_url), cwd=PROJECT_ROOT,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             # Stalled at a known point: every later request is held and every delivered answer is in the call
             # cache. Then killed without warning (some answers may not be transcripts yet).
             wait_for(lambda: server.held >= 1 and server.inflight == server.held
-                      and count_rows(killed, LLMCall) == server.total_completed(), 60, "the client to stall")
+                     and count_rows(killed, LLMCall) == server.total_completed(), 60, "the client to stall")
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait()
         assert process.returncode == -signal.SIGKILL
         cached, kept = count_rows(killed, LLMCall), count_rows(killed, Transcript)
         assert 12 <= cached < problems and kept <= cached
-        with read_session(killed) as session:
-            assert session.execute(select(Run.status)).scalar_one() == "running"  # as the kill left it
+        run = _first_run(killed)
+        assert (run.status, is_stale(run)) == ("running", True)  # as the kill left it, its heartbeat still fresh
+        gone = f"its process {process.pid} on this machine has ended"
+        listed, table = (subprocess.run([sys.executable, "-m", "annotator", "runs", *json_or_not], cwd=PROJECT_ROOT,
+                                        env=_env(database_url), capture_output=True, text=True, timeout=120).stdout
+                         for json_or_not in (["--json"], []))
+        assert [(r["run"], r["status"], r["stale"]) for r in json.loads(listed)["runs"]] == [(1, "stale", gone)]
+        assert table.splitlines()[1].split()[:3] == ["1", "evaluate", "stale"], table
         server.release()
-        wait_for(lambda: is_stale(_first_run(killed)), 30, "the killed run's heartbeat to time out")
 
-        rerun = subprocess.run(_cli(server), env=_env(killed_url), cwd=PROJECT_ROOT, capture_output=True, text=True,
-                               timeout=120)
+        rerun = subprocess.run(_cli(server), env=_env(database_url), cwd=PROJECT_ROOT, capture_output=True,
+                               text=True, timeout=120)
         assert rerun.returncode == 0, rerun.stderr
-        # Items with a transcript were skipped; answers the kill left without one came from the call cache.
+        assert f"run 1: resumed ({gone})" in rerun.stderr
+        # The same run, its whole progress: items with a transcript were skipped, answers the kill left without
+        # one came from the call cache.
+        assert f"run 1: succeeded; {problems}/{problems} responses" in rerun.stdout, rerun.stdout
         assert f"{kept} already collected" in rerun.stdout
         assert re.search(rf"requests {problems - cached} \(retries 0\), cache hits {cached - kept},", rerun.stdout)
         assert max(server.completed.values()) == 1, "an answered request was sent again"
         assert server.total_completed() == problems
-        assert _first_run(killed).message == "no sign of life for over 1 s; superseded by run 2"
+    run = _first_run(killed)
+    assert (run.status, run.problems_done, run.problems_total, run.message) == ("succeeded", problems, problems, None)
+    assert count_rows(killed, Run) == 1
 
     with OpenAIServer(answer=scripted_solver) as calm_server:
         result = subprocess.run(_cli(calm_server), env=_env(calm_url), cwd=PROJECT_ROOT, capture_output=True,

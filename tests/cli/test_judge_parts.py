@@ -20,7 +20,7 @@ from sqlalchemy import Engine, select
 
 from annotator import runs
 from annotator.db import get_engine, read_session, write_session
-from annotator.models import Judgement, Run, Transcript
+from annotator.models import Judgement, LLMCall, Run, Transcript
 from tests.conftest import PROJECT_ROOT
 from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge
 from tests.support.openai_server import OpenAIServer
@@ -296,3 +296,49 @@ def test_on_sqlite_the_command_executes_its_parts_itself(tmp_path: Path) -> None
     assert [line.split()[:4] for line in text[2:5]] == [
         ["6", "part", "1", "of"], ["7", "part", "2", "of"], ["8", "part", "3", "of"]]
     assert text[5].split()[:2] == ["1", "judge"]
+
+
+def test_the_command_killed_mid_job_then_run_again_resumes_the_job_at_once(database_url: str, tmp_path: Path) -> None:
+    """`judge --parts 2` executes its parts itself; killed with SIGKILL mid-part, its process is gone and the same
+    command resumes the same job at once (the default heartbeat timeout, a minute, is not waited for): every part
+    ends, the job counts its whole progress, and no answered request is sent again."""
+    engine, calm_url = get_engine(database_url), f"sqlite:///{tmp_path / 'calm.sqlite'}"
+    add_judged_transcripts(engine, TRANSCRIPTS)
+    add_judged_transcripts(get_engine(calm_url), TRANSCRIPTS)
+    env = {name: value for name, value in _env(database_url).items() if name != "ANNOTATOR_HEARTBEAT_TIMEOUT"}
+    command = [sys.executable, "-m", "annotator", "judge", "--rule", "llm", "--model", "judge-m", "--api-key-env",
+               "UNSET_TEST_KEY", "--concurrency", "2", "--backoff", "0.01", "--no-progress", "--parts", "2"]
+    with OpenAIServer(answer=scripted_judge) as server:
+        server.hold_after(20)  # mid-way through the second part
+        process = subprocess.Popen([*command, "--base-url", server.url], env=env, cwd=PROJECT_ROOT,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            wait_for(lambda: server.held >= 1 and server.inflight == server.held
+                     and _calls(engine) == server.total_completed(), 60, "the command to stall")
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+        job, parts = _runs(engine, 1)
+        assert [job.status, *(p.status for p in parts)] == ["running", "succeeded", "running"]
+        assert runs.stale_reason(job) == f"its process {process.pid} on this machine has ended"
+        server.release()
+        again = subprocess.run([*command, "--base-url", server.url], env=env, cwd=PROJECT_ROOT, capture_output=True,
+                               text=True, timeout=180)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert "run 1: resumed" in again.stderr and "run 1: succeeded; 32/32 responses" in again.stdout, again.stdout
+        assert max(server.completed.values()) == 1 and server.total_completed() == 32
+    job, parts = _runs(engine, 1)
+    assert [(r.status, r.problems_done, r.problems_total) for r in (job, *parts)] == [
+        ("succeeded", 32, 32), ("succeeded", 16, 16), ("succeeded", 16, 16)]
+    with read_session(engine) as session:
+        assert len(session.scalars(select(Run.id)).all()) == 3  # the job and its parts: nothing beside them
+    with OpenAIServer(answer=scripted_judge) as calm_server:
+        calm = subprocess.run([*command, "--base-url", calm_server.url], cwd=PROJECT_ROOT, capture_output=True,
+                              text=True, timeout=180, env={**env, "ANNOTATOR_DATABASE_URL": calm_url})
+        assert calm.returncode == 0, calm.stderr
+    assert verdicts(engine) == verdicts(get_engine(calm_url))
+
+
+def _calls(engine: Engine) -> int:
+    with read_session(engine) as session:
+        return len(session.scalars(select(LLMCall.key)).all())

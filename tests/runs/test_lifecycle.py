@@ -1,8 +1,8 @@
-"""Creating runs: one queued or running run per kind and settings, even when two creates race."""
+"""Creating runs: one queued or running run per kind and settings, even when two creates race; a dead one with the
+same settings is resumed."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import threading
@@ -63,28 +63,50 @@ def _deferred(engine: Engine) -> Iterator[Session]:
 
 
 def test_a_run_blocks_while_its_heartbeat_is_fresh_whatever_its_pid(engine: Engine) -> None:
-    """Liveness is the heartbeat alone: a dead pid (perhaps another machine's) with a fresh heartbeat still
-    blocks; a heartbeat older than the timeout blocks nothing (that run spends nothing more)."""
+    """A run held elsewhere is alive while its heartbeat is fresh, whatever its pid (another machine's); once the
+    heartbeat is older than the timeout, the same settings resume it rather than start a second run beside it."""
     process = subprocess.Popen([sys.executable, "-c", "pass"])
     process.wait()
     with write_session(engine) as session:
         fresh = _create(session)
         fresh.status, fresh.pid, fresh.heartbeat_at = RunStatus.running, process.pid, utcnow()
+        fresh.worker, fresh.started_at, fresh.problems_done, fresh.requests = "elsewhere:1:x", utcnow(), 3, 7
     with pytest.raises(RunError, match=f"run {fresh.id} with the same settings is already running"):
         with write_session(engine) as session:
             _create(session)
     with write_session(engine) as session:
         session.get(Run, fresh.id).heartbeat_at = utcnow() - runs.STALE_AFTER - timedelta(seconds=1)
+    with pytest.raises(runs.ResumableRunError) as unfinished, write_session(engine) as session:
+        _create(session)  # rolled back: who creates runs directly is told, and nothing changes
+    assert str(unfinished.value) == (f"run {fresh.id} with the same settings is unfinished (no sign of life for over "
+                                     "60 s); its command resumes it")
     with write_session(engine) as session:
-        again = _create(session)
-        again.status, again.pid, again.heartbeat_at = RunStatus.running, os.getpid(), utcnow()
-    with read_session(engine) as session:  # the stale one is failed: no worker takes it over to do the same work
+        try:
+            _create(session)
+        except runs.ResumableRunError as again:
+            assert runs.resume_run(session, again.run) == fresh.id
+    assert _count(engine) == 1
+    with read_session(engine) as session:  # queued again for whoever claims it next, with what it had done
         old = session.get(Run, fresh.id)
-        assert (old.status, old.cancel_requested, old.message) == (
-            RunStatus.failed, True, f"no sign of life for over 60 s; superseded by run {again.id}")
-    with pytest.raises(RunError, match=f"run {again.id} with the same settings is already running"):
+        assert (old.status, old.worker, old.heartbeat_at, old.pid, old.problems_done, old.requests) == (
+            RunStatus.queued, None, None, None, 3, 7)
+        assert old.message == "resumed (no sign of life for over 60 s)" and old.started_at is not None
+    with pytest.raises(RunError, match=f"run {fresh.id} with the same settings is already queued"):
         with write_session(engine) as session:
             _create(session)
+
+
+def test_a_stale_run_asked_to_stop_ends_cancelled_and_the_same_settings_start_anew(engine: Engine) -> None:
+    with write_session(engine) as session:
+        asked = _create(session)
+        asked.status, asked.worker, asked.cancel_requested = RunStatus.running, "elsewhere:1:x", True
+        asked.heartbeat_at = utcnow() - runs.STALE_AFTER - timedelta(seconds=1)
+    with write_session(engine) as session:
+        again = _create(session).id
+    with read_session(engine) as session:
+        old = session.get(Run, asked.id)
+        assert (old.status, old.message) == (RunStatus.cancelled, "cancelled on request (its worker had gone)")
+    assert again != asked.id and _count(engine) == 2
 
 
 def _race(transaction: Callable[[], AbstractContextManager[Session]], creators: int = 4) -> list[object]:

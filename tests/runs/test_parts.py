@@ -1,6 +1,6 @@
 """A judge job's parts in the database (SQLite and PostgreSQL): how a job is split, that a worker claims its parts and
-never the job, that the job's row is the sum of its parts', and that marking a stale job failed or superseding it
-reaches its parts; the app's one-run worker executing every part of a job."""
+never the job, that the job's row is the sum of its parts', and that resuming a stale job, marking it failed or
+cancelling it reaches its parts; the app's one-run worker executing every part of a job."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from annotator.db import read_session, write_session
 from annotator.llm import RoleConfig
 from annotator.models import Run, Transcript, utcnow
 from annotator.runs.claiming import claim, fail_if_held
+from annotator.runs.holders import holder_id
 from annotator.runs.kinds import spec
 from annotator.runs.parts import job_status, roll_up
 from annotator.runs.spec import command
@@ -101,29 +102,59 @@ def test_a_jobs_status_from_its_parts(statuses: list[str], status: str) -> None:
     assert job_status(statuses) == status
 
 
-def test_a_stale_job_marked_failed_fails_its_parts_and_a_new_one_supersedes_it(
+def test_a_stale_job_is_resumed_by_the_same_settings_and_marked_failed_fails_its_parts(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", "5")
     add_judged_transcripts(engine, SPECS)
     job_id = _queue(engine, _options(parts=2))
     parts = _job(engine, job_id)[1]
-    silent = utcnow() - timedelta(seconds=10)
-    with write_session(engine) as session:
-        session.execute(update(Run).where(Run.id == parts[0].id).values(
-            status=RunStatus.running, worker=ELSEWHERE, heartbeat_at=silent, started_at=silent))
-        roll_up(session, job_id)
+
+    def silent_part() -> None:
+        silent = utcnow() - timedelta(seconds=10)
+        with write_session(engine) as session:
+            session.execute(update(Run).where(Run.id == parts[0].id).values(
+                status=RunStatus.running, worker=ELSEWHERE, heartbeat_at=silent, started_at=silent, claimed_at=silent,
+                problems_done=2))
+            roll_up(session, job_id)
+
+    silent_part()
     job = _job(engine, job_id)[0]
     assert job.status == "running" and runs.stale_reason(job) == "no sign of life for over 5 s"
-    again = _queue(engine, _options(parts=2))  # the same job: the stale one is failed, with its parts
+    assert _queue(engine, _options(parts=2)) == job_id  # the same job, resumed: its running part queued again
+    job, parts = _job(engine, job_id)
+    assert [job.status, *(p.status for p in parts)] == ["queued"] * 3
+    assert (parts[0].worker, parts[0].heartbeat_at, parts[0].problems_done, job.problems_done) == (None, None, 2, 2)
+    assert parts[0].message == "resumed (no sign of life for over 5 s)"
+    silent_part()
+    with write_session(engine) as session:
+        assert runs.fail_stale(session, run_id=job_id, by="boss")
     job, parts = _job(engine, job_id)
     assert [job.status, *(p.status for p in parts)] == ["failed"] * 3
-    assert job.message == f"no sign of life for over 5 s; superseded by run {again}" and job.cancel_requested
+    again = _queue(engine, _options(parts=2))  # it has ended: the same settings are a new job
     with write_session(engine) as session:
         assert runs.fail_stale(session, run_id=again) is False  # queued, not stale
         assert runs.request_cancel(session, run_id=again)
     job, parts = _job(engine, again)
-    assert [job.status, *(p.status for p in parts)] == ["cancelled"] * 3
+    assert again != job_id and [job.status, *(p.status for p in parts)] == ["cancelled"] * 3
+
+
+def test_a_cancel_ends_a_part_whose_process_has_ended_at_once(engine: Engine) -> None:
+    add_judged_transcripts(engine, SPECS)
+    job_id = _queue(engine, _options(parts=2))
+    parts = _job(engine, job_id)[1]
+    gone = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    name = holder_id(gone.pid)  # its name while it lives
+    gone.communicate(b"")
+    with write_session(engine) as session:
+        session.execute(update(Run).where(Run.id == parts[0].id).values(
+            status=RunStatus.running, worker=name, heartbeat_at=utcnow(), started_at=utcnow()))
+        roll_up(session, job_id)
+    with write_session(engine) as session:
+        assert runs.request_cancel(session, run_id=job_id)
+    job, parts = _job(engine, job_id)
+    assert [job.status, *(p.status for p in parts)] == ["cancelled"] * 3  # no worker needed to end it
+    assert parts[0].message == "cancelled on request (its worker had gone)"
 
 
 def test_the_apps_one_run_worker_executes_every_part_of_a_job(sqlite_url: str, sqlite_engine: Engine) -> None:
