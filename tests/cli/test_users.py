@@ -32,3 +32,12 @@ def test_user_add_oidc_makes_an_account_the_provider_signs_in(sqlite_url: str, s
     assert bad.returncode == 1 and "not an e-mail address: 'not-an-address'" in bad.stderr
     nothing = _cli(sqlite_url, "user", "add")
     assert nothing.returncode == 2 and "give the account's NAME" in nothing.stderr
+
+
+def test_user_add_refuses_a_name_with_a_bidirectional_override_in_one_line(sqlite_url: str) -> None:
+    added = _cli(sqlite_url, "user", "add", "ann\u202eeve", "--oidc-subject", "248289761002")
+    assert added.returncode == 1 and "Traceback" not in added.stderr
+    [line] = added.stderr.strip().splitlines()
+    assert line.endswith("the name 'ann\\u202eeve' holds U+202E RIGHT-TO-LEFT OVERRIDE at character 4: names may "
+                         "not hold control, format or bidirectional characters")
+    assert "\u202e" not in added.stderr  # the message shows the character as its escape, not the character
