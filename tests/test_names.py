@@ -81,3 +81,4 @@ def test_every_code_point_is_decided_without_error() -> None:
     # No character makes the rule raise (unnamed controls, surrogates, unassigned code points).
     for code in range(0, sys.maxunicode + 1, 97):
         names.problem(chr(code))
+
