@@ -335,31 +335,40 @@ def check_name(value: str, loc: Location, field_name: str) -> str:
     return value
 
 
-def _names(record: ProblemRecord | CandidateRecord | TranscriptRecord) -> list[tuple[str | None, str]]:
-    """The names a record holds, with their fields."""
+def _check_names(record: ProblemRecord | CandidateRecord | TranscriptRecord, loc: Location) -> None:
+    """InputError naming the first of the record's names that is no name, with its field."""
+    held: list[tuple[str | None, str]]
     if isinstance(record, ProblemRecord):
-        return [(record.data_source, "data_source")]
-    if isinstance(record, TranscriptRecord):
-        return [(record.data_id, "data_id"), (record.model, "model"), (record.prompt, "prompt")]
-    label = record.label.annotator if record.label is not None else None
-    return [(record.data_source, "data_source"), (label, "annotator")]
+        held = [(record.data_source, "data_source")]
+    elif isinstance(record, TranscriptRecord):
+        held = [(record.data_id, "data_id"), (record.model, "model"), (record.prompt, "prompt")]
+    else:
+        held = [(record.data_source, "data_source"),
+                (record.label.annotator if record.label is not None else None, "annotator")]
+    for name, field_name in held:
+        if name:
+            check_name(name, loc, field_name)
 
 
 def _check_ranges(record: ProblemRecord | CandidateRecord | TranscriptRecord) -> None:
     """Refuse an integer outside its range (`annotator.limits`) before it reaches a 32-bit column, and a name no
     name may be (`annotator.names`) before one database stores it and the other refuses it."""
     loc = record.location or Location("?", "?")
-    for name, field_name in _names(record):
-        if name is not None and not name.isprintable():  # the rule's first step in C, no call: every record's names
-            check_name(name, loc, field_name)
     checks: list[tuple[Any, limits.Range, str, str]] = []  # value, range, what, field
+    # `isprintable` is the rule's first step, in C: every record's names pass it without a call of ours.
     if isinstance(record, ProblemRecord):
+        if not record.data_source.isprintable():
+            _check_names(record, loc)
         checks.append((record.position, limits.POSITION, "position", "position"))
     elif isinstance(record, TranscriptRecord):
+        if not (record.data_id.isprintable() and record.model.isprintable() and record.prompt.isprintable()):
+            _check_names(record, loc)
         checks += [(record.sample, limits.SAMPLE, "sample", "sample"),
                    (record.prompt_tokens, limits.TOKENS, "prompt_tokens", "prompt_tokens"),
                    (record.completion_tokens, limits.TOKENS, "completion_tokens", "completion_tokens")]
     else:
+        if not (record.data_source.isprintable() and (record.label is None or record.label.annotator.isprintable())):
+            _check_names(record, loc)
         checks += [(record.problem_position, limits.POSITION, "the problem's position", "data_id"),
                    (record.condition_index, limits.CONDITION_INDEX, "the condition number k", "data_id"),
                    (record.position, limits.POSITION, "position", "position")]

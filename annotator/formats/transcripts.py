@@ -49,8 +49,8 @@ def transcript_record(
     for key, limit in MAX_CHARS.items():
         if isinstance(obj[key], str) and len(obj[key].strip()) > limit:
             raise loc.error(f"is {len(obj[key].strip())} characters long; the limit is {limit}", origin.get(key, key))
-    for key in MAX_CHARS:  # data_id, model and prompt are names (`annotator.names`)
-        if isinstance(obj[key], str):
+    for key in MAX_CHARS:  # data_id, model and prompt are names (`annotator.names`; its first step inline)
+        if isinstance(obj[key], str) and not obj[key].isprintable():
             check_name(obj[key].strip(), loc, origin.get(key, key))
     params = obj.get("params")
     if params is not None and not isinstance(params, dict):
