@@ -31,7 +31,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Engine, delete, or_, select, update
 from sqlmodel import Session
 
-from annotator import passwords, policies, throttle
+from annotator import names, passwords, policies, throttle
 from annotator.db import DatabaseBusy, page_busy_seconds, read_session, write_session
 from annotator.models import Annotator, SignInSession, utcnow
 from annotator.policies import Capability
@@ -128,6 +128,8 @@ def _check_name_and_role(name: str, role: str) -> str:
     name = name.strip()
     if not name:
         raise AuthError("the name must not be empty")
+    if (why := names.problem(name)) is not None:
+        raise AuthError(f"the name {names.shown(name)} {why}")
     if ":" in name:
         raise AuthError(f"names with ':' are reserved for imports and pipelines: {name!r}")
     if role not in ROLES:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator import limits
+from annotator import limits, names
 from annotator.vocabulary import DataId
 
 # A text field larger than this is rejected: no real problem is that long, and it keeps a broken or
@@ -300,9 +300,17 @@ class ReadOptions:
     id_field: str | None = None
     id_map: Path | None = None
 
+    def __post_init__(self) -> None:
+        """The names given are names (`annotator.names`); a ValueError naming the option otherwise."""
+        for option, value in (("--annotator", self.annotator), ("--data-source", self.data_source),
+                              ("--model", self.model), ("--prompt", self.prompt)):
+            if value is not None:
+                names.check(value, what=option)
+
     def annotator_for(self, path: Path) -> str:
-        """Whose labels the file at `path` holds: the given name, else a pseudo-annotator for the file."""
-        return self.annotator or f"import:{path.name}"
+        """Whose labels the file at `path` holds: the given name, else a pseudo-annotator for the file (named
+        after it, any character no name may hold written as its escape)."""
+        return self.annotator or f"import:{names.cleaned(path.name)}"
 
 
 @dataclass
@@ -319,17 +327,48 @@ class ImportPart:
     repeats: list[str] = field(default_factory=list)
 
 
+def check_name(value: str, loc: Location, field_name: str) -> str:
+    """`value` when it may be a name (`annotator.names`: a model, prompt, data source or annotator); InputError
+    naming the record and field otherwise."""
+    if (why := names.problem(value)) is not None:
+        raise loc.error(f"{names.shown(value)} {why}", field_name)
+    return value
+
+
+def _check_names(record: ProblemRecord | CandidateRecord | TranscriptRecord, loc: Location) -> None:
+    """InputError naming the first of the record's names that is no name, with its field."""
+    held: list[tuple[str | None, str]]
+    if isinstance(record, ProblemRecord):
+        held = [(record.data_source, "data_source")]
+    elif isinstance(record, TranscriptRecord):
+        held = [(record.data_id, "data_id"), (record.model, "model"), (record.prompt, "prompt")]
+    else:
+        held = [(record.data_source, "data_source"),
+                (record.label.annotator if record.label is not None else None, "annotator")]
+    for name, field_name in held:
+        if name:
+            check_name(name, loc, field_name)
+
+
 def _check_ranges(record: ProblemRecord | CandidateRecord | TranscriptRecord) -> None:
-    """Refuse an integer outside its range (`annotator.limits`) before it reaches a 32-bit column."""
+    """Refuse an integer outside its range (`annotator.limits`) before it reaches a 32-bit column, and a name no
+    name may be (`annotator.names`) before one database stores it and the other refuses it."""
     loc = record.location or Location("?", "?")
     checks: list[tuple[Any, limits.Range, str, str]] = []  # value, range, what, field
+    # `isprintable` is the rule's first step, in C: every record's names pass it without a call of ours.
     if isinstance(record, ProblemRecord):
+        if not record.data_source.isprintable():
+            _check_names(record, loc)
         checks.append((record.position, limits.POSITION, "position", "position"))
     elif isinstance(record, TranscriptRecord):
+        if not (record.data_id.isprintable() and record.model.isprintable() and record.prompt.isprintable()):
+            _check_names(record, loc)
         checks += [(record.sample, limits.SAMPLE, "sample", "sample"),
                    (record.prompt_tokens, limits.TOKENS, "prompt_tokens", "prompt_tokens"),
                    (record.completion_tokens, limits.TOKENS, "completion_tokens", "completion_tokens")]
     else:
+        if not (record.data_source.isprintable() and (record.label is None or record.label.annotator.isprintable())):
+            _check_names(record, loc)
         checks += [(record.problem_position, limits.POSITION, "the problem's position", "data_id"),
                    (record.condition_index, limits.CONDITION_INDEX, "the condition number k", "data_id"),
                    (record.position, limits.POSITION, "position", "position")]
@@ -346,8 +385,8 @@ def _check_ranges(record: ProblemRecord | CandidateRecord | TranscriptRecord) ->
 def in_range(
     records: Iterable[ProblemRecord | CandidateRecord | TranscriptRecord],
 ) -> Iterator[ProblemRecord | CandidateRecord | TranscriptRecord]:
-    """The records as they come, each checked against the ranges of its integers (every reader's parts pass
-    through this: `formats.read`)."""
+    """The records as they come, each checked against the ranges of its integers and the rule for names (every
+    reader's parts pass through this: `formats.read`)."""
     for record in records:
         _check_ranges(record)
         yield record

@@ -42,6 +42,12 @@ def test_bad_accounts_are_refused(engine: Engine) -> None:
             auth.create_user(session, name="bob", role="annotator", password="")
         with pytest.raises(auth.AuthError, match="reserved"):
             auth.create_user(session, name="import:x", role="annotator", password=PW)
+        # A name is a name on SQLite as on PostgreSQL (which refuses NUL): no control or bidirectional character.
+        refused = (("bo\x00b", r"U\+0000 \(a control character\)"), ("admin\u202e", r"U\+202E RIGHT-TO-LEFT OVERRIDE"))
+        for name, char in refused:
+            with pytest.raises(auth.AuthError, match=rf"^the name '.*' holds {char} at character"):
+                auth.create_user(session, name=name, role="annotator", password=PW)
+        assert auth.create_user(session, name="Zoë Ødegård", role="annotator", password=PW).name == "Zoë Ødegård"
 
 
 def test_system_annotators_cannot_sign_in_and_do_not_count_as_accounts(engine: Engine) -> None:

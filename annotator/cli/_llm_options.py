@@ -59,8 +59,13 @@ Progress = Annotated[bool, typer.Option(help="Show a progress bar (without: a li
 def role(model: str | None, *, missing: str, **settings: Any) -> Any:
     """The `RoleConfig` of a run's one model from the command's options (`settings`: base_url, api_key_env,
     temperature, max_tokens, timeout); exits 2 saying `missing` when no model was given."""
+    from annotator import names
     from annotator.llm import RoleConfig
 
     if not model:
         fail(missing, 2)
+    try:
+        names.check(model, what="--model")
+    except names.BadName as exc:
+        fail(str(exc), 2)
     return RoleConfig(model=model, **settings)

@@ -18,6 +18,7 @@ from annotator.vocabulary import RunKind
 # the LLM judge's rule (`judge.LLM_RULE`), which a run of its own applies.
 RULE_NAMES = ("reliablemath", "reliablemath-exact")
 LLM_RULE = "llm"
+JUDGE_PROMPT_VERSION = "v2"  # `judge_prompt.DEFAULT_VERSION`, written out for the same reason (a test keeps them equal)
 
 
 @app.command()
@@ -31,8 +32,9 @@ def judge(
     ] = None,
     model: Annotated[str | None, typer.Option(help="--rule llm: the judge's model, as the endpoint names it.")] = None,
     prompt_version: Annotated[
-        str, typer.Option(help="--rule llm: the judge prompt's version (annotator/transcripts/judge_prompts/).")
-    ] = "v1",
+        str, typer.Option(help="--rule llm: the judge prompt's version (annotator/transcripts/judge_prompts/: v2 "
+                          "fences the texts it grades, v1 does not).")
+    ] = JUDGE_PROMPT_VERSION,
     only_reviewed: Annotated[
         bool, typer.Option("--only-reviewed", help="--rule llm: only transcripts a reviewer has given a verdict.")
     ] = False,

@@ -65,6 +65,13 @@ def _fields(log: Any, sample: Any) -> dict[str, Any]:
     }
 
 
+def _origin(sample: Any) -> dict[str, str]:
+    """The log's fields the names come from, for the errors."""
+    metadata = sample.metadata or {}
+    return {"data_id": "metadata.data_id" if "data_id" in metadata else "id", "model": "eval.model",
+            "prompt": "metadata.prompt" if metadata.get("prompt") else "eval.metadata.prompt or eval.task"}
+
+
 def read(path: Path, options: ReadOptions) -> list[ImportPart]:
     from inspect_ai.log import read_eval_log  # heavy: loaded only to read a log
 
@@ -78,6 +85,6 @@ def read(path: Path, options: ReadOptions) -> list[ImportPart]:
     def records() -> Iterator[TranscriptRecord]:
         for sample in log.samples:
             loc = Location(str(path), f"sample {sample.id!r} epoch {sample.epoch}")
-            yield transcript_record(_fields(log, sample), loc, source=NAME)
+            yield transcript_record(_fields(log, sample), loc, source=NAME, origin=_origin(sample))
 
     return [ImportPart(str(path), records())]

@@ -22,9 +22,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from annotator import names
 from annotator.formats import _io
 from annotator.formats.transcripts import transcript_record
-from annotator.records import ImportPart, InputError, Location, ReadOptions, TranscriptRecord, require
+from annotator.records import ImportPart, InputError, Location, ReadOptions, TranscriptRecord, check_name, require
 
 NAME = "lm_eval"
 KEYS = ("doc_id", "doc", "arguments", "resps", "filtered_resps")
@@ -81,6 +82,8 @@ def _model(path: Path, options: ReadOptions) -> str:
     model = _model_from_results(results)
     if model is None:
         raise InputError(str(results), "names no model (model_name, config.model_args); give --model")
+    if (why := names.problem(model)) is not None:
+        raise InputError(str(results), f"the model {names.shown(model)} {why}; give --model", field="model_name")
     return model
 
 
@@ -124,7 +127,7 @@ def _data_id(obj: dict[str, Any], loc: Location, options: ReadOptions, task: str
         return str(value)
     if not isinstance(value, str) or not value.strip():
         raise loc.error(f"expected an id (text or a whole number), got {value!r}"[:200], f"doc.{field}")
-    return value
+    return check_name(value, loc, f"doc.{field}")
 
 
 def _answers(obj: dict[str, Any], loc: Location) -> list[str]:
@@ -153,6 +156,8 @@ def read(path: Path, options: ReadOptions) -> list[ImportPart]:
     if prompt is None:
         raise InputError(str(path), "cannot tell the task from the file name (samples_<task>_<time>.jsonl); give "
                          "--prompt")
+    if (why := names.problem(prompt)) is not None:
+        raise InputError(str(path), f"the task in the file name, {names.shown(prompt)}, {why}; give --prompt")
     model = _model(path, options)
     id_map = _id_map(Path(options.id_map)) if options.id_map is not None else None
 

@@ -12,7 +12,9 @@ names one.
 
 A failed request (a non-null `error`, or a status other than 200) has no answer to import: it is skipped and
 counted in the import summary, so that a batch with a few failures still comes in (the batch's error file can
-be imported too: every line of it is such a failure). A line of a batch's *input* file is refused with a hint.
+be imported too: every line of it is such a failure). An answer with no text (`content: null`, e.g. a refusal
+or a cut-off answer, or an empty one) is stored as an empty answer, judged as no answer, and counted in the
+summary. A line of a batch's *input* file is refused with a hint.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ FAILED = Oddity(
     "failed request (an error, or an HTTP status other than 200) skipped: it has no answer",
     "failed requests (an error, or an HTTP status other than 200) skipped: they have no answer",
 )
+EMPTY = Oddity(
+    "answer with no text (content null or empty) stored as an empty answer",
+    "answers with no text (content null or empty) stored as empty answers",
+)
+# The file's own fields the names come from, for the errors (unless --model / --prompt give them).
+_ORIGIN = {"data_id": "custom_id", "prompt": "custom_id", "model": "response.body.model"}
 
 
 def sniff(path: Path) -> bool:
@@ -145,7 +153,8 @@ def _answers(obj: dict[str, Any], loc: Location) -> tuple[Any, list[dict[str, An
     return body.get("model"), answers
 
 
-def _records(obj: dict[str, Any], loc: Location, options: ReadOptions) -> Iterator[TranscriptRecord]:
+def _records(obj: dict[str, Any], loc: Location, options: ReadOptions,
+             oddities: Counter[Oddity]) -> Iterator[TranscriptRecord]:
     data_id, prompt, first = _custom_id(obj, loc, options)
     model, answers = _answers(obj, loc)
     if not options.model and not (isinstance(model, str) and model.strip()):
@@ -154,7 +163,10 @@ def _records(obj: dict[str, Any], loc: Location, options: ReadOptions) -> Iterat
         fields = {"data_id": data_id, "model": options.model or model, "prompt": prompt, "sample": first + index}
         if isinstance(answer["finish_reason"], str):
             answer["finish_reason"] = answer["finish_reason"][:50]
-        yield transcript_record(fields | answer, loc, source=NAME)
+        record = transcript_record(fields | answer, loc, source=NAME, origin=_ORIGIN)
+        if not record.response:
+            oddities[EMPTY] += 1
+        yield record
 
 
 def read(path: Path, options: ReadOptions) -> list[ImportPart]:
@@ -168,7 +180,7 @@ def read(path: Path, options: ReadOptions) -> list[ImportPart]:
             if _failed(obj, loc):
                 oddities[FAILED] += 1
                 continue
-            yield from _records(obj, loc, options)
+            yield from _records(obj, loc, options, oddities)
 
     return [ImportPart(str(path), records(), oddities=oddities)]
 

@@ -8,7 +8,7 @@ that no (data_id, model, prompt, sample) comes twice, in the file or in the data
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from annotator.records import (
     ReadOptions,
     TranscriptRecord,
     check_json_value,
+    check_name,
     optional_int,
     optional_str,
     require,
@@ -36,13 +37,21 @@ def sniff(path: Path) -> bool:
     return sample is not None and set(REQUIRED) <= set(sample)
 
 
-def transcript_record(obj: dict[str, Any], loc: Location, *, source: str = NAME) -> TranscriptRecord:
-    """A checked transcript from a record's fields; InputError naming the record and field otherwise."""
+def transcript_record(
+    obj: dict[str, Any], loc: Location, *, source: str = NAME, origin: Mapping[str, str] | None = None
+) -> TranscriptRecord:
+    """A checked transcript from a record's fields; InputError naming the record and field otherwise (`origin`:
+    the file's own field a value came from, where a format's differs from ours, e.g. the model of a Batch API
+    line is its `response.body.model`)."""
+    origin = origin or {}
     for key in REQUIRED:
         require(obj, key, loc)
     for key, limit in MAX_CHARS.items():
         if isinstance(obj[key], str) and len(obj[key].strip()) > limit:
-            raise loc.error(f"is {len(obj[key].strip())} characters long; the limit is {limit}", key)
+            raise loc.error(f"is {len(obj[key].strip())} characters long; the limit is {limit}", origin.get(key, key))
+    for key in MAX_CHARS:  # data_id, model and prompt are names (`annotator.names`; its first step inline)
+        if isinstance(obj[key], str) and not obj[key].isprintable():
+            check_name(obj[key].strip(), loc, origin.get(key, key))
     params = obj.get("params")
     if params is not None and not isinstance(params, dict):
         raise loc.error(f"expected an object (e.g. {{\"temperature\": 0}}), got {type(params).__name__}", "params")

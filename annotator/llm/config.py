@@ -42,8 +42,12 @@ class RoleConfig:
     timeout: float = 600.0
 
     def check(self) -> None:
-        """Raise LLMConfigError if a number is out of its range (`annotator.limits`) or the URL is not http(s)."""
-        from annotator import limits
+        """Raise LLMConfigError if a number is out of its range (`annotator.limits`), the URL is not http(s) or
+        the model's name is no name (`annotator.names`: it is stored with every answer and verdict)."""
+        from annotator import limits, names
+
+        if (why := names.problem(self.model)) is not None:
+            raise LLMConfigError(f"model {names.shown(self.model)} {why}")
 
         limits.check_each({
             "temperature": (self.temperature, limits.TEMPERATURE), "max_tokens": (self.max_tokens, limits.MAX_TOKENS),

@@ -7,6 +7,16 @@ so it is not shown) and the response, and asks for exactly two lines, `Verdict: 
 A long response is shortened in the middle (its start and its end, where the final answer is, are kept) with a
 marker saying how much was left out, so that a judge with a small context still sees the answer.
 
+Two kinds of prompt file. One without `<boundary>` (v1) is one user message, the texts filled in where its
+placeholders are. One with `<boundary>` (v2, the default) is the system message, and the texts go in the user
+message, each fenced between `BEGIN NAME B` and `END NAME B` lines (`fenced`): a response holding headings,
+grading rules or "Ground truth: 5" is then one text inside one fence, not a second prompt section. The boundary B
+is derived from the texts themselves (`boundary`: a hash of them, checked not to occur in any of them), so a
+text cannot forge its fence's end (it would have to hold the hash of itself), and the same transcript gives the
+same request every time, so the call cache serves a resumed run (a random boundary per request would ask, and pay,
+again). The texts stay as they are, unlike JSON-encoded fields, where every backslash of the LaTeX doubles and
+line breaks become `\n` in what the judge reads.
+
 The reply is read strictly (`parse_reply`): the two lines in that order and nothing else. A reply that is
 anything else is no verdict (`UnreadableReply`); the run counts it and keeps the reply in its errors.
 """
@@ -14,8 +24,10 @@ anything else is no verdict (`UnreadableReply`); the run counts it and keeps the
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +36,7 @@ from annotator.runs.lifecycle import RunError
 from annotator.vocabulary import Verdict
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "judge_prompts"
-DEFAULT_VERSION = "v1"
+DEFAULT_VERSION = "v2"
 MAX_RESPONSE_CHARS = 6_000  # longer responses keep their first HEAD_CHARS and their last characters
 HEAD_CHARS = 1_500
 MAX_QUESTION_CHARS = 8_000
@@ -34,6 +46,8 @@ UNSOLVABLE_REFERENCE = (
     "correct final answer."
 )
 _PLACEHOLDER = re.compile(r"<(question|reference|response)>")
+BOUNDARY = "<boundary>"  # in a prompt file: the system message of a prompt whose texts are fenced
+FENCES = (("PROBLEM", "question"), ("REFERENCE", "reference"), ("RESPONSE", "response"))
 _VERDICT = re.compile(r"verdict:\s*([SRF])", re.IGNORECASE)
 _REASON = re.compile(r"reason:\s*(\S.*)", re.IGNORECASE)
 
@@ -93,10 +107,33 @@ def messages(
         "reference": reference(ground_truth, unsolvable=unsolvable),
         "response": shown_response(response),
     }
+    prompt = template(version)
+    if BOUNDARY in prompt:
+        return fenced(prompt, values)
     # One pass over the template: a response that contains "<question>" is not filled in again.
-    parts = _PLACEHOLDER.split(template(version))
+    parts = _PLACEHOLDER.split(prompt)
     text = "".join(values[part] if index % 2 else part for index, part in enumerate(parts))
     return [{"role": "user", "content": text}]
+
+
+def boundary(texts: Sequence[str]) -> str:
+    """A fence boundary for `texts` that none of them holds: `fence-` and 24 hex digits of a hash of the texts
+    (and, should a text hold that, of an attempt number with them, until none does)."""
+    attempt = 0
+    while True:
+        payload = json.dumps([attempt, *texts], ensure_ascii=False).encode("utf-8", "surrogatepass")
+        mark = f"fence-{hashlib.sha256(payload).hexdigest()[:24]}"
+        if not any(mark in text for text in texts):
+            return mark
+        attempt += 1
+
+
+def fenced(system: str, values: dict[str, str]) -> list[dict[str, str]]:
+    """The system message (`system`, its `<boundary>` filled in) and a user message of the texts, each between
+    its `BEGIN NAME B` and `END NAME B` lines."""
+    mark = boundary([values[key] for _, key in FENCES])
+    texts = "\n\n".join(f"BEGIN {name} {mark}\n{values[key]}\nEND {name} {mark}" for name, key in FENCES)
+    return [{"role": "system", "content": system.replace(BOUNDARY, mark)}, {"role": "user", "content": texts}]
 
 
 def parse_reply(reply: str) -> Reading:

@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import func, literal_column, select
 from sqlmodel import Session
 
-from annotator import limits, store
+from annotator import limits, names, store
 from annotator.driver_rows import iter_raw
 from annotator.models import Candidate, Judgement, Problem, Transcript, TranscriptEvent, utcnow
 from annotator.tables import REVIEWED
@@ -75,6 +75,8 @@ def _clean_tags(tags: Sequence[str]) -> list[str]:
         if not isinstance(tag, str) or not tag.strip():
             raise ReviewError(f"a tag must be non-empty text, got {tag!r}")
         tag = " ".join(tag.split())
+        if (why := names.problem(tag)) is not None:
+            raise ReviewError(f"tag {names.shown(tag, 40)} {why}")
         if len(tag) > MAX_TAG_LENGTH:
             raise ReviewError(f"tag {tag[:40]!r}...: at most {MAX_TAG_LENGTH} characters")
         if tag not in cleaned:

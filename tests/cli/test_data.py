@@ -63,6 +63,17 @@ def test_missing_path_is_reported(tmp_path: Path) -> None:
     assert result.returncode == 1 and f"{missing}: no such file or directory" in result.stderr
 
 
+def test_a_name_option_that_is_no_name_is_a_usage_error_naming_the_option(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"data_id": "aime_0", "model": "m", "prompt": "p", "response": "1"}\n', encoding="utf-8")
+    for option in ("--model", "--prompt", "--data-source", "--annotator"):
+        result = run_cli(f"sqlite:///{tmp_path / 'a.sqlite'}", "import", str(answers), option, "gpt\u2066x")
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.strip().splitlines() == [
+            f"error: {option} 'gpt\\u2066x' holds U+2066 LEFT-TO-RIGHT ISOLATE at character 4: names may not hold "
+            "control, format or bidirectional characters"]
+
+
 def test_import_help_lists_exactly_the_registered_formats() -> None:
     import typer.main
 

@@ -128,6 +128,8 @@ def test_exit_codes_and_the_api_key_is_sent_but_kept_nowhere(tmp_path: Path) -> 
         (["evaluate", "--prompt", "reliable"], "--model is required"),
         (["evaluate", "--model", "m", "--prompt", "std", "--base-url", server.url], "standard or reliable"),
         (["evaluate", "--model", "m", "--api-key-env", "UNSET_TEST_KEY"], "UNSET_TEST_KEY is not set"),
+        (["evaluate", "--model", "gpt\u202e-4o", "--prompt", "reliable", "--base-url", server.url],
+         "error: --model 'gpt\\u202e-4o' holds U+202E RIGHT-TO-LEFT OVERRIDE at character 4"),
     ]:
         refused = subprocess.run([sys.executable, "-m", "annotator", *arguments], cwd=PROJECT_ROOT, env=_env(url),
                                  capture_output=True, text=True, timeout=120)

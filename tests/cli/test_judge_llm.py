@@ -61,7 +61,7 @@ def test_judge_rule_llm_then_report_judges(tmp_path: Path) -> None:
                                  "(Verdict, Reason), got 1; reply 'Verdict: success'\n")
     with read_session(engine) as session:
         assert session.execute(select(Transcript.judge_version).where(Transcript.id == ids[1])).scalar_one() == (
-            "judge-2@v1")
+            "judge-2@v2")
         assert len(session.execute(select(Judgement)).all()) == 11
         assert [run.status for run in session.execute(select(Run).order_by(Run.id)).scalars()] == [
             "succeeded", "succeeded", "partial"]
@@ -71,13 +71,13 @@ def test_judge_rule_llm_then_report_judges(tmp_path: Path) -> None:
     lines = text.stdout.splitlines()
     assert lines[0].split()[:4] == ["judge", "reviewed", "agreement", "kappa"]
     assert [line.split()[0] for line in lines[1:5]] == ["reliablemath", "reliablemath-exact", "llm", "llm"]
-    assert lines[3].split()[:5] == ["llm", "judge-2", "@", "v1", "3"]
+    assert lines[3].split()[:5] == ["llm", "judge-2", "@", "v2", "3"]
     # judge-m: 6 of 8 agree (the reviewer called the 4th and the 7th otherwise).
-    assert lines[4].split()[:6] == ["llm", "judge-m", "@", "v1", "8", "0.750"]
+    assert lines[4].split()[:6] == ["llm", "judge-m", "@", "v2", "8", "0.750"]
     assert "S: 3/0/0  R: 0/1/1  F: 1/0/2" in lines[4]
     rows = json.loads(run_cli(url, "report", "--judges", "--json").stdout)
     assert [row["judge"] for row in rows] == [
-        "reliablemath", "reliablemath-exact", "llm judge-2 @ v1", "llm judge-m @ v1"]
+        "reliablemath", "reliablemath-exact", "llm judge-2 @ v2", "llm judge-m @ v2"]
     assert rows[3]["confusion"] == {"S": {"S": 3, "R": 0, "F": 0}, "R": {"S": 0, "R": 1, "F": 1},
                                     "F": {"S": 1, "R": 0, "F": 2}}
     assert rows[3]["agreement"] == 0.75 and rows[3]["reviewed"] == 8
@@ -95,7 +95,7 @@ def test_bad_use_is_one_line_and_creates_no_run(tmp_path: Path) -> None:
         (["judge", "--only-reviewed"], "go with --rule llm"),
         (["judge", "--rule", "llm", "--model", "m", "--workers", "2", *local], "--workers goes with the rule sets"),
         (["judge", "--rule", "llm", "--model", "m", "--prompt-version", "v9", *local],
-         "no judge prompt version 'v9'; have v1"),
+         "no judge prompt version 'v9'; have v1, v2"),
         (["judge", "--rule", "llm", "--model", "m", "--api-key-env", "UNSET_TEST_KEY"], "UNSET_TEST_KEY is not set"),
         (["judge", "--rule", "llm", "--model", "m", "--concurrency", "0", *local], "--concurrency"),
         (["judge", "--rule", "llm", "--model", "m", "--limit", "-1", *local], "--limit"),

@@ -9,9 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from annotator.cli.judging import RULE_NAMES
+from annotator.cli.judging import JUDGE_PROMPT_VERSION, RULE_NAMES
 from annotator.db import get_engine
 from annotator.transcripts.judge import RULES
+from annotator.transcripts.judge_prompt import DEFAULT_VERSION
 from annotator.transcripts.report import KEYS
 from tests.support.transcripts import records_for
 from tests.test_importer import run_cli
@@ -19,6 +20,7 @@ from tests.test_importer import run_cli
 
 def test_the_rule_names_the_cli_offers_are_the_judges() -> None:
     assert RULE_NAMES == tuple(RULES)
+    assert JUDGE_PROMPT_VERSION == DEFAULT_VERSION
 
 
 def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None:

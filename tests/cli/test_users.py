@@ -54,3 +54,12 @@ def test_user_unlock_forgets_the_failed_sign_ins_that_hold_up_new_addresses(data
     unknown = _cli(database_url, "user", "unlock", "nobody")
     assert unknown.returncode == 1
     assert unknown.stderr.strip().splitlines() == ["error: no account called 'nobody'"], unknown.stderr
+
+
+def test_user_add_refuses_a_name_with_a_bidirectional_override_in_one_line(sqlite_url: str) -> None:
+    added = _cli(sqlite_url, "user", "add", "ann\u202eeve", "--oidc-subject", "248289761002")
+    assert added.returncode == 1 and "Traceback" not in added.stderr
+    [line] = added.stderr.strip().splitlines()
+    assert line.endswith("the name 'ann\\u202eeve' holds U+202E RIGHT-TO-LEFT OVERRIDE at character 4: names may "
+                         "not hold control, format or bidirectional characters")
+    assert "\u202e" not in added.stderr  # the message shows the character as its escape, not the character

@@ -135,6 +135,26 @@ def test_the_model_comes_from_model_args_when_the_results_name_none(aime: Engine
     assert {r["model"] for r in _stored(aime)} == {"Qwen/Qwen2.5-Math-1.5B"}
 
 
+def test_a_model_or_task_name_that_is_no_name_is_refused_naming_its_file(aime: Engine, tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    results = next(path.parent.glob("results_*.json"))
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["model_name"] = "scripted\x00dummy"
+    results.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        _import(path, aime)
+    assert str(caught.value) == (f"{results}: field 'model_name': the model 'scripted\\x00dummy' holds U+0000 (a "
+                                 "control character) at character 9: names may not hold control, format or "
+                                 "bidirectional characters; give --model")
+    hostile = path.with_name(path.name.replace("reliablemath_aime", "reliable\u202emath"))
+    path.rename(hostile)
+    with pytest.raises(InputError, match=r"the task in the file name, 'reliable\\u202emath', holds U\+202E .*give "
+                                         r"--prompt"):
+        _import(hostile, aime, model="m")
+    _import(hostile, aime, model="m", prompt="reliable")
+    assert {(r["model"], r["prompt"]) for r in _stored(aime)} == {("m", "reliable")}
+
+
 def _first(change: Any) -> list[dict[str, Any]]:
     lines = _lines(RELIABLEMATH)
     change(lines[1])
@@ -148,6 +168,8 @@ BAD = [
     (lambda line: line.update(doc="aime_0"), "line 2: field 'doc': expected the doc as an object, got str"),
     (lambda line: line["doc"].update(data_id=["aime_0"]), "line 2: field 'doc.data_id': expected an id"),
     (lambda line: line["doc"].update(data_id="aime_9999"), "line 2: field 'data_id': 'aime_9999' names no item"),
+    (lambda line: line["doc"].update(data_id="aime\u202e_0"), "line 2: field 'doc.data_id': 'aime\\u202e_0' holds "
+                                                             "U+202E RIGHT-TO-LEFT OVERRIDE at character 5"),
     (lambda line: line["resps"][0].__setitem__(1, None), "line 2: field 'resps': expected generated text, got None"),
     (lambda line: line["doc"].update(data_id="aime_0"), "line 2: field 'data_id': duplicate transcript (data_id "
                                                         "'aime_0', model 'scripted-dummy', prompt 'reliablemath_aime', "

@@ -140,6 +140,14 @@ BAD = [
     (lambda line: _body(line).pop("model"), "field 'response.body.model': names no model; give --model"),
     (lambda line: _body(line)["usage"].update(prompt_tokens=-1),
      "field 'response.body.usage.prompt_tokens': expected a whole number >= 0, got -1"),
+    # Names hold no control or bidirectional character, on SQLite as on PostgreSQL (which refuses NUL).
+    (lambda line: line.update(custom_id="aime_0/reli\x00able\u202e"),
+     "field 'custom_id': 'reli\\x00able\\u202e' holds U+0000 (a control character) at character 5: names may not "
+     "hold control, format or bidirectional characters"),
+    (lambda line: line.update(custom_id="aime\u202e_0/reliable"),
+     "field 'custom_id': 'aime\\u202e_0' holds U+202E RIGHT-TO-LEFT OVERRIDE at character 5"),
+    (lambda line: _body(line).update(model="gpt\u2067-4o"),
+     "field 'response.body.model': 'gpt\\u2067-4o' holds U+2067 RIGHT-TO-LEFT ISOLATE at character 4"),
     (lambda line: line.update(custom_id="aime_999/reliable"), "field 'data_id': 'aime_999' names no item"),
     (lambda line: line.update(custom_id="aime_0/reliable/0"), "field 'data_id': duplicate transcript (data_id "
                                                               "'aime_0', model 'gpt-4o-mini-2024-07-18'"),
@@ -155,3 +163,27 @@ def test_bad_lines_name_file_line_and_field_and_store_nothing(
         _import(path, aime)
     assert str(caught.value).startswith(f"{path}: line 2: {message}")
     assert _stored(aime) == []
+
+
+def test_an_answer_with_content_null_is_stored_empty_and_counted(aime: Engine, tmp_path: Path) -> None:
+    lines = _lines()[:3]
+    _body(lines[1])["choices"][0]["message"]["content"] = None
+    _body(lines[2])["choices"][0]["message"]["content"] = ""
+    path = _write(tmp_path / "out.jsonl", lines)
+    summary = _import(path, aime)
+    assert f"{path}: 2 answers with no text (content null or empty) stored as empty answers" in summary
+    rows = _stored(aime)
+    assert [(r["data_id"], r["response"], r["judge"]) for r in rows][1:] == [
+        ("aime_9_remove_1", "", "F"), ("aime_9_remove_1", "", "F")]
+    again = _write(tmp_path / "again.jsonl", [lines[1] | {"custom_id": "aime_0/other"}])
+    assert "1 answer with no text (content null or empty) stored as an empty answer" in _import(again, aime)
+
+
+def test_a_name_given_as_an_option_replaces_the_files_and_is_checked_too(aime: Engine, tmp_path: Path) -> None:
+    lines = _lines()[:1]
+    lines[0]["custom_id"] = "aime_0/reli\x00able"
+    path = _write(tmp_path / "out.jsonl", lines)
+    with pytest.raises(ValueError, match=r"^--prompt 'p\\u202e' holds U\+202E"):
+        _import(path, aime, prompt="p\u202e")
+    _import(path, aime, prompt="standard")  # the custom_id's prompt is not used: only its data_id is a name here
+    assert [(r["data_id"], r["prompt"]) for r in _stored(aime)] == [("aime_0", "standard")]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine, func, select
 
 from annotator.db import read_session
-from annotator.formats import read
+from annotator.formats import InputError, read
 from annotator.importer import import_parts
 from annotator.models import Annotation, Annotator, Candidate, Problem
 from annotator.stats import compute
@@ -61,3 +63,17 @@ def test_the_release_summary_counts_each_record_once(engine: Engine, shared_data
     again = import_parts(read(shared_data / "reliablemath"), engine=engine)
     assert (again.problems_added, again.candidates_added, again.labels_added, again.unchanged) == (0, 0, 0, 313 + 1102)
     assert again.files[-1].endswith("math_instruction.json") and len(again.files) == 11
+
+
+def test_a_data_source_that_is_no_name_is_refused_naming_its_record(engine: Engine, tmp_path: Path) -> None:
+    records = [{"data_source": "aime", "id": 0, "question": "Q", "ground_truth": "1"},
+               {"data_source": "ai\x00me\u202e", "id": 1, "question": "Q", "ground_truth": "2"}]
+    path = tmp_path / "solve.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        import_parts(read(path), engine=engine)
+    assert str(caught.value) == (f"{path}: record 2: field 'data_source': 'ai\\x00me\\u202e' holds U+0000 (a control "
+                                 "character) at character 3: names may not hold control, format or bidirectional "
+                                 "characters")
+    with read_session(engine) as session:
+        assert session.execute(select(func.count()).select_from(Problem)).scalar_one() == 0

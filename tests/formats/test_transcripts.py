@@ -66,6 +66,11 @@ BAD = [
     ({"sample": "1"}, "line 2: field 'sample': expected a whole number >= 0"),
     ({"params": [0.7]}, "line 2: field 'params': expected an object"),
     ({"prompt": "p" * 101}, "line 2: field 'prompt': is 101 characters long; the limit is 100"),
+    # Names hold no control or bidirectional character: refused alike on SQLite and PostgreSQL.
+    ({"prompt": "reli\x00able"}, "line 2: field 'prompt': 'reli\\x00able' holds U+0000 (a control character) at "
+                                 "character 5: names may not hold control, format or bidirectional characters"),
+    ({"model": "gpt-4o\u202e"}, "line 2: field 'model': 'gpt-4o\\u202e' holds U+202E RIGHT-TO-LEFT OVERRIDE"),
+    ({"data_id": "aime_\u20660"}, "line 2: field 'data_id': 'aime_\\u20660' holds U+2066 LEFT-TO-RIGHT ISOLATE"),
     ({}, "line 2: field 'data_id': duplicate transcript (data_id 'aime_0', model 'gpt-4o', prompt 'reliable', "
          "sample 0): it already appears at"),
 ]
@@ -141,6 +146,26 @@ def test_an_inspect_log_becomes_transcripts(aime: Engine, tmp_path: Path, suffix
     assert rows[0].response == "So \\boxed{204}." and rows[0].reasoning == "Let me think."
     assert rows[0].params == {"temperature": 0.0, "max_tokens": 4096}
     assert [row.judge for row in rows] == ["S", "F"]
+
+
+def test_an_inspect_logs_names_are_checked_and_the_logs_field_named(aime: Engine, tmp_path: Path) -> None:
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    path = _inspect_log(tmp_path / "run.eval")
+    log = read_eval_log(str(path))
+    log.eval.model = "deepseek/\u202er1"
+    write_eval_log(log, str(path))
+    with pytest.raises(InputError, match=r"run.eval: sample 'aime_0' epoch 1: field 'eval.model': "
+                                         r"'deepseek/\\u202er1' holds U\+202E RIGHT-TO-LEFT OVERRIDE"):
+        _import(path, aime)
+    log.eval.model = "deepseek/r1"
+    assert log.samples is not None
+    log.samples[1].metadata = {"data_id": UNSOLVABLE, "prompt": "std\x00"}
+    write_eval_log(log, str(path))
+    with pytest.raises(InputError, match=r"run.eval: sample 7 epoch 2: field 'metadata.prompt': 'std\\x00' holds "
+                                         r"U\+0000"):
+        _import(path, aime)
+    assert _stored(aime) == []
 
 
 def test_a_broken_inspect_log_is_named(aime: Engine, tmp_path: Path) -> None:

@@ -12,7 +12,28 @@ from annotator.transcripts.judge_prompt import UNSOLVABLE_REFERENCE
 from tests.support.transcripts import add_transcripts
 
 GROUND_TRUTH = re.compile(r"Its ground-truth answer is: (.*)")
-RESPONSE = re.compile(r"### Response ###\n(.*)\n\n### How to grade ###", re.S)
+RESPONSE = re.compile(r"### Response ###\n(.*)\n\n### How to grade ###", re.S)  # a v1 prompt
+# A fenced prompt (v2): the texts between their BEGIN and END lines, the boundary the system message names.
+BOUNDARY = re.compile(r'between "BEGIN RESPONSE (fence-[0-9a-f]+)"')
+
+
+def fenced_text(prompt: str, name: str) -> str | None:
+    """The text of fence `name` (PROBLEM, REFERENCE, RESPONSE) in a fenced prompt, as a judge reads it: from its
+    BEGIN line to the END line with the boundary the system message gives; None in a prompt without fences."""
+    mark = BOUNDARY.search(prompt)
+    if mark is None:
+        return None
+    found = re.search(rf"^BEGIN {name} {mark.group(1)}\n(.*?)\nEND {name} {mark.group(1)}$", prompt, re.S | re.M)
+    return found.group(1) if found else None
+
+
+def _texts(prompt: str) -> tuple[str | None, str]:
+    """The response and the reference a prompt gives (a fenced one's from its fences)."""
+    response = fenced_text(prompt, "RESPONSE")
+    if response is not None:
+        return response, fenced_text(prompt, "REFERENCE") or ""
+    found = RESPONSE.search(prompt)
+    return (found.group(1) if found else None), prompt
 
 
 def expected_verdict(response: str, *, ground_truth: Any, unsolvable: bool) -> str:
@@ -26,12 +47,12 @@ def expected_verdict(response: str, *, ground_truth: Any, unsolvable: bool) -> s
 
 def scripted_judge(prompt: str, model: str = "") -> str:
     """The two lines the judge prompt asks for."""
-    found = RESPONSE.search(prompt)
-    if found is None:
+    response, reference = _texts(prompt)
+    if response is None:
         return "I do not understand the prompt."
-    truth = GROUND_TRUTH.search(prompt)
-    unsolvable = UNSOLVABLE_REFERENCE in prompt
-    verdict = expected_verdict(found.group(1), ground_truth=truth and truth.group(1), unsolvable=unsolvable)
+    truth = GROUND_TRUTH.search(reference)
+    unsolvable = UNSOLVABLE_REFERENCE in reference
+    verdict = expected_verdict(response, ground_truth=truth and truth.group(1), unsolvable=unsolvable)
     return f"Verdict: {verdict}\nReason: {model} read the response as {verdict} against the reference."
 
 

@@ -86,12 +86,12 @@ def test_each_llm_judge_is_a_row_from_its_stored_verdicts(engine: Engine) -> Non
         rows = {row["judge"]: row for row in judge_agreement(session)}
         of_model = [row["judge"] for row in judge_agreement(session, model="model-a")]
         of_nobody = [row["judge"] for row in judge_agreement(session, model="nobody")]
-    assert list(rows) == ["reliablemath", "reliablemath-exact", "llm judge-a @ v1", "llm judge-b @ v1"]
+    assert list(rows) == ["reliablemath", "reliablemath-exact", "llm judge-a @ v2", "llm judge-b @ v2"]
     assert of_model == list(rows) and of_nobody == ["reliablemath", "reliablemath-exact"]
     for name, reviewed in (("judge-a", ids[:7]), ("judge-b", ids[:6])):
         judged = [stored[(name, tid)] for tid in reviewed]
         humans = human[: len(reviewed)]
-        row = rows[f"llm {name} @ v1"]
+        row = rows[f"llm {name} @ v2"]
         assert row["reviewed"] == len(reviewed)
         assert row["kappa"] == pytest.approx(cohen_kappa_score(judged, humans, labels=list(VERDICTS)))
         matrix = confusion_matrix(judged, humans, labels=list(VERDICTS))

@@ -113,6 +113,8 @@ def test_effective_verdict_is_the_human_one_else_the_judges(engine: Engine) -> N
         ({"verdict": "X"}, "verdict must be one of S, R, F, got 'X'"),
         ({"verdict": "s"}, "verdict must be one of S, R, F, got 's'"),
         ({"tags": ["fine", "  "]}, "a tag must be non-empty text, got '  '"),
+        ({"tags": ["fine", "inv\u202eented"]}, r"tag 'inv\\u202eented' holds U\+202E RIGHT-TO-LEFT OVERRIDE"),
+        ({"tags": ["no\x00ne"]}, r"tag 'no\\x00ne' holds U\+0000 \(a control character\)"),
         ({"transcript_id": 10**6}, "transcript 1000000 does not exist"),
     ],
 )
@@ -184,7 +186,7 @@ def test_tags_default_then_edited_in_the_settings(engine: Engine) -> None:
         assert get_tags(session) == ["misread a variable", "assumed a value"]
     too_many = [f"t{i}" for i in range(10)]
     for bad, message in (([], "got 0"), (too_many, r"needs 1 to 9 tags \(the keys 1\.\.9\), got 10"),
-                         (["x" * 101], "at most 100 characters")):
+                         (["x" * 101], "at most 100 characters"), (["ok", "bad\u2067"], r"holds U\+2067")):
         with pytest.raises(ReviewError, match=message), write_session(engine) as session:
             set_tags(session, tags=bad)
     with read_session(engine) as session:
