@@ -8,7 +8,9 @@ time limit in the process can interrupt. So before `verify` runs:
   grows with both; a short ground truth is neither);
 - `digits` estimates, from the parsed form alone, how many digits each exact number sympy would compute has (a
   power: the base's digits times the exponent's value; a factorial, a binomial); a form with a part of more than
-  `MAX_DIGITS` digits is *huge*;
+  `MAX_DIGITS` digits is *huge* (computing a number of a million digits is quick, but `verify` then simplifies
+  its difference with a symbolic gold, which with tens of thousands of digits runs for minutes in C);
+- a product over more than `MAX_TERMS` values of its index counts as huge too;
 - a huge answer that is a plain number (integers, powers of integers, factorials, their products: `huge_number`)
   has far more digits than any gold that is not huge, so it equals none of them and is dropped from the answer's
   forms; any other huge form (`10^{10^{10}} - 10^{10^{10}}`, a huge gold) leaves the pair undecided (None), as a
@@ -21,11 +23,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from sympy import Add, Integer, Mul, Pow, Rational, binomial, factorial
+from sympy import Add, Integer, Mul, Pow, Product, Rational, binomial, factorial
 
 MAX_TEXT = 20_000  # characters of a text that is parsed
 MAX_DEPTH = 100  # nesting of braces, brackets and parentheses in a text that is parsed
-MAX_DIGITS = 1_000_000.0  # digits of an exact number sympy may compute (a million take it well under a second)
+MAX_DIGITS = 1000.0  # digits of an exact number sympy may compute and then simplify with a symbolic gold
+MAX_TERMS = 10_000  # values of a product's index
 _OPENING, _CLOSING = frozenset("{[("), frozenset("}])")
 
 
@@ -77,8 +80,21 @@ def digits(form: Any) -> float | None:
     return count * max(math.log10(max(count, 1.0)), 1.0)  # n! < n^n, binomial(n, k) < 2^n
 
 
+def _long_product(form: Any) -> bool:
+    """A product over more than `MAX_TERMS` values of its index (exact limits): sympy multiplies them one by one."""
+    if not isinstance(form, Product):
+        return False
+    for _, low, high in form.limits:
+        sizes = (digits(low), digits(high))
+        if None not in sizes and max(sizes) > math.log10(MAX_TERMS):  # type: ignore[type-var]
+            return True
+    return False
+
+
 def huge(form: Any) -> bool:
-    """Whether any part of `form` is an exact number of more than `MAX_DIGITS` digits."""
+    """Whether any part of `form` is an exact number of more than `MAX_DIGITS` digits, or a long product."""
+    if _long_product(form):
+        return True
     if not hasattr(form, "args"):
         return False
     size = digits(form)

@@ -48,7 +48,8 @@ class JudgeSummary:
     verdicts: Counter[str] = field(default_factory=Counter)
     classes: Counter[str] = field(default_factory=Counter)
     rules_disagree: int = 0
-    timed_out: int = 0
+    timed_out: int = 0  # responses judged with a pair undecided
+    pairs_undecided: int = 0  # distinct (gold, answer) pairs without a verdict (`PairVerifier.undecided`)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -60,6 +61,7 @@ class JudgeSummary:
             "classes": dict(sorted(self.classes.items())),
             "rules_disagree": self.rules_disagree,
             "timed_out": self.timed_out,
+            "pairs_undecided": self.pairs_undecided,
             "seconds": round(self.seconds, 3),
         }
 
@@ -325,6 +327,7 @@ def _judge_in(
                 summary.rules_disagree += row["rules_disagree"]
                 summary.timed_out += row["_timed_out"]
             summary.judged += len(rows)
+        summary.pairs_undecided = verifier.undecided
     summary.seconds = time.perf_counter() - started
     return summary
 

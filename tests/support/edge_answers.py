@@ -54,10 +54,25 @@ EDGE_ANSWERS: tuple[str, ...] = (
     "\\emptyset",
     "x = 10^{10^{10}}",
     "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}^{10^{10}}",
-    "\\int_0^{10^{10}} e^{x^2} dx",
-    "\\lim_{n \\to \\infty} (1 + 1/n)^{n^{n}}",
     "",
     "\\",
     "}{",
     "\x00",
+)
+
+# One of each kind an attacker's file held (NaN, complex infinity, indeterminate forms, exponent towers, 5,000-digit
+# numbers, deep braces, a 1,000-term sum, Unicode digits): the benchmark gives every item of the release each one.
+ATTACK_ANSWERS: tuple[str, ...] = (
+    "\\text{NaN}",
+    "\\tilde{\\infty}",
+    "\\frac{0}{0}",
+    "\\infty - \\infty",
+    "2^{2^{40}}",
+    "10^{10^{10}}",
+    "9^{9^{9}}",
+    "1" + "0" * 5000,
+    "{" * 500 + "1" + "}" * 500,
+    " + ".join(f"x_{{{k}}}" for k in range(1000)),
+    " + ".join(str(k) for k in range(1000)),
+    "\u0664\u0662",
 )
