@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from annotator.cli.judging import RULE_NAMES
-from annotator.db import get_engine
+from annotator.db import get_engine, read_session
+from annotator.transcripts import evaluation_items
 from annotator.transcripts.judge import RULES
 from annotator.transcripts.report import KEYS
 from tests.support.transcripts import records_for
@@ -173,3 +174,27 @@ def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "annotator.transcripts.report" in imported  # the importtime listing is there to be read
     assert imported.isdisjoint({"sqlmodel", "sqlalchemy.orm", "annotator.models", "annotator.store"})
+
+
+def test_import_and_judge_of_answers_the_judge_cannot_compare(tmp_path: Path, shared_data: Path) -> None:
+    """A ground truth's list text written out in LaTeX (a NaN for sympy), an exponent tower, and a difference of two
+    towers: the import stores them all, and it and `judge` say how many pairs were left undecided."""
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    release = shared_data / "reliablemath"
+    done = run_cli(url, "import", str(release / "solve" / "minerva.json"), str(release / "unsol" / "minerva.json"))
+    assert done.returncode == 0, done.stderr
+    with read_session(get_engine(url)) as session:
+        items = [item for item in evaluation_items(session, data_source="minerva") if item.unsolvable][:2]
+    answers = [str(items[0].ground_truth).replace("\\\\", "\\"), "9^{9^{9}}", "10^{10^{10}} - 10^{10^{10}}"]
+    records = [{"data_id": item.data_id, "model": f"m{number}", "prompt": "standard",
+                "response": f"\\boxed{{{answer}}}"} for item in items for number, answer in enumerate(answers)]
+    path = tmp_path / "odd.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    done = run_cli(url, "import", str(path))
+    assert done.returncode == 0, done.stderr
+    golds = len({str(item.ground_truth) for item in items})
+    assert (f"6 transcripts added and judged ({golds} distinct (ground truth, answer) pairs ran out of time or were "
+            "too costly to evaluate: judged incorrect)") in done.stdout
+    judged = run_cli(url, "judge", "--rule", "reliablemath")
+    assert judged.returncode == 0, judged.stderr
+    assert f"; {golds} distinct (ground truth, answer) pairs ran out of time" in judged.stdout
