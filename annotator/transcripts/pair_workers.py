@@ -3,9 +3,10 @@
 Our time limit (`deadline`) stops sympy's Python loops but not one long call into C (an exact power with
 billions of digits, if one ever gets past `costly`'s estimate); in such a call the process holds the GIL, so no
 thread of it can act either. A worker therefore also arms `faulthandler`'s watchdog, a C thread that needs no
-GIL, for each pair: past `HARD_LIMIT_SECONDS` it ends the worker. The pool then reports the worker broken; the
-caller (`verdicts.PairVerifier`) starts a new one in its place (`Workers.replace`) and sends the lost pairs again
-one at a time, so that the pair that ends a worker a second time is known: it is undecided, as a pair out of time.
+GIL, for each pair: past `HARD_LIMIT_SECONDS` it ends the worker. Before each pair the worker notes, in memory
+shared with the caller, which task and pair it is on (`Workers.working_on`). The pool then reports the worker
+broken; the caller (`verdicts.PairVerifier`) reads that note, starts a new worker in its place (`Workers.replace`),
+takes the noted pair as undecided (as a pair out of time) and sends the rest of the lost work again.
 """
 
 from __future__ import annotations
