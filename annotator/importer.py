@@ -397,6 +397,7 @@ def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engin
         importer.store_deferred()
         if importer.transcripts is not None:
             importer.transcripts.judge()  # in this transaction: a judging error stores nothing
+            importer.summary.pairs_undecided = importer.transcripts.undecided
     return importer.summary
 
 

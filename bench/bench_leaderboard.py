@@ -4,10 +4,11 @@
     python bench/bench_leaderboard.py [--models 20] [--plain 56600] [--workers 2] [--report-runs 3] [--against REV]
 
 Set-up (untimed): the ReliableMath release imported into a real SQLite file; one JSONL of the responses. Each
-item has a small pool of plausible final answers (the ground truth as given and in another form, the original
-answer on an unsolvable item, "it's unsolvable", "I don't know" with either apostrophe, two wrong numbers, no
-boxed answer) and every model draws from it with its own leanings, so final answers repeat across models and
-prompts as they do on a real leaderboard. Each response has about 1,500 characters of reasoning.
+item has a small pool of plausible final answers (the ground truth as given and in another form, its stored text
+echoed verbatim and written out in LaTeX, list-formatted ones included, the original answer on an unsolvable
+item, "it's unsolvable", "I don't know" with either apostrophe, two wrong numbers, no boxed answer) and every
+model draws from it with its own leanings, so final answers repeat across models and prompts as they do on a real
+leaderboard. Each response has about 1,500 characters of reasoning.
 
 Timed, one run:
 - the plain loop: `verify(parse(gold), parse(response))` per response, math-verify's own timeouts off (as
@@ -77,6 +78,10 @@ def answer_pool(item: Item, rng: random.Random) -> list[str | None]:
     wrong = [str(rng.randint(0, 999)) for _ in range(2)]
     pool: list[str | None] = [truth, _alternative(truth), *wrong, None,
                               "sorry, I don\u2019t know", "Sorry, I don't know"]
+    # The ground truth's own text echoed (a list's text where the release stores a list or a list's text), and
+    # that text written out as LaTeX (its doubled backslashes single).
+    echo = str(item.ground_truth)
+    pool += [echo, echo.replace("\\\\", "\\")]
     if item.unsolvable:
         pool += ["it\u2019s unsolvable", "It's unsolvable", "it\u2019s unsolvable"]
     return pool

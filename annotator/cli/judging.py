@@ -97,6 +97,7 @@ def judge(
 
 def _rejudge(rule: str, workers: int | None) -> None:
     from annotator.db import get_engine
+    from annotator.import_summary import undecided_text
     from annotator.transcripts.verdicts import judge_transcripts
 
     summary = judge_transcripts(get_engine(), rule=rule, workers=workers)
@@ -105,6 +106,7 @@ def _rejudge(rule: str, workers: int | None) -> None:
         f"judged {summary.judged} transcripts with {summary.rule} v{summary.version} in {summary.seconds:.1f} s: "
         f"{verdicts}; {summary.rules_disagree} verdicts differ under the other rule set"
         + (f"; {summary.timed_out} answers ran out of time (counted incorrect)" if summary.timed_out else "")
+        + (f"; {undecided_text(summary.pairs_undecided)}" if summary.pairs_undecided else "")
     )
 
 

@@ -5,7 +5,11 @@ math-verify is called with its own timeouts off (`parse(..., parsing_timeout=Non
 (`deadline.time_limit`) holds on any thread. Gold first, as math-verify's `verify(gold, target)` expects.
 Answers that are plainly equal or unequal (the same text; two plain numbers) skip math-verify, with exactly its
 verdict; pairs whose parsed forms can never be equal skip its `verify` (`unequal_forms`); parses are cached,
-since a model gives the same answer to many items and every item is answered by many models.
+since a model gives the same answer to many items and every item is answered by many models. A pair is
+undecided (None, as one out of time) when it cannot be compared at an affordable cost (`costly`: exponent towers,
+texts too long or too deeply nested to parse) or when sympy or math-verify raises on it: one odd answer never
+fails the job. The limit interrupts Python code only; a judge worker also ends a pair stuck in one long C call
+(`pair_workers`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from annotator.transcripts.deadline import TimeLimit, time_limit
 
 TIME_LIMIT_SECONDS = 5.0
+_LOG = logging.getLogger(__name__)
 _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
@@ -76,17 +81,53 @@ def _parsed(text: str) -> Any:
 
 @lru_cache(maxsize=65536)
 def _verified(gold: str, answer: str, seconds: float | None) -> bool | None:
-    from annotator.transcripts.unequal_forms import unequal  # sympy: loaded with math-verify, not before
+    """math-verify's verdict on one pair; None when it cannot be had within `seconds` or at an affordable cost,
+    or when sympy or math-verify fails on it (that pair is undecided: the job goes on)."""
+    from annotator.transcripts.costly import too_long  # sympy: loaded with math-verify, not before
 
-    verify = _math_verify().verify
+    if too_long(gold) or too_long(answer):
+        return None
     try:
         with time_limit(seconds):
-            gold_parsed, answer_parsed = _parsed(gold), _parsed(answer)
-            if not gold_parsed or not answer_parsed or unequal(gold_parsed, answer_parsed):
-                return False
-            return bool(verify(gold_parsed, answer_parsed, timeout_seconds=None))
+            return _compared(gold, answer)
     except TimeLimit:
         return None
+    except Exception:  # noqa: BLE001 - sympy raises many kinds on odd input (NaN comparisons, huge numbers)
+        _LOG.debug("math-verify failed on %r against %r", answer[:200], gold[:200], exc_info=True)
+        return None
+
+
+def _compared(gold: str, answer: str) -> bool | None:
+    from annotator.transcripts.costly import affordable
+    from annotator.transcripts.unequal_forms import unequal
+
+    gold_parsed, answer_parsed = _parse(gold), _parse(answer)
+    if not gold_parsed or not answer_parsed:
+        return False
+    kept = affordable(gold_parsed, answer_parsed)
+    if kept is None:
+        return None
+    try:
+        settled = not kept or unequal(gold_parsed, kept)
+    except Exception:  # noqa: BLE001 - our shortcut failed on this pair: math-verify's own `verify` decides
+        settled = False
+    return False if settled else bool(_math_verify().verify(gold_parsed, kept, timeout_seconds=None))
+
+
+_SLOW: set[str] = set()  # texts whose parse ran out of time: not tried again in this process
+_SLOW_MAX = 4096
+
+
+def _parse(text: str) -> Any:
+    if text in _SLOW:
+        raise TimeLimit(f"parsing ran out of time before: {text[:50]!r}")
+    try:
+        return _parsed(text)
+    except TimeLimit:
+        if len(_SLOW) >= _SLOW_MAX:
+            _SLOW.clear()
+        _SLOW.add(text)
+        raise
 
 
 def warm_up() -> None:

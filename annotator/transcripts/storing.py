@@ -176,6 +176,7 @@ class PendingTranscripts:
         self.records: list[TranscriptRecord] = []
         self.seen: dict[Key, Location] = {}
         self.stored = 0
+        self.undecided = 0  # (gold, answer) pairs math-verify gave no verdict on, once judged
         self._rule = rule(DEFAULT_RULE)
         self._pool = ExitStack()
         weakref.finalize(self, self._pool.close)  # an import that fails before judging stops the pool too
@@ -279,6 +280,7 @@ class PendingTranscripts:
                         rows.append({**dict(zip(_KEY_PARAMS, key)), **judged})
                     execute_many(self.session, statement, rows)
                 self._waiting.clear()
+            self.undecided = self._verifier.undecided
         finally:
             self._pool.close()
 

@@ -138,7 +138,8 @@ def _monomial(form: Any) -> bool:
     if not isinstance(form, Mul) or not form.free_symbols:
         return False
     coefficient = Mul(*(factor for factor in form.args if not factor.free_symbols))
-    if abs(complex(coefficient)) < _CLOSE:  # `verify`'s `evalf(chop=True)` must not drop the term
+    size = abs(complex(coefficient))
+    if not size >= float(_CLOSE):  # `verify`'s `evalf(chop=True)` must not drop the term; NaN is no coefficient
         return False
     return all(
         isinstance(factor, (Symbol, Number, NumberSymbol, ImaginaryUnit))

@@ -14,29 +14,24 @@ pool at once (`PairVerifier.ask`), so math-verify works while the rest is stored
 
 from __future__ import annotations
 
-import atexit
 import os
-import sys
-import threading
 import time
-import types
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, Future, wait
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from typing import Any
 
 from sqlalchemy import Engine, bindparam, select, update
 from sqlmodel import Session
 
 from annotator.db import read_session, write_session
-from annotator.lifeline import die_with_parent
 from annotator.models import Transcript
-from annotator.transcripts.equivalence import Pair, verify_pairs, warm_up
+from annotator.transcripts.equivalence import Pair, verify_pairs
 from annotator.transcripts.items import Item, items_by_data_id
 from annotator.transcripts.judge import DEFAULT_RULE, Question, judge_both, open_pairs, rule
+from annotator.transcripts.pair_workers import Workers, bare_main, verify_stoppable
 
 PARALLEL_MIN = 2000  # fewer transcripts are judged in this process: a pool costs a second or two to start
 CHUNK = 24  # (gold, answer) pairs per task sent to a worker: a pair takes math-verify about 20 ms
@@ -53,7 +48,8 @@ class JudgeSummary:
     verdicts: Counter[str] = field(default_factory=Counter)
     classes: Counter[str] = field(default_factory=Counter)
     rules_disagree: int = 0
-    timed_out: int = 0
+    timed_out: int = 0  # responses judged with a pair undecided
+    pairs_undecided: int = 0  # distinct (gold, answer) pairs without a verdict (`PairVerifier.undecided`)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -65,6 +61,7 @@ class JudgeSummary:
             "classes": dict(sorted(self.classes.items())),
             "rules_disagree": self.rules_disagree,
             "timed_out": self.timed_out,
+            "pairs_undecided": self.pairs_undecided,
             "seconds": round(self.seconds, 3),
         }
 
@@ -155,15 +152,24 @@ class PairVerifier:
 
     With workers, `ask` only hands the new pairs to them (however few), which verify them while the caller goes on
     (an import stores its next rows meanwhile); `known` waits for what was asked. Each ground truth belongs to one
-    worker (by its hash), so it is parsed once in the whole job however its pairs arrive. Without workers, pairs
-    are verified here.
+    worker (by its hash), so it is parsed once in the whole job however its pairs arrive. A worker that ends on a
+    pair (past its hard limit: `pair_workers`) is replaced, that pair is undecided (None) and the rest of its work
+    is sent again. Without workers, pairs are verified here. `undecided` counts the pairs without a verdict.
     """
 
     def __init__(self, workers: Sequence[Executor]) -> None:
-        self.workers = list(workers)
+        self.workers = workers if isinstance(workers, Workers) else list(workers)
         self._known: dict[Pair, bool | None] = {}
         self._asked: set[Pair] = set()
-        self._pending: list[tuple[list[Pair], Future[list[bool | None]]]] = []
+        self._pending: list[_Task] = []
+        self._tasks = 0
+        self._resent: Counter[Pair] = Counter()
+        self._ends: dict[Executor, tuple[int, int] | None] = {}  # a replaced worker -> (task, position) it ended on
+
+    @property
+    def undecided(self) -> int:
+        """How many pairs asked so far got no verdict (out of time, too costly to evaluate, or math-verify failed)."""
+        return sum(verdict is None for verdict in self._known.values())
 
     def ask(self, jobs: Iterable[Job]) -> None:
         """Start on the pairs of `jobs` that no earlier `ask` had."""
@@ -181,30 +187,81 @@ class PairVerifier:
         shares: list[list[Pair]] = [[] for _ in self.workers]
         for pair in new:  # sorted by gold: a worker's share keeps each gold's pairs together
             shares[hash(pair[0]) % len(self.workers)].append(pair)
-        with _bare_main():  # a submit starts the worker if it has not started
-            for worker, share in zip(self.workers, shares):
-                for start in range(0, len(share), CHUNK):
-                    chunk = share[start : start + CHUNK]
-                    self._pending.append((chunk, worker.submit(verify_pairs, chunk)))
+        for index, share in enumerate(shares):
+            for start in range(0, len(share), CHUNK):
+                self._submit(index, share[start : start + CHUNK])
+
+    def _submit(self, index: int, chunk: list[Pair]) -> None:
+        self._tasks += 1
+        with bare_main():  # a submit starts the worker if it has not started
+            try:
+                future = self.workers[index].submit(verify_stoppable, self._tasks, chunk)
+            except BrokenExecutor:  # it ended on an earlier task, not collected yet
+                future = self._replaced(index, self.workers[index]).submit(verify_stoppable, self._tasks, chunk)
+        self._pending.append(_Task(index, self.workers[index], self._tasks, chunk, future))
+
+    def _replaced(self, index: int, broken: Executor) -> Executor:
+        """The worker at `index`, a new one if it is still the broken one (noting the pair that one ended on)."""
+        if self.workers[index] is broken and isinstance(self.workers, Workers):
+            self._ends[broken] = self.workers.working_on(index)
+            self.workers.replace(index)
+        return self.workers[index]
+
+    def _collect(self, task: _Task) -> None:
+        """Keep a finished task's verdicts; for one whose worker ended, the pair it ended on is undecided and the
+        others are sent again (each at most `_RESENT_MAX` times: then undecided too)."""
+        culprit = None
+        try:
+            self._known.update(zip(task.chunk, task.future.result()))
+            return
+        except BrokenExecutor:
+            self._replaced(task.index, task.worker)
+            on = self._ends.get(task.worker)
+            if on is not None and on[0] == task.number:
+                culprit = task.chunk[on[1]]
+                self._known[culprit] = None
+        except Exception:  # noqa: BLE001 - a worker's failure undecides its pairs, never the job
+            pass
+        again = []
+        for pair in task.chunk:
+            self._resent[pair] += 1
+            if pair == culprit:
+                continue
+            if self._resent[pair] > _RESENT_MAX or not isinstance(self.workers, Workers):
+                self._known[pair] = None
+            else:
+                again.append(pair)
+        if again:
+            self._submit(task.index, again)
 
     def ready(self) -> dict[Pair, bool | None]:
         """The verdicts known by now, without waiting (the workers' finished answers collected)."""
-        if any(future.done() for _, future in self._pending):
-            waiting = []
-            for chunk, future in self._pending:
-                if future.done():
-                    self._known.update(zip(chunk, future.result()))
-                else:
-                    waiting.append((chunk, future))
-            self._pending = waiting
+        if any(task.future.done() for task in self._pending):
+            done = [task for task in self._pending if task.future.done()]
+            self._pending = [task for task in self._pending if not task.future.done()]
+            for task in done:
+                self._collect(task)
         return self._known
 
     def known(self) -> dict[Pair, bool | None]:
         """The verdicts on every pair asked so far (waiting for the workers' last answers)."""
-        for chunk, future in self._pending:
-            self._known.update(zip(chunk, future.result()))
-        self._pending.clear()
+        while self._pending:
+            task = self._pending.pop(0)
+            wait([task.future])
+            self._collect(task)
         return self._known
+
+
+@dataclass
+class _Task:
+    index: int  # of the worker
+    worker: Executor
+    number: int
+    chunk: list[Pair]
+    future: Future[list[bool | None]]
+
+
+_RESENT_MAX = 3
 
 
 @contextmanager
@@ -216,54 +273,14 @@ def pair_verifier(size: int, workers: int | None = None) -> Iterator[PairVerifie
 
 @contextmanager
 def judge_workers(size: int, workers: int | None = None) -> Iterator[list[Executor]]:
-    """Worker processes, each its own one-process pool (so that work can be sent to a chosen one); none for a
-    small job or one core."""
+    """Worker processes for a job of `size` transcripts (`pair_workers.Workers`); none for a small job or one
+    core."""
     count = workers if workers is not None else min(os.cpu_count() or 1, 4)
     if size < PARALLEL_MIN or count < 2:
         yield []
         return
-    # spawn, not fork: the caller may be a multi-threaded Streamlit server. The workers die with this process,
-    # even on SIGKILL (`lifeline`): a killed `judge` leaves no orphans.
     with ExitStack() as stack:
-        executors: list[Executor] = [
-            stack.enter_context(ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"),
-                                                    initializer=_start_worker, initargs=(os.getpid(),)))
-            for _ in range(count)
-        ]
-        # Start the workers now: they load math-verify (seconds) while the transcripts are read.
-        with _bare_main():
-            for executor in executors:
-                executor.submit(warm_up)
-        yield executors
-
-
-def _start_worker(parent_pid: int) -> None:
-    """A judge worker: dies with its parent, and skips the interpreter's teardown when it is told to stop.
-
-    A worker holds only caches (math-verify's parses, sympy's); freeing them one by one at exit took it a second
-    or more, which the pool's shutdown waited for. Its results were all sent by then."""
-    die_with_parent(parent_pid)
-    atexit.register(os._exit, 0)
-
-
-_MAIN_SWAP = threading.Lock()
-
-
-@contextmanager
-def _bare_main() -> Iterator[None]:
-    """While workers are spawned: a `__main__` without a file.
-
-    A spawned worker first runs the parent's `__main__` again, and in a Streamlit server (or AppTest) that is
-    the page script being run (Streamlit installs it as `__main__`): the worker would run a page with no
-    session and die. The workers need only this package, so they start from a bare `__main__`.
-    """
-    with _MAIN_SWAP:
-        main = sys.modules["__main__"]
-        sys.modules["__main__"] = types.ModuleType("__main__")
-        try:
-            yield
-        finally:
-            sys.modules["__main__"] = main
+        yield Workers(stack, count)
 
 
 _UPDATE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge", "rules_disagree")
@@ -310,6 +327,7 @@ def _judge_in(
                 summary.rules_disagree += row["rules_disagree"]
                 summary.timed_out += row["_timed_out"]
             summary.judged += len(rows)
+        summary.pairs_undecided = verifier.undecided
     summary.seconds = time.perf_counter() - started
     return summary
 

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from annotator.cli.judging import JUDGE_PROMPT_VERSION, RULE_NAMES
-from annotator.db import get_engine
+from annotator.db import get_engine, read_session
+from annotator.transcripts import evaluation_items
 from annotator.transcripts.judge import RULES
 from annotator.transcripts.judge_prompt import DEFAULT_VERSION
 from annotator.transcripts.report import KEYS
@@ -203,3 +204,27 @@ def test_report_of_one_verdict_per_set_has_an_interval(database_url: str) -> Non
     [compared] = json.loads(cli("--compare", "right", "wrong", "--json").stdout)
     low, high = compared["prec_diff_ci"]
     assert compared["difference"]["prec"] == 0.5 and 0 < low < 0.5 < high <= 1
+
+
+def test_import_and_judge_of_answers_the_judge_cannot_compare(tmp_path: Path, shared_data: Path) -> None:
+    """A ground truth's list text written out in LaTeX (a NaN for sympy), an exponent tower, and a difference of two
+    towers: the import stores them all, and it and `judge` say how many pairs were left undecided."""
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    release = shared_data / "reliablemath"
+    done = run_cli(url, "import", str(release / "solve" / "minerva.json"), str(release / "unsol" / "minerva.json"))
+    assert done.returncode == 0, done.stderr
+    with read_session(get_engine(url)) as session:
+        items = [item for item in evaluation_items(session, data_source="minerva") if item.unsolvable][:2]
+    answers = [str(items[0].ground_truth).replace("\\\\", "\\"), "9^{9^{9}}", "10^{10^{10}} - 10^{10^{10}}"]
+    records = [{"data_id": item.data_id, "model": f"m{number}", "prompt": "standard",
+                "response": f"\\boxed{{{answer}}}"} for item in items for number, answer in enumerate(answers)]
+    path = tmp_path / "odd.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    done = run_cli(url, "import", str(path))
+    assert done.returncode == 0, done.stderr
+    golds = len({str(item.ground_truth) for item in items})
+    assert (f"6 transcripts added and judged ({golds} distinct (ground truth, answer) pairs ran out of time or were "
+            "too costly to evaluate: judged incorrect)") in done.stdout
+    judged = run_cli(url, "judge", "--rule", "reliablemath")
+    assert judged.returncode == 0, judged.stderr
+    assert f"; {golds} distinct (ground truth, answer) pairs ran out of time" in judged.stdout

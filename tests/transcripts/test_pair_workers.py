@@ -1,0 +1,29 @@
+"""A judge worker that runs past its hard limit on a pair ends; a new worker takes its place, that pair is
+undecided and every other pair of its work still gets math-verify's verdict."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+from annotator.transcripts.equivalence import verify_pairs
+from annotator.transcripts.pair_workers import Workers
+from annotator.transcripts.verdicts import PairVerifier
+
+# Parsing a thousand-term sum of symbols takes seconds of Python: past a hard limit of one second.
+SLOW = " + ".join(f"x_{{{k}}}" for k in range(1000))
+
+
+def test_a_worker_past_its_hard_limit_is_replaced_and_only_its_pair_is_undecided() -> None:
+    pairs = [("\\frac{1}{2}", "0.5"), ("12", "13"), ("5", SLOW), ("x^2 + 1", "1 + x^2"), ("(0, 1]", "(0, 1)")]
+    with ExitStack() as stack:
+        workers = Workers(stack, 1, hard_limit=1.0)
+        verifier = PairVerifier(workers)
+        verifier.ask_pairs(pairs)
+        known = verifier.known()
+        assert workers.replaced == 1
+        assert known[("5", SLOW)] is None and verifier.undecided == 1
+        others = [pair for pair in pairs if pair[1] != SLOW]
+        assert [known[pair] for pair in others] == verify_pairs(others) == [True, False, True, False]
+        # The new worker goes on serving the job.
+        verifier.ask_pairs([("7", "7.0")])
+        assert verifier.known()[("7", "7.0")] is True
