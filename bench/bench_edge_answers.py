@@ -1,7 +1,7 @@
 """Edge answers against every item of the release: `python -m annotator import` of one response per (item, edge
 answer), timed, with how many (ground truth, answer) pairs the judge left undecided.
 
-    python bench/bench_edge_answers.py [--all]
+    python bench/bench_edge_answers.py [--all] [--items N]
 
 Set-up (untimed): the ReliableMath release imported into a real SQLite file; one JSONL with, for every item, one
 response per edge answer (`tests/support/edge_answers.py`: `ATTACK_ANSWERS`, the kinds an attacker's file held:
@@ -41,6 +41,7 @@ SHARED = ROOT.parent / "shared" / "data" / "reliablemath"
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--all", action="store_true", help="every edge answer, not only the attack's kinds")
+    parser.add_argument("--items", type=int, default=None, help="only the release's first N items (default: all)")
     args = parser.parse_args()
     answers = EDGE_ANSWERS if args.all else ATTACK_ANSWERS
     with tempfile.TemporaryDirectory() as tmp:
@@ -48,7 +49,7 @@ def main() -> None:
         url = f"sqlite:///{database}"
         import_parts(read(SHARED), engine=get_engine(url))
         with read_session(get_engine(url)) as session:
-            items = list(evaluation_items(session))
+            items = list(evaluation_items(session))[: args.items]
         get_engine(url).dispose()
         path = Path(tmp) / "edge.jsonl"
         with path.open("w", encoding="utf-8") as out:

@@ -80,6 +80,11 @@ SMOKE: dict[str, Smoke] = {
         figures=("batches (claims + 2 sheets): # s", "import of the filled sheets: # s (# labels/s)",
                  "export --format labels --with-history: # s", "import / floor = #"),
     ),
+    "bench_edge_answers.py": smoke(
+        "--items", "3",
+        figures=("36 responses (12 edge answers x 3 items)", "`import`: exit 0 in # s", "stored verdicts: "),
+        needs="release",
+    ),
     "bench_evaluate.py": smoke(
         "--items", "8", "--concurrency", "4", "--latency", "0.001", "--rounds", "1",
         figures=("round 1: bare AsyncOpenAI #s = # req/s; evaluate #s = # req/s", "evaluate / bare: median #x"),
