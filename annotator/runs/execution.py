@@ -213,10 +213,10 @@ def request_run(
     claim: Callable[[Engine, int], tuple[Any, bool, Sequence[Any], Any]],
     handler: type[ItemHandler],
     *,
-    after: Callable[[Engine], None] | None = None,
+    after: Callable[[Engine, Any], None] | None = None,
 ) -> Callable[..., Awaitable[Any]]:
     """A kind's `execute` for runs of one request per item (`run_requests`), whose items `handler` (an
-    `ItemHandler`) handles; `after(engine)`, if given, runs in a thread once the run has
+    `ItemHandler`) handles; `after(engine, progress)`, if given, runs in a thread once the run has
     ended (evaluate judges what it collected). The returned coroutine function gives the progress's summary."""
     # `handler(client, db, options, progress, progress_callback)` handles an item.
 
@@ -230,7 +230,7 @@ def request_run(
             handler=lambda client, db, options, progress: handler(client, db, options, progress, progress_callback),
         )
         if after is not None:
-            await asyncio.to_thread(after, engine)
+            await asyncio.to_thread(after, engine, progress)
         return progress.summary(status, time.perf_counter() - started)
 
     return execute

@@ -22,6 +22,7 @@ from sqlmodel import Session
 
 from annotator import runs
 from annotator.db import insert_ignore, write_session
+from annotator.import_summary import undecided_text
 from annotator.llm import CallStats, Completion, Database, LLMCallFailed, LLMClient
 from annotator.models import Run, Transcript, utcnow
 from annotator.runs.spec import RunKindSpec
@@ -51,12 +52,14 @@ class EvaluateSummary(runs.Summary):
     skipped: int = 0  # items x samples that had a transcript already
     solvable_items: int = 0  # the items asked (or collected before), of the A set
     unsolvable_items: int = 0  # and of the U set
+    pairs_undecided: int = 0  # distinct (ground truth, answer) pairs the judge found no verdict on
 
     def text(self) -> str:
         return (
             f"run {self.run_id}: {self.status}; {self.done}/{self.responses} responses, {self.written} transcripts "
             f"written, {self.skipped} already collected; items: {self.solvable_items} solvable, "
-            f"{self.unsolvable_items} unsolvable\n"
+            f"{self.unsolvable_items} unsolvable"
+            + (f"; {undecided_text(self.pairs_undecided)}" if self.pairs_undecided else "") + "\n"
             + self.requests_text()
         )
 
@@ -72,6 +75,7 @@ class EvaluateProgress(runs.RunProgress):
         self.written = 0
         self.skipped = 0
         self.items = (0, 0)  # solvable, unsolvable
+        self.pairs_undecided = 0  # set by the judge once the answers are in
 
     def kind_values(self) -> dict[str, Any]:
         return {"counters": {"transcripts_written": self.written, "transcripts_skipped": self.skipped,
@@ -85,6 +89,7 @@ class EvaluateProgress(runs.RunProgress):
         return EvaluateSummary(
             run_id=self.run_id, status=status, responses=self.total, done=self.done, written=self.written,
             skipped=self.skipped, solvable_items=self.items[0], unsolvable_items=self.items[1],
+            pairs_undecided=self.pairs_undecided,
             failures=self.failures, calls=self.stats.as_dict(),
             retry_reasons=dict(self.stats.retry_reasons), seconds=seconds, errors=list(self.errors),
         )
@@ -169,7 +174,7 @@ def _claim(engine: Engine, run_id: int) -> tuple[EvaluateOptions, bool, list[Job
     return options, cancelled, jobs, progress
 
 
-def _judge_unjudged(engine: Engine) -> None:
+def _judge_unjudged(engine: Engine, progress: EvaluateProgress) -> None:
     from annotator.transcripts.verdicts import judge_transcripts
 
     with write_session(engine) as session:
@@ -177,7 +182,7 @@ def _judge_unjudged(engine: Engine) -> None:
             select(Transcript.id).where(Transcript.source == SOURCE, Transcript.judge_rule.is_(None))
         ).scalars())
     if ids:
-        judge_transcripts(engine, transcript_ids=ids)
+        progress.pairs_undecided = judge_transcripts(engine, transcript_ids=ids).pairs_undecided
 
 
 # Run a queued evaluate run to the end (or until it is cancelled); the judge's verdicts come with the answers

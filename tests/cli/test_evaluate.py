@@ -195,3 +195,18 @@ def test_a_trial_run_asks_both_sets_and_says_how_many(database_url: str, aime: E
         run = session.get(Run, 1)
         assert run is not None and run.options["seed"] == 0 and run.options["limit"] == 50
         assert (run.counters["solvable_items"], run.counters["unsolvable_items"]) == (9, 41)
+
+
+def test_a_run_whose_answers_the_judge_cannot_compare_says_how_many_pairs(database_url: str, aime: Engine) -> None:
+    """A model that answers every item with a difference of two exponent towers: the run stores every answer, judged,
+    and its summary says how many (ground truth, answer) pairs were too costly to evaluate."""
+    with OpenAIServer(answer=lambda prompt, model: "So $\\boxed{10^{10^{10}} - 10^{10^{10}}}$.") as server:
+        done = subprocess.run(_cli(server, "--limit", "4"), env=_env(database_url), cwd=PROJECT_ROOT,
+                              capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with read_session(aime) as session:
+        verdicts = list(session.execute(select(Transcript.judge)).scalars())
+    assert verdicts == ["F"] * 4
+    assert "4/4 responses, 4 transcripts written" in done.stdout
+    assert re.search(r"; [1-9]\d* distinct \(ground truth, answer\) pairs? ran out of time or were too costly to "
+                     r"evaluate: judged incorrect\n", done.stdout), done.stdout
