@@ -40,6 +40,7 @@ class Workers(list[Executor]):
         self.hard_limit = hard_limit
         self.replaced = 0
         self._at: list[Any] = []  # per worker: the pair it is on (shared memory), `SPAN * task + position`
+        self._replacing = threading.Lock()
         for _ in range(count):
             executor, at = self._started()
             self.append(executor)
@@ -61,12 +62,30 @@ class Workers(list[Executor]):
         at = int(self._at[index].value)
         return None if at < 0 else divmod(at, SPAN)
 
-    def replace(self, index: int) -> Executor:
-        """A new worker in place of the broken one at `index`."""
-        self[index].shutdown(wait=False, cancel_futures=True)
-        self[index], self._at[index] = self._started()
-        self.replaced += 1
-        return self[index]
+    def replace(self, index: int, broken: Executor) -> Executor:
+        """A new worker in place of `broken` at `index`, unless another caller replaced it already (the shared
+        worker serves several threads)."""
+        with self._replacing:
+            if self[index] is broken:
+                broken.shutdown(wait=False, cancel_futures=True)
+                self[index], self._at[index] = self._started()
+                self.replaced += 1
+            return self[index]
+
+
+_SHARED: list[Workers] = []  # this process's one worker for small jobs, once started
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_worker() -> Workers:
+    """This process's one worker for the pairs of small jobs, started on first use and kept for the process's life.
+
+    A small job too verifies its pairs where a pair stuck in C can be stopped; a process that judges often (an app
+    server, a worker) starts it once. It is stopped with the process (`lifeline`: even on SIGKILL)."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(Workers(ExitStack(), 1))
+        return _SHARED[0]
 
 
 SPAN = 1 << 20  # pairs a task may hold at most

@@ -14,6 +14,7 @@ pool at once (`PairVerifier.ask`), so math-verify works while the rest is stored
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections import Counter
@@ -31,9 +32,9 @@ from annotator.models import Transcript
 from annotator.transcripts.equivalence import Pair, verify_pairs
 from annotator.transcripts.items import Item, items_by_data_id
 from annotator.transcripts.judge import DEFAULT_RULE, Question, judge_both, open_pairs, rule
-from annotator.transcripts.pair_workers import Workers, bare_main, verify_stoppable
+from annotator.transcripts.pair_workers import Workers, bare_main, shared_worker, verify_stoppable
 
-PARALLEL_MIN = 2000  # fewer transcripts are judged in this process: a pool costs a second or two to start
+PARALLEL_MIN = 2000  # fewer transcripts: the process's one shared worker (a pool costs a second or two to start)
 CHUNK = 24  # (gold, answer) pairs per task sent to a worker: a pair takes math-verify about 20 ms
 WINDOW = 20_000  # transcripts read, judged and written back at a time (bounds memory: responses are long)
 _IN_BATCH = 900
@@ -154,15 +155,17 @@ class PairVerifier:
     (an import stores its next rows meanwhile); `known` waits for what was asked. Each ground truth belongs to one
     worker (by its hash), so it is parsed once in the whole job however its pairs arrive. A worker that ends on a
     pair (past its hard limit: `pair_workers`) is replaced, that pair is undecided (None) and the rest of its work
-    is sent again. Without workers, pairs are verified here. `undecided` counts the pairs without a verdict.
+    is sent again. Without workers (a small job), the first pair starts this process's one shared worker
+    (`pair_workers.shared_worker`), so that every pair's time is bounded; `here=True` verifies them in this process
+    instead, under the soft time limit alone. `undecided` counts the pairs without a verdict.
     """
 
-    def __init__(self, workers: Sequence[Executor]) -> None:
+    def __init__(self, workers: Sequence[Executor], *, here: bool = False) -> None:
         self.workers = workers if isinstance(workers, Workers) else list(workers)
+        self._here = here
         self._known: dict[Pair, bool | None] = {}
         self._asked: set[Pair] = set()
         self._pending: list[_Task] = []
-        self._tasks = 0
         self._resent: Counter[Pair] = Counter()
         self._ends: dict[Executor, tuple[int, int] | None] = {}  # a replaced worker -> (task, position) it ended on
 
@@ -179,9 +182,13 @@ class PairVerifier:
         """Start on those of `pairs` that no earlier `ask` had."""
         new = sorted(set(pairs) - self._asked)
         self._asked.update(new)
-        if not self.workers:
+        if not new:
+            return
+        if not self.workers and self._here:
             self._known.update(zip(new, verify_pairs(new)))
             return
+        if not self.workers:
+            self.workers = shared_worker()
         # With workers, even a few pairs go to them: this process is busy (storing, judging) and a pair that parses
         # a new ground truth takes math-verify tens of milliseconds.
         shares: list[list[Pair]] = [[] for _ in self.workers]
@@ -192,19 +199,19 @@ class PairVerifier:
                 self._submit(index, share[start : start + CHUNK])
 
     def _submit(self, index: int, chunk: list[Pair]) -> None:
-        self._tasks += 1
+        number = next(_TASK_NUMBERS)  # unique in the process: the shared worker serves several verifiers
         with bare_main():  # a submit starts the worker if it has not started
             try:
-                future = self.workers[index].submit(verify_stoppable, self._tasks, chunk)
+                future = self.workers[index].submit(verify_stoppable, number, chunk)
             except BrokenExecutor:  # it ended on an earlier task, not collected yet
-                future = self._replaced(index, self.workers[index]).submit(verify_stoppable, self._tasks, chunk)
-        self._pending.append(_Task(index, self.workers[index], self._tasks, chunk, future))
+                future = self._replaced(index, self.workers[index]).submit(verify_stoppable, number, chunk)
+        self._pending.append(_Task(index, self.workers[index], number, chunk, future))
 
     def _replaced(self, index: int, broken: Executor) -> Executor:
         """The worker at `index`, a new one if it is still the broken one (noting the pair that one ended on)."""
         if self.workers[index] is broken and isinstance(self.workers, Workers):
             self._ends[broken] = self.workers.working_on(index)
-            self.workers.replace(index)
+            self.workers.replace(index, broken)
         return self.workers[index]
 
     def _collect(self, task: _Task) -> None:
@@ -262,6 +269,7 @@ class _Task:
 
 
 _RESENT_MAX = 3
+_TASK_NUMBERS = itertools.count(1)
 
 
 @contextmanager
