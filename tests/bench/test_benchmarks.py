@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -247,11 +248,16 @@ def test_figure_patterns_read_numbers_and_rows() -> None:
     assert figure_pattern("a (b) … True").search("a (b) any words: True")
 
 
-def run_script(script: str, values: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def run_script(script: str, values: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """`python bench/SCRIPT` with its tiny arguments, in its own process group (killed whole on a timeout: the
-    browser benchmarks start a server and Chromium); temporary files under `tmp_path`."""
+    browser benchmarks start a server and Chromium); temporary files in a short-named folder (Chromium's socket path
+    there must fit a Unix socket's 107 bytes, which pytest's own folders can pass), removed after."""
     command = [sys.executable, str(BENCH / script), *(arg.format(**values) for arg in SMOKE[script].args)]
-    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    with tempfile.TemporaryDirectory(prefix="bench-", ignore_cleanup_errors=True) as short:
+        return _run(script, command, {**os.environ, "TMPDIR": short})
+
+
+def _run(script: str, command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, start_new_session=True)
     try:
@@ -283,10 +289,10 @@ def _servers(postgres_url: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def scale_data(postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> ScaleData:
+def scale_data(postgres_url: str) -> ScaleData:
     """`bench/scale_data.py`'s tiny run, once: the database the `scale` entries each get a copy of."""
     values = {"root": str(PROJECT_ROOT), **_servers(postgres_url)}
-    result = run_script(SCALE_BUILDER, values, tmp_path_factory.mktemp("scale_data"))
+    result = run_script(SCALE_BUILDER, values)
     return ScaleData(values["server"], "smoke_scale", result)
 
 
@@ -311,7 +317,7 @@ def _marks(script: str) -> list[pytest.MarkDecorator]:
 @pytest.mark.parametrize(
     "script", [pytest.param(name, marks=_marks(name)) for name in bench_files() if name not in NOT_SCRIPTS]
 )
-def test_bench_script_runs_tiny(script: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+def test_bench_script_runs_tiny(script: str, request: pytest.FixtureRequest) -> None:
     if script not in SMOKE:
         pytest.fail(f"bench/{script} has no entry in SMOKE ({Path(__file__).relative_to(PROJECT_ROOT)})")
     needs = SMOKE[script].needs
@@ -332,4 +338,4 @@ def test_bench_script_runs_tiny(script: str, request: pytest.FixtureRequest, tmp
         return
     if "scale" in needs:
         values["scale"] = request.getfixturevalue("scale_copy")
-    assert_figures(script, run_script(script, values, tmp_path))
+    assert_figures(script, run_script(script, values))
