@@ -167,7 +167,8 @@ _SAFE_VALUES = {
     "after",
 }
 _SAFE_CALLS = {"escape_markdown", "text", "details", "verdicts", "_heading", "_status", "len", "int", "round",
-               "label_name", "guideline_for", "_refusal", "name", "capitalize", "age_text"}
+               "label_name", "guideline_for", "_refusal", "name", "capitalize", "age_text",
+               "_wait_text", "_width_caption"}  # a wait in seconds; counts and interval method names
 
 
 def _unsafe_parts(node: ast.AST) -> list[ast.AST]:
