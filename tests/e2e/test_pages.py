@@ -28,7 +28,7 @@ TIMEOUT_MS = 60_000
 def app(tmp_path: Path) -> Iterator[RunningApp]:
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
     engine = get_engine(url)
-    ids = add_candidates(engine, 3)
+    ids = add_candidates(engine, 12)  # each visit to Annotate is a new session that claims one (held a while)
     ann = add_user(engine, "ann", password=PASSWORD)
     add_user(engine, "rev", role="reviewer", password=PASSWORD)
     with write_session(engine) as session:
@@ -68,7 +68,11 @@ def _opens(page, url: str, shown: str) -> None:  # type: ignore[no-untyped-def]
     """Open `url`; its page shows `shown` (`SHOWN_BY`'s way), and no error (a Streamlit error box or its "Page not
     found" dialog) shows once the run has ended."""
     page.goto(url)
-    _shown(page, shown).or_(page.locator(ERROR)).or_(page.get_by_text(APP_ERROR)).first.wait_for()
+    try:
+        _shown(page, shown).or_(page.locator(ERROR)).or_(page.get_by_text(APP_ERROR)).first.wait_for()
+    except Exception as exc:  # noqa: BLE001 - say which address showed what instead
+        raise AssertionError(f"{url} -> {page.url} did not show {shown!r}; it shows: "
+                             f"{page.locator('[data-testid=stMain]').inner_text(timeout=5_000)[:500]!r}") from exc
     _settled(page)
     errors = page.locator(ERROR).all_inner_texts()
     assert errors == [] and page.get_by_text(APP_ERROR).count() == 0, (url, errors)
