@@ -17,7 +17,9 @@ from annotator.db import get_engine, write_session
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.e2e.test_annotate import PASSWORD, sign_in
 from tests.support.candidates import add_candidates, add_user
+from tests.support.waiting import wait_for
 from ui.pages import PAGES
+from ui.sign_in import COOKIE
 
 pytestmark = pytest.mark.e2e
 
@@ -96,6 +98,9 @@ def test_every_address_opens_its_page_signed_out_and_in(app: RunningApp, browser
 
     sign_in(page, app.url, name="boss")
     page.get_by_text("Signed in as boss (admin)").wait_for()
+    # The page's script sets the sign-in cookie; the addresses below open signed in only once it is there.
+    wait_for(lambda: COOKIE in {cookie["name"] for cookie in page.context.cookies()}, TIMEOUT_MS / 1000,
+             "the sign-in cookie")
     for address, opened in addresses.items():
         _opens(page, app.url + address, SHOWN_BY.get(opened or "", "No such page"))
         # The root opens the start page at that page's own address (the query string kept).
