@@ -21,6 +21,7 @@ FREE_ATTEMPTS = 10
 FIRST_DELAY = 1.0  # seconds
 MAX_DELAY = 60.0
 FORGET_AFTER = 600.0
+_DOUBLINGS_PAST_MAX = math.ceil(math.log2(MAX_DELAY / FIRST_DELAY)) + 1
 MAX_CLIENTS = 10_000  # clients remembered at once; beyond, the least recent is forgotten
 
 
@@ -28,7 +29,8 @@ def delay(counted: int) -> float:
     """How many seconds after the latest counted attempt the next one must wait, given the count so far."""
     if counted < FREE_ATTEMPTS:
         return 0.0
-    return min(FIRST_DELAY * 2 ** (counted - FREE_ATTEMPTS), MAX_DELAY)
+    doublings = min(counted - FREE_ATTEMPTS, _DOUBLINGS_PAST_MAX)  # 2**1024 is past a float: an OverflowError
+    return min(FIRST_DELAY * 2**doublings, MAX_DELAY)
 
 
 @dataclass

@@ -31,6 +31,7 @@ def test_after_the_free_attempts_each_wrong_code_waits_twice_as_long_up_to_the_c
     assert waits[:3] == [FIRST_DELAY, 2 * FIRST_DELAY, 4 * FIRST_DELAY]
     assert max(waits) == MAX_DELAY and waits[-1] == MAX_DELAY
     assert delay(FREE_ATTEMPTS - 1) == 0 and delay(FREE_ATTEMPTS) == FIRST_DELAY
+    assert delay(FREE_ATTEMPTS + 5_000) == MAX_DELAY  # a client that kept at it for days: still the cap
 
 
 def test_right_codes_never_count_and_other_clients_are_apart() -> None:
