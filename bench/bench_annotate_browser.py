@@ -17,7 +17,7 @@ reads before pressing, and the server finishes what it does after a run.
     python bench/bench_annotate_browser.py                 # 1k and 100k, 60 presses each
     python bench/bench_annotate_browser.py --sizes 1000 --presses 30
 
-Candidates are inserted with SQLAlchemy Core executemany (not the importer): 100k take ~20 s on 2 cores.
+Candidates are inserted with SQLAlchemy Core executemany (not the importer), so seeding stays short.
 """
 
 from __future__ import annotations

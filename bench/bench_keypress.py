@@ -21,7 +21,7 @@ before pressing).
         # an existing database, never seeded: a copy of the scale data set (`bench/scale_data.py`), whose
         # data sources `bench` and `benchgsm` the probe knows as well
 
-Seeding uses Core executemany (not the importer); at 100,000 it writes a 1.3 GB file in a few minutes on 2 cores.
+Seeding uses Core executemany (not the importer); at 100,000 candidates it writes a file of over a gigabyte.
 """
 
 from __future__ import annotations

@@ -298,7 +298,7 @@ def report(
         return
     if prompt is not None:
         fail("--prompt goes with --compare", 2)
-    # Through Core, not an ORM session: the command's start-up skips SQLModel and the table classes (issue 20).
+    # Through Core, not an ORM session: the command's start-up skips SQLModel and the table classes.
     with read_connection(get_engine()) as connection:
         rows = reporting.report(connection, model=model, by=breakdowns, resamples=bootstrap, seed=seed)
         disagree = reporting.rules_disagree(connection, model=model)

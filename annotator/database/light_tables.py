@@ -1,8 +1,8 @@
 """The tables a report reads, as SQLAlchemy Core's lightweight `table()`s (names, no types), and the SQL
 expressions the transcripts' indexes are built over: what a read needs of the schema without the ORM.
 
-The `report` command reads through these so that its start-up skips SQLModel and the table classes (a third of a
-second of a one-second command, issue 20). `annotator.database.models` is the schema: its classes build their indexes
+The `report` command reads through these so that its start-up skips SQLModel and the table classes, a large share
+of a short command's time. `annotator.database.models` is the schema: its classes build their indexes
 from the expressions here, and tests/database/test_light_tables.py checks every column named here against them. A query
 over these tables runs on a Core connection or an ORM session alike; its rows come as the driver stores them
 (`annotator.database.raw_rows`), which is all a count needs.

@@ -1,4 +1,4 @@
-"""A run's progress in real headless Chromium (issue 18, item 4): Evaluate shows the run's progress within
+"""A run's progress in real headless Chromium: Evaluate shows the run's progress within
 seconds of Start, its log while it works, and the "Run N started" banner goes when the run ends."""
 
 from __future__ import annotations

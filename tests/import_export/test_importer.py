@@ -268,7 +268,7 @@ def test_a_corrected_comment_is_a_conflict_and_update_stores_it(loaded: tuple[st
         == [("create", None, "y is free"), ("update", "y is free", "y is never given")]
 
 
-# -- sheets at scale, on both backends (issue 21 item 3) ----------------------------------------------------------
+# -- sheets at scale, on both backends ----------------------------------------------------------------------------
 
 SHEET_KINDS = [("remove", 1), ("remove", 2), ("contradict", 1)]
 

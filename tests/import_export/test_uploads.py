@@ -1,4 +1,4 @@
-"""Data in and out through the browser's core (issue 12): uploads unpacked, previewed and imported as the
+"""Data in and out through the browser's core: uploads unpacked, previewed and imported as the
 command line imports the same files; exports zipped byte for byte as `export` writes them."""
 
 from __future__ import annotations

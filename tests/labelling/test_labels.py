@@ -394,8 +394,8 @@ def test_label_frame_holds_label_rows_and_gives_the_same_agreement(engine: Engin
 
 def test_recording_labels_batch_after_batch_adds_no_compiled_statements(engine: Engine) -> None:
     """An import records its labels a batch at a time; each batch's statements must be the same SQL text, or
-    SQLAlchemy caches a new compiled statement per batch and a long import's memory grows with its size (issue 21
-    item 3: constant memory for a million candidates). The ids are bound values, so after the first batch the
+    SQLAlchemy caches a new compiled statement per batch and a long import's memory grows with its size instead of
+    staying constant. The ids are bound values, so after the first batch the
     cache stays as it is, whatever the ids."""
     cids, aids = seed(engine, candidates=6, annotators=2)
     cache = engine._compiled_cache

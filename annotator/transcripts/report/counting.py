@@ -1,5 +1,5 @@
-"""What the report counts, read in SQL with the items' data source, rewrite type and difficulty joined in (issue
-21, item 3: the Report at 1,000,000 transcripts).
+"""What the report counts, read in SQL with the items' data source, rewrite type and difficulty joined in, so the
+Report stays quick on millions of transcripts.
 
 A report of few responses reads them down to the item (`verdict_groups`): the bootstrap then resamples the items
 themselves. A bigger one (over `EXACT_RESPONSES`) reads what its figures need and no more (`Counts`):

@@ -1,8 +1,8 @@
-"""Where models hallucinate (issue 20, item 5): the items models disagree on most, and their transcripts.
+"""Where models hallucinate: the items models disagree on most, and their transcripts.
 
-Prec and Prud by rewrite type and by difficulty_eval, with their intervals, are `report.report(..., by=...)`
-(`report.reports` for several at once; ReliableMath Section 4.2, Fig. 5 plots Prec(U) those two ways); the tags
-per model are `review.tag_counts`. This module adds the items the models disagree on.
+Prec and Prud by rewrite type and by difficulty_eval, with their intervals, are `scores.report(..., by=...)`
+(`scores.reports` for several at once; ReliableMath Section 4.2, Fig. 5 plots Prec(U) those two ways); the tags
+per model are `review.decisions.tag_counts`. This module adds the items the models disagree on.
 
 Disagreement of one item under one prompt, answered by K >= 2 models: the chance that two different models,
 each giving one of its responses on the item at random, get different verdicts (S, R, F: the effective ones,

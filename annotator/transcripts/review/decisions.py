@@ -4,9 +4,9 @@ The latest review lives on the transcript (`human`, `tags`, `comment`, `reviewed
 change is also appended to `transcriptevent` (who, when, old, new), and a review that changes nothing
 appends nothing. The effective verdict is the human one where present, else the judge's.
 
-The review queue (issue 10, item 4) shows first the transcripts whose two rule sets disagree, then those the
+The review queue shows first the transcripts whose two rule sets disagree, then those the
 judge is unsure of (no boxed answer, or no verdict at all), then a seeded random sample of the rest, with
-the ones nobody has reviewed yet before the reviewed ones (`review_order`: the order, read from its index).
+the ones nobody has reviewed yet before the reviewed ones (`review.queue`: the order, read from its index).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The LLM judge (issue 20 item 3): its prompt and the strict reading of the reply, its stored verdicts, and a
+"""The LLM judge: its prompt and the strict reading of the reply, its stored verdicts, and a
 judge run against a real local OpenAI-compatible server, faults and a restart included."""
 
 from __future__ import annotations

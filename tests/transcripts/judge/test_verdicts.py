@@ -79,7 +79,7 @@ def test_a_process_pool_gives_the_same_verdicts(
 def test_an_import_asks_the_pool_once_and_stores_the_same_verdicts(
     engine: Engine, shared_data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Issue 20 item 1: a big import starts math-verify on all its (gold, answer) pairs at once and judges each
+    """A big import starts math-verify on all its (gold, answer) pairs at once and judges each
     batch as it stores it (rows whose pairs are not answered yet are given their verdicts at the end); the
     verdicts are those of judging in this process."""
     release = shared_data / "reliablemath"

@@ -1,4 +1,4 @@
-"""Where models hallucinate (issue 20, item 5): Prec and Prud by rewrite type and by difficulty_eval with their
+"""Where models hallucinate: Prec and Prud by rewrite type and by difficulty_eval with their
 intervals (ReliableMath Section 2.2, Eq. 1-2; Section 4.2, Fig. 5 splits Prec(U) the same two ways), and the
 items the models disagree on most, on hand-built transcripts whose figures are worked out by hand below."""
 
