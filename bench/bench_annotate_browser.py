@@ -47,7 +47,7 @@ from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # n
 PASSWORD = "quiet harbour lantern"
 OTHER_ANNOTATORS = 20
 KEYS = ("1", "2", "0")
-BATCH = 5000
+CHUNK = 5000
 
 
 def seed(url: str, candidates: int, labels_per_candidate_now: int) -> None:
@@ -64,8 +64,8 @@ def seed(url: str, candidates: int, labels_per_candidate_now: int) -> None:
              for i in range(OTHER_ANNOTATORS)],
         )
     other_ids = list(range(2, 2 + OTHER_ANNOTATORS))
-    for start in range(0, candidates, BATCH):
-        stop = min(candidates, start + BATCH)
+    for start in range(0, candidates, CHUNK):
+        stop = min(candidates, start + CHUNK)
         with write_session(engine) as session:
             session.execute(insert(Problem), [
                 {"id": i + 1, "data_source": "math", "position": i, "source_id": i, "created_at": now,

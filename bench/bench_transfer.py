@@ -71,9 +71,9 @@ def timed(action: Callable[[Path], object], repeat: int) -> float:
 def through_the_page(uploads: list[tuple[str, bytes]]) -> Callable[[Path], object]:
     def run(folder: Path) -> object:
         engine = get_engine(f"sqlite:///{folder / 'db.sqlite'}")
-        with transfer.unpacked(uploads) as batch:
-            transfer.preview(batch)
-            return transfer.import_batch(batch, engine=engine)
+        with transfer.unpacked(uploads) as upload:
+            transfer.preview(upload)
+            return transfer.import_upload(upload, engine=engine)
 
     return run
 

@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Select
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-STREAM_BATCH = 5000
+STREAM_CHUNK = 5000
 
 
 def connection_of(bind: Session | Connection) -> Connection:
@@ -45,7 +45,7 @@ def iter_raw(bind: Session | Connection, query: Select[Any]) -> Iterator[dict[st
     """Stream rows exactly as the database driver returns them, as dicts keyed by the columns' labels."""
     with _driver_cursor(bind, query) as cursor:
         keys = [description[0] for description in cursor.description]
-        while rows := cursor.fetchmany(STREAM_BATCH):
+        while rows := cursor.fetchmany(STREAM_CHUNK):
             for row in rows:
                 yield dict(zip(keys, row))
 
@@ -53,7 +53,7 @@ def iter_raw(bind: Session | Connection, query: Select[Any]) -> Iterator[dict[st
 def iter_raw_tuples(bind: Session | Connection, query: Select[Any]) -> Iterator[tuple[Any, ...]]:
     """`iter_raw`'s rows as the driver's tuples, in the query's column order (cheaper still: no dicts)."""
     with _driver_cursor(bind, query) as cursor:
-        while rows := cursor.fetchmany(STREAM_BATCH):
+        while rows := cursor.fetchmany(STREAM_CHUNK):
             yield from map(tuple, rows)
 
 

@@ -30,7 +30,7 @@ from annotator.labelling.gold import is_gold
 from annotator.labelling.queue import complete, labels_per_candidate
 
 DEFAULT_DAYS = 14
-_IN_BATCH = 900
+_IN_CHUNK = 900
 _CHUNK = 500  # candidates read (and, on PostgreSQL, locked) at a time
 
 
@@ -217,8 +217,8 @@ def make_batches(
 def sheet_rows(session: Session, *, candidate_ids: Sequence[int]) -> list[dict[str, Any]]:
     """The candidates' fields a sheet shows (see `annotator.labelling.batch_sheets.write_batch`), in the order given."""
     rows: dict[int, dict[str, Any]] = {}
-    for start in range(0, len(candidate_ids), _IN_BATCH):
-        query = candidates_query(order="id").where(Candidate.id.in_(candidate_ids[start : start + _IN_BATCH]))
+    for start in range(0, len(candidate_ids), _IN_CHUNK):
+        query = candidates_query(order="id").where(Candidate.id.in_(candidate_ids[start : start + _IN_CHUNK]))
         for row in iter_query(session, query):
             row["question"], row["ground_truth"] = original_question_and_answer(row)
             rows[row["id"]] = row

@@ -3,9 +3,9 @@
 Every label and every reviewer's decision is written by one function, `record_labels`, which takes a list: a
 keypress (`record_label`, a list of one), an import or an Excel batch (thousands), an adjudication (a decision
 row). It writes the labels, their events (the append-only history) and each touched candidate's resolved label
-in a few set-based statements per batch, and is the one place that says what a change is: a label or comment
+in a few set-based statements per chunk of rows, and is the one place that says what a change is: a label or comment
 that differs is an event, time spent adds up, and the resolved label and its provenance (`label_source`) are
-computed in SQL, one statement for all the touched candidates (`_label_rows`, the set-based work behind
+computed in SQL, one statement for all the touched candidates (`_label_writer`, the set-based work behind
 this module).
 
 A candidate's resolved label is kept on the candidate row (`label_count`, `human_check`, `difficulty_eval`,
@@ -75,7 +75,7 @@ class LabelConflict(ValueError):
 def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool = False,
                   keep_comments: bool = False) -> tuple[int, int]:
     """Record these labels and decisions: the labels, their events and the touched candidates' resolved labels,
-    in a few set-based statements per batch. Returns (added, updated) labels and decisions.
+    in a few set-based statements per chunk of rows. Returns (added, updated) labels and decisions.
 
     A row equal to what is stored (label and comment) changes nothing but adds its `seconds_spent`. One that
     differs is an "update" event (a comment alone too) and, unless `replace`, a `LabelConflict`; a decision

@@ -191,7 +191,7 @@ def read(session: Session | Connection, *, model: str | None = None, exact: int 
     return Counts(_reviewed(session, model), _bins(session, model), one_each=one_each)
 
 
-_IN_BATCH = 900
+_IN_CHUNK = 900
 
 
 def disagreement_groups(session: Session | Connection) -> list[Group]:
@@ -202,6 +202,6 @@ def disagreement_groups(session: Session | Connection) -> list[Group]:
                .having(func.min(transcript.c.model) != func.max(transcript.c.model)))
     data_ids = list(session.execute(several).scalars())
     groups: list[Group] = []
-    for start in range(0, len(data_ids), _IN_BATCH):
-        groups += _groups(session, _per_item([transcript.c.data_id.in_(data_ids[start : start + _IN_BATCH])]))
+    for start in range(0, len(data_ids), _IN_CHUNK):
+        groups += _groups(session, _per_item([transcript.c.data_id.in_(data_ids[start : start + _IN_CHUNK])]))
     return groups
