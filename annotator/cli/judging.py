@@ -18,7 +18,7 @@ from annotator.settings import limits
 # the LLM judge's rule (`judge.LLM_RULE`), which a run of its own applies.
 RULE_NAMES = ("reliablemath", "reliablemath-exact")
 LLM_RULE = "llm"
-JUDGE_PROMPT_VERSION = "v2"  # `judge_prompt.DEFAULT_VERSION`, written out for the same reason (a test keeps them equal)
+JUDGE_PROMPT_VERSION = "v2"  # `llm_prompt.DEFAULT_VERSION`, written out for the same reason (a test keeps them equal)
 
 
 @app.command()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from sqlalchemy import column, table
 
 # The review queue's order as two SQL expressions of a transcript row, one index over them (`ix_transcript_review`),
-# so that Review reads the next few transcripts of the queue from the index (`transcripts.review_order`).
+# so that Review reads the next few transcripts of the queue from the index (`review.queue`).
 # QUEUE_PART: reviewed (3) or not (0), plus the part (`review.REASONS`: rules disagree 0, judge unsure 1, sample 2).
 QUEUE_PART = ("(CASE WHEN human IS NULL THEN 0 ELSE 3 END + CASE WHEN rules_disagree THEN 0 "
               "WHEN judge IS NULL OR judge_class = 'unmatched' THEN 1 ELSE 2 END)")

@@ -2,7 +2,7 @@
 and no per-row type conversion runs. Only for columns whose stored form is the wanted value (numbers, text, JSON
 kept as text). Large exports spend a third of their time in that per-row work otherwise.
 
-Each function takes an ORM session or a Core connection (`db.read_connection`: a read without the ORM's
+Each function takes an ORM session or a Core connection (`read_connection`: a read without the ORM's
 start-up), and imports nothing of the ORM or the models.
 """
 
@@ -60,8 +60,8 @@ def iter_raw_tuples(bind: Session | Connection, query: Select[Any]) -> Iterator[
 def read_frame(bind: Session | Connection, query: Select[Any]) -> Any:
     """A select's rows as a pandas DataFrame of its columns (named by their labels), for numbers and NULLs only.
 
-    On PostgreSQL the rows come through `COPY (query) TO STDOUT` as CSV, parsed in C: millions of rows in a
-    second or two, where fetching them as Python tuples takes several (the Team page's 3 million labels).
+    On PostgreSQL the rows come through `COPY (query) TO STDOUT` as CSV, parsed in C: much quicker than
+    fetching them as Python tuples when there are millions (the Team page's labels).
     """
     import pandas as pd
 

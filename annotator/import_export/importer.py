@@ -38,9 +38,8 @@ from annotator.labelling import labels, queue
 from annotator.transcripts.judge.import_workers import JudgeWorkers
 
 CHUNK_SIZE = 2000
-# SQLite's page cache for an import's transaction (`engine.write_session(cache_mib=...)`): an import's executemany of
-# transcripts keeps its indexes' pages in memory (56,600 responses, cProfile: 4.5 s with SQLite's default 2 MB,
-# 3.1-3.5 s with this).
+# SQLite's page cache for an import's transaction (`write_session(cache_mib=...)`): an import's executemany of
+# transcripts keeps its indexes' pages in memory instead of re-reading the ones SQLite's default cache evicts.
 IMPORT_CACHE_MIB = 64
 FREEZE_EVERY = 10_000  # records read (`frozen_as_read`)
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")

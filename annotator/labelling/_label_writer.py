@@ -28,7 +28,7 @@ from annotator.database.queries import execute_many, ids_in
 from annotator.database.raw_rows import iter_raw_tuples
 from annotator.database.vocabulary import LabelSource
 
-# Candidates per statement. Their ids go as one bound value (`store.ids_in`), so no limit on bound parameters applies.
+# Candidates per statement. Their ids go as one bound value (`queries.ids_in`), so no limit on bound parameters applies.
 _CHUNK = 2000
 _ANNOTATION, _ADJUDICATION, _CANDIDATE = Annotation.__table__, Adjudication.__table__, Candidate.__table__  # type: ignore[attr-defined]
 

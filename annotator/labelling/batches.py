@@ -173,7 +173,7 @@ def make_batches(
 ) -> Batches:
     """Hand candidates to `annotators` and claim them until the deadline (now + `days`).
 
-    Call inside `db.write_session()` (on SQLite, BEGIN IMMEDIATE makes "find and claim" atomic against the
+    Call inside `write_session()` (on SQLite, BEGIN IMMEDIATE makes "find and claim" atomic against the
     browser queue). Raises `BatchError` for bad arguments, unknown or disabled annotators, or an `overlap`
     beyond `labels_per_candidate`.
     """

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.e2e
 
 PASSWORD = ADMIN_PASSWORD
 # From the press of Start to the first progress on the page: the run's process starts (Python and its
-# imports, seconds on a loaded 2-core machine), claims the run, writes its total; the page looks every 2 s.
+# imports, seconds on a loaded machine), claims the run, writes its total; the page looks every 2 s.
 SECONDS = 15
 
 

@@ -242,8 +242,8 @@ def test_changed_label_is_a_conflict_and_update_records_an_event(loaded: tuple[s
 
 
 def test_a_corrected_comment_is_a_conflict_and_update_stores_it(loaded: tuple[str, Path], tmp_path: Path) -> None:
-    """A comment is part of the label: a corrected one needs --update, which stores it as an "update" event (it
-    used to be dropped silently); a sheet without comments leaves the stored ones alone."""
+    """A comment is part of the label: a corrected one needs --update, which stores it as an "update" event (never
+    dropped silently); a sheet without comments leaves the stored ones alone."""
     url, db = loaded
     first = write_json(tmp_path / "first.json", [sheet_row(comment="y is free")])
     assert run_cli(url, "import", "--annotator", "ann", str(first)).returncode == 0

@@ -121,8 +121,8 @@ def insert_transcripts(
         for index, record in enumerate(records)
     ]
     # No RETURNING: a plain executemany is about half the cost on SQLite, and a row is found again by its key.
-    # The driver's own executemany (`store.execute_many`): SQLAlchemy's per-row parameter work was a quarter of
-    # an import's own CPU time (56,600 responses under cProfile: 2 s of 8).
+    # The driver's own executemany (`queries.execute_many`): SQLAlchemy's per-row parameter work would be a large
+    # share of an import's own CPU time.
     execute_many(session, _INSERT, rows)
     return len(rows)
 

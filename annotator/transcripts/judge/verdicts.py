@@ -35,7 +35,7 @@ from annotator.transcripts.judge.pair_workers import Workers, bare_main, shared_
 from annotator.transcripts.judge.rules import DEFAULT_RULE, Question, judge_both, open_pairs, rule
 
 PARALLEL_MIN = 2000  # fewer transcripts: the process's one shared worker (a pool costs a second or two to start)
-CHUNK = 24  # (gold, answer) pairs per task sent to a worker: a pair takes math-verify about 20 ms
+CHUNK = 24  # (gold, answer) pairs per task sent to a worker: enough work per task to outweigh sending it
 WINDOW = 20_000  # transcripts read, judged and written back at a time (bounds memory: responses are long)
 _IN_CHUNK = 900
 Job = tuple[int, str, Question]

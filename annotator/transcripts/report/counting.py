@@ -11,7 +11,7 @@ themselves. A bigger one (over `EXACT_RESPONSES`) reads what its figures need an
   from the bins alone;
 - `groups`: the reviewed responses only (few: `ix_transcript_reviewed`), for the reviews and the judge-human kappa.
 
-`disagreement_groups`: the per-item groups of the items two or more models answered, for `where.disagreed_items`.
+`disagreement_groups`: the per-item groups of the items two or more models answered, for `disagreed.disagreed_items`.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def _one_each(session: Session | Connection, model: str | None) -> bool:
 
 def verdict_groups(session: Session | Connection, *, model: str | None = None) -> list[Group]:
     """Responses counted by everything a report row can be keyed on, down to the item (the bootstrap
-    resamples items), for `report.reports(..., groups=...)` to build several breakdowns from one read. Where
+    resamples items), for `scores.reports(..., groups=...)` to build several breakdowns from one read. Where
     no item has a second sample each response is its own group (the same groups, read without grouping)."""
     query = _per_response if _one_each(session, model) else _per_item
     return _groups(session, query(_model(model)))

@@ -138,7 +138,7 @@ _SIDE_BY_SIDE = (
 def item_transcripts(
     session: Session, *, problem_id: int, candidate_id: int | None, prompt: str
 ) -> dict[str, Any] | None:
-    """One item's transcripts under one prompt, to read side by side: `item` (as `review.load_review` gives
+    """One item's transcripts under one prompt, to read side by side: `item` (as `decisions.load_review` gives
     it: the question, the ground truth, the candidate's fields), `data_id`, `candidate_id` (None: a solvable
     problem), `prompt` and `models`: {model: [transcript, ...]} by model name, each model's by sample, each
     transcript with its `verdict` (the effective one). None when the item has no transcript under the prompt."""

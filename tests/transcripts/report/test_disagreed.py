@@ -180,7 +180,7 @@ def test_prec_and_prud_by_rewrite_type_and_difficulty_by_hand(engine: Engine) ->
 
 
 def test_several_breakdowns_from_one_bootstrap_are_each_breakdown_alone(engine: Engine) -> None:
-    """`report.reports` (the Report page's one read and one bootstrap) gives every row exactly as `report` gives
+    """`scores.reports` (the Report page's one read and one bootstrap) gives every row exactly as `report` gives
     it alone; a breakdown by two fields splits the same counts (one data source here: its rows are the
     rewrite type's)."""
     verdicts = ["S", "R", "S", "F", "F", "F", "S", "F"]

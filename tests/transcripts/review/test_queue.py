@@ -26,7 +26,7 @@ SPECS = ([{"judge_class": "incorrect"}] * 9 + [{"judge_class": "unmatched"}, {"j
 
 
 def _rank(transcript_id: int) -> int:
-    """`tables.SAMPLE_RANK` in Python."""
+    """`light_tables.SAMPLE_RANK` in Python."""
     step = transcript_id * 48271 % SAMPLE_RANK_MODULUS
     return ((step * step % SAMPLE_RANK_MODULUS) * 16807 + step) % SAMPLE_RANK_MODULUS
 
