@@ -185,8 +185,8 @@ def _heading(view: dict[str, Any] | None) -> str:
 def workspace() -> None:
     """The candidate, the five decision buttons, progress and the comment field.
 
-    A fragment: a keypress reruns only this function, not app.py, the navigation and the sidebar (p50 63
-    -> 46 ms per keypress, see BENCHMARKS.md). Kept to few elements, each at the same place on every rerun:
+    A fragment: a keypress reruns only this function, not app.py, the navigation and the sidebar (BENCHMARKS.md
+    has what a keypress costs). Kept to few elements, each at the same place on every rerun:
     one heading, one row of buttons (same keys every time, so they are not remounted), two progress bars, one
     status line, the comment, the two questions, one block of fields, and the sections the annotator chose to keep open.
     """

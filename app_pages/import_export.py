@@ -58,9 +58,9 @@ def _errors(exc: Exception) -> list[str]:
 def _import() -> None:
     try:
         format, options = _choices()
-        with transfer.unpacked(_uploads()) as batch:
-            summary = transfer.import_batch(
-                batch, engine=engine, format=format, options=options,
+        with transfer.unpacked(_uploads()) as upload:
+            summary = transfer.import_upload(
+                upload, engine=engine, format=format, options=options,
                 update=bool(st.session_state.get("import_update")),
                 authorize=authorize(user),
             )
@@ -116,8 +116,8 @@ uploads = _uploads()
 if uploads:
     try:
         format, options = _choices()
-        with transfer.unpacked(uploads) as batch:
-            previews = transfer.preview(batch, format=format, options=options)
+        with transfer.unpacked(uploads) as upload:
+            previews = transfer.preview(upload, format=format, options=options)
     except (InputError, ValueError) as exc:
         for message in _errors(exc):  # every bad file's: each names the file, the record and the field
             st.error(escape_markdown(message))

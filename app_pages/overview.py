@@ -18,7 +18,7 @@ from ui.writes import page_write, saves, writes
 
 TTL_SECONDS = 30
 # How long a look waits for figures being recomputed: a small project's take milliseconds, so a label just saved
-# shows on the next look; a million candidates' take 1-2 s, and the page shows the last ones meanwhile (its
+# shows on the next look; a big project's take longer, and the page shows the last ones meanwhile (its
 # ticking caption says new ones are coming and reruns the page when they are stored). Under the 0.5 s a page has.
 PATIENCE_SECONDS = 0.4
 

@@ -10,8 +10,8 @@ opened when the page opens or a filter changes and read a page at a time from it
 A response and its reasoning are shown as text (`st.text`: no Markdown, so no link, image or HTML; the math
 source as the model wrote it) until the reviewer asks for typeset math: `M` for the response on screen, or the
 sidebar's setting for every response this session (then through `ui.markdown.escape_markdown`, the one Markdown
-path for model text). Typesetting a response's hundred formulas is what made a key on Review twice as slow as
-on Annotate (BENCHMARKS.md).
+path for model text). Text by default because typesetting a response's many formulas makes every key on Review
+slow (BENCHMARKS.md).
 """
 
 from typing import Any

@@ -30,7 +30,7 @@ unlocking = st.session_state.setdefault("team_unlock", {"message": None, "unlock
 
 @st.cache_resource
 def _snapshot(url: str) -> Snapshot:
-    # Seconds of work over 100,000s of labels: the latest figures are stored in the database for every app server
+    # Seconds of work over many labels: the latest figures are stored in the database for every app server
     # and recomputed by one of them once labels change or they are older than TTL_SECONDS
     # (`annotator.figures.snapshots`: the page waits a few seconds for new figures). One per process and database.
     return Snapshot(engine, TEAM, ttl=TTL_SECONDS)

@@ -4,8 +4,8 @@
 
 Set-up (untimed): `bench_agreement`'s candidates and labels (3 random annotators of 12 per candidate, about 80%
 human_check = 1, so most candidates are disputes), resolved labels stored. Timed on a real SQLite file:
-- one aggregate over every label, lowest agreement first (`disputes(limit=1)`): what the page ran twice per
-  key before `DisputeQueue` (the next dispute and the count left), and what the queue now runs once, on open;
+- one aggregate over every label, lowest agreement first (`disputes(limit=1)`): what `DisputeQueue` runs once,
+  on open (a page without the queue would run it twice per key: the next dispute and the count left);
 - one key with `DisputeQueue`: adjudicate the current dispute, then `next` (the next id, checked again).
 """
 

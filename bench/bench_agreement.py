@@ -4,7 +4,7 @@
 
 Set-up (untimed): N candidates and 3 labels each from annotators drawn at random (about 80% human_check = 1),
 inserted with Core executemany. Timed, in this process: reading the labels (`labels.label_rows`) and computing
-every coefficient for human_check and difficulty_eval (`metrics.label_agreement`). Goal: under 2 s.
+every coefficient for human_check and difficulty_eval (`agreement.label_agreement`). Goal: under 2 s.
 """
 
 from __future__ import annotations

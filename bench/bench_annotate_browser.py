@@ -17,7 +17,7 @@ reads before pressing, and the server finishes what it does after a run.
     python bench/bench_annotate_browser.py                 # 1k and 100k, 60 presses each
     python bench/bench_annotate_browser.py --sizes 1000 --presses 30
 
-Candidates are inserted with SQLAlchemy Core executemany (not the importer): 100k take ~20 s on 2 cores.
+Candidates are inserted with SQLAlchemy Core executemany (not the importer), so seeding stays short.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # n
 PASSWORD = "quiet harbour lantern"
 OTHER_ANNOTATORS = 20
 KEYS = ("1", "2", "0")
-BATCH = 5000
+CHUNK = 5000
 
 
 def seed(url: str, candidates: int, labels_per_candidate_now: int) -> None:
@@ -64,8 +64,8 @@ def seed(url: str, candidates: int, labels_per_candidate_now: int) -> None:
              for i in range(OTHER_ANNOTATORS)],
         )
     other_ids = list(range(2, 2 + OTHER_ANNOTATORS))
-    for start in range(0, candidates, BATCH):
-        stop = min(candidates, start + BATCH)
+    for start in range(0, candidates, CHUNK):
+        stop = min(candidates, start + CHUNK)
         with write_session(engine) as session:
             session.execute(insert(Problem), [
                 {"id": i + 1, "data_source": "math", "position": i, "source_id": i, "created_at": now,

@@ -1,4 +1,4 @@
-"""Collecting transcripts (issue 10): an evaluate run vs a bare `AsyncOpenAI` client sending the same requests.
+"""Collecting transcripts: an evaluate run vs a bare `AsyncOpenAI` client sending the same requests.
 
     python bench/bench_evaluate.py [--items 3000] [--concurrency 32] [--latency 0.1] [--rounds 2]
 

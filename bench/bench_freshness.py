@@ -1,4 +1,4 @@
-"""What fresh figures cost (issue 18, item 3): the fingerprint a look at Team or Report reads every time (and
+"""What fresh figures cost: the fingerprint a look at Team or Report reads every time (and
 the open page every 2 s), against the computation it saves.
 
     python bench/bench_freshness.py [--candidates 100000] [--transcripts 100000] [--repeat 20]

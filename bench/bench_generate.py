@@ -1,4 +1,4 @@
-"""LLM construction (issue 4): concurrent pipeline vs a sequential reference-style baseline, and a cached re-run.
+"""LLM construction: concurrent pipeline vs a sequential reference-style baseline, and a cached re-run.
 
     python bench/bench_generate.py [--problems 500] [--baseline-problems 20] [--concurrency 32] [--latency 0.1]
 

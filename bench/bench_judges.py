@@ -1,4 +1,4 @@
-"""The Report's judges table (`judges.judge_agreement`) computed on a big database (issue 21 item 3): its first
+"""The Report's judges table (`judges.judge_agreement`) computed on a big database: its first
 computation in a fresh process, then the median of five, and the part that reads the reviewed responses with
 their items (`judges._reviewed`).
 

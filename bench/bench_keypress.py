@@ -21,7 +21,7 @@ before pressing).
         # an existing database, never seeded: a copy of the scale data set (`bench/scale_data.py`), whose
         # data sources `bench` and `benchgsm` the probe knows as well
 
-Seeding uses Core executemany (not the importer); at 100,000 it writes a 1.3 GB file in a few minutes on 2 cores.
+Seeding uses Core executemany (not the importer); at 100,000 candidates it writes a file of over a gigabyte.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from tests.support.candidates import store_resolved_labels  # noqa: E402
 
 PASSWORD = "bench-password-long"
 OTHERS = 12
-BATCH = 5000
+CHUNK = 5000
 CLASSES = ["incorrect"] * 6 + ["unsolvable"] * 2 + ["unknown", "unmatched"]
 VERDICTS = {"unsolvable": "S", "unknown": "R"}
 # A response and its reasoning of the length and math density models write (about 2,000 and 8,000 characters).
@@ -63,7 +63,7 @@ PLAIN = "".join(f"Since x is more than {k} and its square is {k * k}, we get x a
 REASONING = "".join(_STEP.format(k=k, k2=k * k, d=k * k - k) for k in range(1, 101))
 
 
-def _batch(session, start: int, stop: int, people: list[int], rng: random.Random, response: str) -> None:  # type: ignore[no-untyped-def]
+def _chunk(session, start: int, stop: int, people: list[int], rng: random.Random, response: str) -> None:  # type: ignore[no-untyped-def]
     now = utcnow()
     session.execute(insert(Problem), [
         {"id": i + 1, "data_source": "math", "position": i, "source_id": i, "created_at": now,
@@ -115,9 +115,9 @@ def seed(url: str, candidates: int, response: str = RESPONSE) -> None:
         auth.create_user(session, name="rev", role="reviewer", password=PASSWORD)
         session.execute(insert(Annotator), [{"name": f"other{i}", "role": "annotator"} for i in range(OTHERS)])
         people = list(session.execute(select(Annotator.id).where(Annotator.name.like("other%"))).scalars())
-    for start in range(0, candidates, BATCH):
+    for start in range(0, candidates, CHUNK):
         with write_session(engine) as session:
-            _batch(session, start, min(candidates, start + BATCH), people, rng, response)
+            _chunk(session, start, min(candidates, start + CHUNK), people, rng, response)
     engine.dispose()
 
 

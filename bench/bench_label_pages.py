@@ -1,4 +1,4 @@
-"""The label-side pages' core work on an existing database (issue 21 item 3): Adjudicate, Team, Overview, Browse.
+"""The label-side pages' core work on an existing database: Adjudicate, Team, Overview, Browse.
 
     python bench/bench_label_pages.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY [--code DIR]
         [--repeat 3] [--only adjudicate,team,overview,browse,pages]
@@ -11,8 +11,8 @@ own read transaction on a warm cache (one untimed run first):
   left) and `disputes(limit=50)`;
 - Team: the snapshot's figures as the page computes them on first open (labels read, activity, gold accuracy,
   every agreement coefficient), and the part of it that reads the labels;
-- Overview: the page's statistics and progress (`stats.compute` and `stats.progress`: since issue 21's item 3, the
-  shared figures' background computation, `figures.OVERVIEW`; the page reads the stored ones);
+- Overview: the page's statistics and progress (`stats.compute` and `stats.progress`: the shared figures'
+  background computation, `annotator.figures.pages.OVERVIEW`; the page reads the stored ones);
 - Browse: the first page unfiltered, with a label-state filter, and with searches (count and page).
 - with `pages` in `--only`: Adjudicate, Overview and Browse (first page, a search) rendered whole under AppTest.
 Nothing is written but the sign-ins of `pages`.

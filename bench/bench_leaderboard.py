@@ -13,8 +13,7 @@ leaderboard. Each response has about 1,500 characters of reasoning.
 Timed, one run:
 - the plain loop: `verify(parse(gold), parse(response))` per response, math-verify's own timeouts off (as
   ours are), one core, over all of them, or a random sample of `--plain` responses extrapolated (math-verify
-  caches its parses, so a sample's rate is lower than the whole loop's: 40/s on 300, 200/s on 3,000, 339/s on
-  all 56,600 in one quiet run);
+  caches its parses, so a sample's rate is lower than the whole loop's: the bigger the sample, the fairer);
 - `judge_transcripts(engine, workers=W)` over all of them (read, judge under both rule sets, write back);
 - end to end: `python -m annotator import FILE` (stores and judges) then `python -m annotator report --json`,
   each a fresh process on a fresh copy of the database, as a user runs them (`--report-runs N`: report N times,

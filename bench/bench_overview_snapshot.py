@@ -1,4 +1,4 @@
-"""The Overview's shared figures (`figures.OVERVIEW`) on a big database (issue 21 item 3): the background
+"""The Overview's shared figures (`annotator.figures.pages.OVERVIEW`) on a big database: the background
 computation, a look at stored figures, the fingerprint read on every look, and a look right after a label is
 saved (stale: it waits up to the page's patience for new figures, then shows the last ones).
 

@@ -1,4 +1,4 @@
-"""Every page's server time per render on the scale data set (issue 21 item 3): goal under 0.5 s.
+"""Every page's server time per render on the scale data set: goal under 0.5 s.
 
     createdb -h 127.0.0.1 -p 55433 -U postgres -T scale_template scale_bench
     python bench/bench_scale.py --url postgresql+psycopg://postgres@127.0.0.1:55433/scale_bench [--repeat 3]

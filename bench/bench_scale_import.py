@@ -1,4 +1,4 @@
-"""Importing N candidates and 3N labels on PostgreSQL (issue 21 item 3): time and peak memory per sheet.
+"""Importing N candidates and 3N labels on PostgreSQL: time and peak memory per sheet.
 
     python bench/bench_scale_import.py --candidates 1000000 [--server postgresql://postgres@127.0.0.1:55433]
 

@@ -1,13 +1,12 @@
-"""A second app server's first open of Team or Report (issue 21, item 2): before, every server process computed the
-figures itself on its first open (a snapshot in its own memory); now the first server stores them in the
-database and every other server (and a restarted one) reads them.
+"""A second app server's first open of Team or Report: the first server computes the figures and stores them in
+the database, and every other server (and a restarted one) reads them instead of computing them again.
 
     python bench/bench_shared_figures.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY [--figures team]
 
 Run it on a copy of the 1M data set (see /work/notes/scale-ready.md), never on the template. Per figures kind:
 their stored row is deleted (nothing stored, as on a fresh database), then timed, each with its own engine (its
 own connections, as another process has):
-- server A's first open: computes the figures and stores them (what every server's first open cost before);
+- server A's first open: computes the figures and stores them (what every first open would cost unshared);
 - server B's first open: reads the stored figures (the fingerprint, the row, the JSON);
 - a look at fresh figures (every open after the first, and the open page's tick every 2 s), median of 5;
 - a look at stale figures (older than the pages' 30 s, or labels saved since), with the page's patience: it

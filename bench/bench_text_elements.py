@@ -1,4 +1,4 @@
-"""Which Streamlit element draws a math-dense model response cheapest in the browser (issue 18, item 2).
+"""Which Streamlit element draws a math-dense model response cheapest in the browser.
 
 One `streamlit run` of a one-page app (written to a temporary folder) whose fragment shows a heading and
 `bench_keypress.RESPONSE` (about 2,000 characters, about 100 math segments) in a bordered box; a key (`N`)
@@ -6,7 +6,7 @@ shows the next one. One headless Chromium tab per way of drawing it, taking turn
 times keydown -> the first frame painted with the next response's end mark. Ways:
 
 - `none`: only the end mark (the floor: the fragment's rerun and one small Markdown block)
-- `markdown`: `escape_markdown(response)`, the math typeset (KaTeX), as Review drew it before
+- `markdown`: `escape_markdown(response)`, the math typeset (KaTeX), as Review draws it with math typeset
 - `escaped`: `escape_text(response)`: escaped Markdown, math as its source, no KaTeX
 - `text`: `st.text(response)`: no Markdown at all
 - `code`: `st.code(response, language=None, wrap_lines=True)`

@@ -7,7 +7,7 @@ Data: the ReliableMath release (`../shared/data/reliablemath`, 313 problems, 110
 uploads it, and a UMWP-shaped JSONL of `--umwp` records (half answerable, half unanswerable, a few with the real
 file's bare-number answer). Timed, each on a fresh SQLite file: what the Import button does (unpack the upload,
 preview every record, import) against `python -m annotator import`'s code path on the same files (read +
-`import_parts`); and the download (`transfer.export_zip`) against `exports.export` into a folder. Prints the
+`import_parts`); and the download (`uploads.export_zip`) against `exports.export` into a folder. Prints the
 median of `--repeat` runs and the ratios.
 """
 
@@ -71,9 +71,9 @@ def timed(action: Callable[[Path], object], repeat: int) -> float:
 def through_the_page(uploads: list[tuple[str, bytes]]) -> Callable[[Path], object]:
     def run(folder: Path) -> object:
         engine = get_engine(f"sqlite:///{folder / 'db.sqlite'}")
-        with transfer.unpacked(uploads) as batch:
-            transfer.preview(batch)
-            return transfer.import_batch(batch, engine=engine)
+        with transfer.unpacked(uploads) as upload:
+            transfer.preview(upload)
+            return transfer.import_upload(upload, engine=engine)
 
     return run
 

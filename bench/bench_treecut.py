@@ -5,9 +5,8 @@
 For numVars 4, 10 and 20 (ansDepth 2, 8, 16; cutDepth = ansDepth // 2) it measures, in the same run:
 - `checked`: generate pairs, parse both problems back and decide them exactly, write both JSONL files;
 - `unchecked`: the same without the check (the baseline: what the reference generator does).
-Each pair is two problems (answerable + unanswerable). The reference pure-Python generator writes about
-7,000 unanswerable problems/s at numVars 10, ansDepth 8 on this machine (issue 5); it is not available
-here, so the figure to compare with is that number against `unanswerable/s` of the checked run.
+Each pair is two problems (answerable + unanswerable). The reference pure-Python generator is not available
+here: compare its rate at numVars 10, ansDepth 8 (BENCHMARKS.md) with `unanswerable/s` of the checked run.
 """
 
 from __future__ import annotations

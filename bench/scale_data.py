@@ -1,4 +1,4 @@
-"""The 1,000,000-candidate data set on PostgreSQL (issue 21 item 3), built with COPY into our own schema.
+"""The 1,000,000-candidate data set on PostgreSQL, built with COPY into our own schema.
 
     python bench/scale_data.py --server postgresql://postgres@127.0.0.1:55433 --database scale_template
     python bench/scale_data.py --server ... --database scale_template_100k --candidates 100000
@@ -11,7 +11,7 @@ What it holds (as `../shared/measurements/scale-1m.md` describes the measured da
   are disputes), a4 a tenth of them more, 1% of labels with a comment; `labels_per_candidate` = 4, so a candidate
   with 3 labels is still in the queue and one with 4 is complete; a reviewer's decision on 0.5% of the disputes;
   a `create` event per label and an `adjudicate` event per decision, as `labels.record_labels` writes them; each
-  candidate's resolved label stored by the label writer's own statement (`_label_rows._resolved_labels`);
+  candidate's resolved label stored by the label writer's own statement (`_label_writer._resolved_labels`);
 - N transcripts, one per candidate (each answering a different item), 4 models x 2 prompts, responses of about
   1,500 characters ending `(response rPx)`, a judge verdict on 99% of them and a human verdict (with its
   `review` event) on 2%;

@@ -96,7 +96,7 @@ def per_day_chart(rows: Sequence[dict[str, Any]], *, by: str | None = None) -> a
 
 def agreement_rows(report: dict[str, Any], names: Sequence[str]) -> pd.DataFrame:
     """Each annotator's Cohen's kappa against the majority of the others, per label, with the number of items
-    it is over (`metrics.label_agreement`'s report), in the order of `names` (the table's)."""
+    it is over (`agreement.label_agreement`'s report), in the order of `names` (the table's)."""
     rows = []
     for label in ("human_check", "difficulty_eval"):
         people = {row["name"]: row for row in report[label]["annotators"]}

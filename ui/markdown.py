@@ -2,31 +2,24 @@
 
 Everything shown from data (questions, conditions, reasons, model responses, comments, tags, data sources,
 model names, messages that quote them) goes through `escape_markdown` before any Streamlit call that renders
-Markdown (`st.markdown`, `st.caption`, alerts, toasts, and the labels, options and tooltips of widgets, which
-render Markdown too). How Streamlit renders it (1.67, `StreamlitMarkdown`): react-markdown with remark-gfm,
-remark-directive for `:color[...]`, text-node rewrites (emoji shortcodes, `:streamlit:` as a logo image,
-typographic arrows; GFM turns bare `http://`, `www.` and e-mail addresses in text into links), and remark-math
-plus rehype-katex (default options, so `trust` is off) only when its own regex finds math in the source.
-
-The approach, at the root: we never hand Streamlit data it would read as anything but text or math.
+Markdown (`st.markdown`, `st.caption`, alerts, toasts, and widgets' labels, options and tooltips). Streamlit
+(1.67, `StreamlitMarkdown`) renders GFM with directives, emoji shortcodes, autolinks and typographic arrows, and
+math through KaTeX (`trust` off) only when its own regex finds math. We never hand it data it would read as
+anything but text or math:
 
 - **Text** (outside math): every ASCII punctuation character is backslash-escaped, so no Markdown, HTML,
   directive or emoji syntax survives the parser. The rewrites Streamlit applies to the *parsed* text (where the
   escapes are gone) are defused by an invisible U+2060 WORD JOINER at their trigger (`:` of `:name:`, `://`,
   `www.`, the `@` of an address, `->`-style arrows): the characters shown are the data's, plus that joiner.
-- **Math** (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`): each segment is checked on its own (`math_markdown`).
-  Its whitespace is folded to single spaces (a blank line inside `$...$` would end the math and let the rest be
-  read as Markdown), and it is rendered as math only if nothing in it could mean anything to Markdown should
-  the math not be recognised: no `$` or backtick, no link or image syntax, no URL, no directive, no trailing
-  backslash, and none of KaTeX's trust-gated commands (`\\href`, `\\url`, `\\includegraphics`, `\\html...`); a `<`
-  that could open an HTML tag gets a space after it (`a<b` is math either way).
-  Otherwise the whole segment, delimiters included, is shown as escaped text. Every segment emitted matches
-  Streamlit's math-detection regex by itself (an inline segment is never followed by a digit or another
-  segment: a joiner goes between), so the math plugin is always loaded when math is emitted.
+- **Math** (`$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`): each segment is checked on its own (`math_markdown`):
+  whitespace folded (a blank line would end the math), and rendered as math only if nothing in it could mean
+  anything to Markdown should the math not be recognised (no `$`, backtick, link or image syntax, URL,
+  directive, trailing backslash or trust-gated KaTeX command such as `\\href`); a `<` that could open an HTML tag
+  gets a space after it. Otherwise the whole segment is shown as escaped text. Every segment emitted matches
+  Streamlit's math regex by itself (a joiner separates adjacent ones), so the math plugin is always loaded.
 
 The diff (`ui.diff`) builds on `split_math`, `escape_text` and `math_markdown`, comparing math segments as
-single tokens. Tests: `tests/ui/test_markdown.py` (hostile strings, a property test over generated text, and a
-check that pages pass data to Markdown-rendering calls only through here) and `tests/e2e/test_hostile_text.py`.
+single tokens.
 """
 
 from __future__ import annotations

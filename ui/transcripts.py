@@ -49,7 +49,7 @@ def response(transcript: dict[str, Any]) -> None:
 
 
 def side_by_side(opened: dict[str, Any]) -> None:
-    """`where.item_transcripts`' item, then its models in columns, `PER_ROW` to a row, in the models' order."""
+    """`disagreed.item_transcripts`' item, then its models in columns, `PER_ROW` to a row, in the models' order."""
     if opened["item"] is not None:
         item(opened["item"], candidate=opened["candidate_id"] is not None)
     models = list(opened["models"].items())

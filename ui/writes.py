@@ -5,7 +5,7 @@ failures).
 The decorator declares what the callback does (a `policies.Capability`): the callback runs only when the
 signed-in user may do it (`guard.permitted`, re-checked against the database when due), and every `page_write`
 inside it checks that same capability. `page_write` is a write transaction that waits for a lock at most
-`db.page_busy_seconds()` (an admin's import holds SQLite's write lock for seconds; a person should not stare at
+`page_busy_seconds()` (an admin's import holds SQLite's write lock for seconds; a person should not stare at
 a frozen page that long) and that first checks, in the same transaction, that the account is still active and
 its role may do the declared capability (`auth.check_writer`): a disabled account writes nothing from the
 moment it is disabled, not from the next periodic sign-in check. A `page_write` outside a declaring callback
@@ -72,7 +72,7 @@ def authorize(user: auth.User) -> Callable[[Session], None]:
 
 @contextmanager
 def page_write(engine: Engine, *, user: auth.User) -> Iterator[Session]:
-    """A write transaction for a page: raises `DatabaseBusy` after `db.page_busy_seconds()` of waiting for a
+    """A write transaction for a page: raises `DatabaseBusy` after `page_busy_seconds()` of waiting for a
     lock, and `auth.AccountDisabled` when `user` may no longer do the declared capability; either way nothing is
     written."""
     capability = declared()

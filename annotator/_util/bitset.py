@@ -1,5 +1,5 @@
-"""A set of non-negative integers (row ids) kept as one bit each: a million ids take 125 kB, not a `set`'s ~60 MB,
-so an import that meets every stored candidate keeps its memory flat."""
+"""A set of non-negative integers (row ids) kept as one bit each, not a Python int per id as in a `set`, so an
+import that meets every stored candidate keeps its memory flat."""
 
 from __future__ import annotations
 

@@ -200,7 +200,7 @@ def create_user(
 def create_first_admin(session: Session, *, name: str, password: str) -> User:
     """The first account on a fresh database; refused once any account exists.
 
-    Call inside `db.write_session()`: on SQLite that is `BEGIN IMMEDIATE`, so two browsers racing on the
+    Call inside `write_session()`: on SQLite that is `BEGIN IMMEDIATE`, so two browsers racing on the
     first-run form cannot both become admin.
     """
     if has_accounts(session):

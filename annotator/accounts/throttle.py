@@ -13,19 +13,15 @@ which every further attempt must wait, twice as long after every failure (`delay
   `KNOWN_FOR` ("known:NAME:ADDRESS", its `last_failure_at` the latest sign-in). A success from any client (it
   knew the password) and an admin's unlock clear it.
 
-Against a stranger: from one address they get a few guesses, then one per `MAX_DELAY`; from many addresses the
-account's own row holds them all to one guess per `MAX_DELAY` between them. Either way their failures never
-touch the owner's own rows: the owner, signing in from an address they used before, waits only for their own
-typos, however the stranger keeps the account's row waiting. An owner at a new address during such an attack
-waits with the strangers; an admin's unlock (`clear_account`: `user unlock`, the Team page) or a sign-in from a
-known address or the identity provider gets them in. A new password forgets the known clients too (the old
-password made them known). A stranger behind the owner's own address (one office, one address) is, to the
-throttle, the owner's client: their failures there hold the owner up as the owner's own typos would.
+So a stranger, from one address or many, gets one guess per `MAX_DELAY` once the free ones are spent, and never
+touches the owner's own rows: the owner, at an address they used before, waits only for their own typos. An
+owner at a new address during an attack waits with the strangers until an admin's unlock (`clear_account`), or
+a sign-in from a known address or the identity provider. A new password forgets the known clients. A stranger
+behind the owner's own address (one office) is, to the throttle, the owner.
 
-An attempt without an address (the app's own machine) counts as the client "local". The rows are in the
-database, so that every app server (and the next one after a restart) sees them; every failure row is
-forgotten `FORGET_AFTER` after its last failure. A wait is refused before the password is checked: a throttled
-attempt costs no Argon2 time, and tells an attacker nothing.
+An attempt without an address counts as the client "local". The rows are in the database, so every app server
+sees them; each is forgotten `FORGET_AFTER` after its last failure. A wait is refused before the password is
+checked: a throttled attempt costs no Argon2 time and tells an attacker nothing.
 """
 
 from __future__ import annotations

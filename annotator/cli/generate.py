@@ -1,6 +1,6 @@
 """`python -m annotator generate`: ReliableMath construction Steps 1-2 against an OpenAI-compatible endpoint.
 
-The pipeline, the client (and with it `openai`, 0.6 s to import) and tqdm are imported when the command
+The pipeline, the client (and with it `openai`, slow to import) and tqdm are imported when the command
 runs, not when the command line starts.
 """
 

@@ -18,7 +18,7 @@ from annotator.settings import limits
 # the LLM judge's rule (`judge.LLM_RULE`), which a run of its own applies.
 RULE_NAMES = ("reliablemath", "reliablemath-exact")
 LLM_RULE = "llm"
-JUDGE_PROMPT_VERSION = "v2"  # `judge_prompt.DEFAULT_VERSION`, written out for the same reason (a test keeps them equal)
+JUDGE_PROMPT_VERSION = "v2"  # `llm_prompt.DEFAULT_VERSION`, written out for the same reason (a test keeps them equal)
 
 
 @app.command()
@@ -298,7 +298,7 @@ def report(
         return
     if prompt is not None:
         fail("--prompt goes with --compare", 2)
-    # Through Core, not an ORM session: the command's start-up skips SQLModel and the table classes (issue 20).
+    # Through Core, not an ORM session: the command's start-up skips SQLModel and the table classes.
     with read_connection(get_engine()) as connection:
         rows = reporting.report(connection, model=model, by=breakdowns, resamples=bootstrap, seed=seed)
         disagree = reporting.rules_disagree(connection, model=model)

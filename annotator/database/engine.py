@@ -30,8 +30,8 @@ DEFAULT_DATABASE_PATH = PROJECT_ROOT / "db" / "annotator.sqlite"
 # on a busy machine, the holder's short transaction can wait seconds for the GIL before it commits.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # SQLite's page cache per connection, in KiB (its default, 2 MB); a big import's transaction asks for more
-# (`write_session(cache_mib=...)`): with nine indexes on the transcripts, 56,600 of them inserted in 2 MB of cache
-# re-read evicted index pages all along (their executemany took a third longer).
+# (`write_session(cache_mib=...)`): with nine indexes on the transcripts, a big insert in the default cache
+# re-reads evicted index pages all along.
 SQLITE_CACHE_KIB = 2000
 # How long a page's write (a label, a decision, a review) waits for the lock before the page says the database is
 # busy and the press can be repeated: long enough for any write but an import's, short enough to keep a person

@@ -1,8 +1,8 @@
 """The tables a report reads, as SQLAlchemy Core's lightweight `table()`s (names, no types), and the SQL
 expressions the transcripts' indexes are built over: what a read needs of the schema without the ORM.
 
-The `report` command reads through these so that its start-up skips SQLModel and the table classes (a third of a
-second of a one-second command, issue 20). `annotator.database.models` is the schema: its classes build their indexes
+The `report` command reads through these so that its start-up skips SQLModel and the table classes, a large share
+of a short command's time. `annotator.database.models` is the schema: its classes build their indexes
 from the expressions here, and tests/database/test_light_tables.py checks every column named here against them. A query
 over these tables runs on a Core connection or an ORM session alike; its rows come as the driver stores them
 (`annotator.database.raw_rows`), which is all a count needs.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from sqlalchemy import column, table
 
 # The review queue's order as two SQL expressions of a transcript row, one index over them (`ix_transcript_review`),
-# so that Review reads the next few transcripts of the queue from the index (`transcripts.review_order`).
+# so that Review reads the next few transcripts of the queue from the index (`review.queue`).
 # QUEUE_PART: reviewed (3) or not (0), plus the part (`review.REASONS`: rules disagree 0, judge unsure 1, sample 2).
 QUEUE_PART = ("(CASE WHEN human IS NULL THEN 0 ELSE 3 END + CASE WHEN rules_disagree THEN 0 "
               "WHEN judge IS NULL OR judge_class = 'unmatched' THEN 1 ELSE 2 END)")

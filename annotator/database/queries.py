@@ -36,7 +36,7 @@ from annotator.database.models import (
     Setting,
     SourceFile,
 )
-from annotator.database.raw_rows import STREAM_BATCH
+from annotator.database.raw_rows import STREAM_CHUNK
 from annotator.database.vocabulary import RELEASE_REWRITE_ORDER, CandidateStatus, LabelSource, LabelState
 from annotator.settings.limits import Range
 
@@ -129,7 +129,7 @@ def data_sources(session: Session) -> list[str]:
 
 def iter_problems(session: Session, *, data_source: str) -> Iterator[dict[str, Any]]:
     query = select(*PROBLEM_COLUMNS).where(Problem.data_source == data_source).order_by(Problem.position)
-    for row in session.execute(query.execution_options(yield_per=STREAM_BATCH)):
+    for row in session.execute(query.execution_options(yield_per=STREAM_CHUNK)):
         yield row._asdict()
 
 
@@ -178,9 +178,9 @@ def iter_candidates(session: Session, **criteria: Any) -> Iterator[dict[str, Any
 
 def iter_query(session: Session, query: Select[Any]) -> Iterator[dict[str, Any]]:
     """Stream any select as dicts, on the Core connection (no ORM objects)."""
-    result = session.connection().execution_options(yield_per=STREAM_BATCH).execute(query)
+    result = session.connection().execution_options(yield_per=STREAM_CHUNK).execute(query)
     keys = tuple(result.keys())
-    for rows in result.partitions():  # fetchmany batches: far cheaper per row than iterating the result
+    for rows in result.partitions():  # fetchmany chunks: far cheaper per row than iterating the result
         for row in rows:
             yield dict(zip(keys, row))
 
@@ -197,10 +197,10 @@ def texts_in(column: Any, values: Collection[str], *, dialect: str) -> TextClaus
 
 def _bound_in(column: Any, values: list[Any], array_type: str, *, dialect: str) -> TextClause:
     """`column IN (values)` with the values bound as one: a PostgreSQL array, a JSON array read by SQLite's
-    `json_each`. One statement text for every batch, so SQLAlchemy compiles it once and its statement cache stays
-    small (values written into the SQL made new entries each batch, and an import's memory grew with its size);
-    no limit on bound parameters, and none of SQLAlchemy's work per value (an IN list of 2,000 is rendered as
-    2,000 parameters each time)."""
+    `json_each`. One statement text for every chunk, so SQLAlchemy compiles it once and its statement cache stays
+    small (values written into the SQL would make a new entry per chunk, and an import's memory grow with its
+    size); no limit on bound parameters, and none of SQLAlchemy's work per value (an IN list is rendered as one
+    parameter per value each time)."""
     target, name = f"{column.table.name}.{column.name}", f"in_{column.table.name}_{column.name}"
     if dialect == "postgresql":
         clause, bound = f"{target} = ANY(CAST(:{name} AS {array_type}[]))", values
@@ -213,7 +213,7 @@ def execute_many(session: Session, statement: Insert | Update, rows: Sequence[Ma
     """Run `statement` once per row (all rows with the same keys) in one executemany of the driver's own.
 
     Each value still goes through its column type's conversion (a timestamp's text on SQLite, `JSONText`), but
-    a value that is the very object of the row before (one timestamp for a whole batch) is converted once.
+    a value that is the very object of the row before (one timestamp for a whole chunk) is converted once.
     SQLAlchemy's own executemany spends most of a bulk write in its per-row parameter work.
     """
     if not rows:

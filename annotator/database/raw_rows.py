@@ -2,7 +2,7 @@
 and no per-row type conversion runs. Only for columns whose stored form is the wanted value (numbers, text, JSON
 kept as text). Large exports spend a third of their time in that per-row work otherwise.
 
-Each function takes an ORM session or a Core connection (`db.read_connection`: a read without the ORM's
+Each function takes an ORM session or a Core connection (`read_connection`: a read without the ORM's
 start-up), and imports nothing of the ORM or the models.
 """
 
@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Select
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-STREAM_BATCH = 5000
+STREAM_CHUNK = 5000
 
 
 def connection_of(bind: Session | Connection) -> Connection:
@@ -45,7 +45,7 @@ def iter_raw(bind: Session | Connection, query: Select[Any]) -> Iterator[dict[st
     """Stream rows exactly as the database driver returns them, as dicts keyed by the columns' labels."""
     with _driver_cursor(bind, query) as cursor:
         keys = [description[0] for description in cursor.description]
-        while rows := cursor.fetchmany(STREAM_BATCH):
+        while rows := cursor.fetchmany(STREAM_CHUNK):
             for row in rows:
                 yield dict(zip(keys, row))
 
@@ -53,15 +53,15 @@ def iter_raw(bind: Session | Connection, query: Select[Any]) -> Iterator[dict[st
 def iter_raw_tuples(bind: Session | Connection, query: Select[Any]) -> Iterator[tuple[Any, ...]]:
     """`iter_raw`'s rows as the driver's tuples, in the query's column order (cheaper still: no dicts)."""
     with _driver_cursor(bind, query) as cursor:
-        while rows := cursor.fetchmany(STREAM_BATCH):
+        while rows := cursor.fetchmany(STREAM_CHUNK):
             yield from map(tuple, rows)
 
 
 def read_frame(bind: Session | Connection, query: Select[Any]) -> Any:
     """A select's rows as a pandas DataFrame of its columns (named by their labels), for numbers and NULLs only.
 
-    On PostgreSQL the rows come through `COPY (query) TO STDOUT` as CSV, parsed in C: millions of rows in a
-    second or two, where fetching them as Python tuples takes several (the Team page's 3 million labels).
+    On PostgreSQL the rows come through `COPY (query) TO STDOUT` as CSV, parsed in C: much quicker than
+    fetching them as Python tuples when there are millions (the Team page's labels).
     """
     import pandas as pd
 

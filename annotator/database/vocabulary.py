@@ -90,7 +90,7 @@ class LabelSource(StrEnum):
 
 
 class LabelState(StrEnum):
-    """Where a candidate stands: each candidate is in exactly one state (`store.label_state`), the words Browse,
+    """Where a candidate stands: each candidate is in exactly one state (`queries.label_state`), the words Browse,
     the Overview, `stats` and the queue use.
 
     With no label yet a candidate is `unlabelled` (in the queue), `filtered` (it failed an automatic check, e.g.
@@ -219,7 +219,7 @@ class DataId(NamedTuple):
     """A candidate's id, `{data_source}_{position}_{rewrite_type}_{k}` (ReliableMath's `data_id`).
 
     `position` is the problem's index in its source file (not its `id`); `k` counts conditions from 1. A named
-    tuple: every record of an import parses one, and a frozen dataclass takes three times as long to make.
+    tuple: every record of an import parses one, and a frozen dataclass is several times slower to make.
     """
 
     data_source: str

@@ -42,7 +42,7 @@ def overview_version(session: Session) -> tuple[Any, ...]:
 
 def transcripts_version(session: Session) -> tuple[Any, ...]:
     """Changes when transcripts are added, a review is given or cleared, or a label changes (the report breaks
-    Prec(U) down by the resolved difficulty). No count of the transcripts: at a million it is a read of a whole
+    Prec(U) down by the resolved difficulty). No count of the transcripts: on a big database it is a read of a whole
     index on every look, and the app never deletes one (a deletion by hand, like re-judging, waits for the
     snapshot's time to live)."""
     return (

@@ -109,7 +109,7 @@ def _count(counts: dict[str, int], count: int, *, status: str, state: str, human
 
 
 def _groups(session: Session, target: int) -> Any:
-    """Candidates counted per data source, rewrite type, status, label state (`store.label_state`), resolved
+    """Candidates counted per data source, rewrite type, status, label state (`queries.label_state`), resolved
     human_check, vetted or not and difficulty_eval."""
     state = label_state(target).label("state")
     is_vetted = vetted(target).label("vetted")

@@ -31,7 +31,7 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # as `JSONText` writes
 
 
 class Given(NamedTuple):
-    """The candidate fields a batch's records give: their names, the JSON ones' places among them, and a record's
+    """The candidate fields a chunk's records give: their names, the JSON ones' places among them, and a record's
     values of them as a tuple."""
 
     names: list[str]

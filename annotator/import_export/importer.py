@@ -1,4 +1,4 @@
-"""Writing what the readers yield into the database: one transaction per import, streamed in batches.
+"""Writing what the readers yield into the database: one transaction per import, written in chunks of rows.
 Transcripts are stored through `annotator.transcripts.collect.storing` and judged before the transaction commits.
 
 Re-importing identical data changes nothing. A record whose id exists with different content is an error
@@ -37,10 +37,9 @@ from annotator.import_export.records import (
 from annotator.labelling import labels, queue
 from annotator.transcripts.judge.import_workers import JudgeWorkers
 
-BATCH_SIZE = 2000
-# SQLite's page cache for an import's transaction (`db.write_session(cache_mib=...)`): an import's executemany of
-# transcripts keeps its indexes' pages in memory (56,600 responses, cProfile: 4.5 s with SQLite's default 2 MB,
-# 3.1-3.5 s with this).
+CHUNK_SIZE = 2000
+# SQLite's page cache for an import's transaction (`write_session(cache_mib=...)`): an import's executemany of
+# transcripts keeps its indexes' pages in memory instead of re-reading the ones SQLite's default cache evicts.
 IMPORT_CACHE_MIB = 64
 FREEZE_EVERY = 10_000  # records read (`frozen_as_read`)
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
@@ -59,7 +58,7 @@ class _Importer:
         self.problems = ProblemBook(session)
         self.pending: list[CandidateRecord] = []
         self.pending_labels: list[tuple[CandidateRecord, int, Location]] = []
-        self.batch_ids: dict[str, Location | None] = {}
+        self.chunk_ids: dict[str, Location | None] = {}
         self.part_path = ""
         self.part_first_candidate_id = 0
         # Candidates in the database before this import (ids below `first_id`) that it met: counted unchanged once.
@@ -120,7 +119,7 @@ class _Importer:
         if record.location is not None:
             self.problems.meet(key, record.location)
         self.summary.problems_added += 1
-        if len(self.problems.queued) >= BATCH_SIZE:
+        if len(self.problems.queued) >= CHUNK_SIZE:
             self._flush_problems()
 
     def _flush_problems(self) -> None:
@@ -141,21 +140,21 @@ class _Importer:
     # -- candidates --------------------------------------------------------------------------------
 
     def add_candidate(self, record: CandidateRecord) -> None:
-        if record.data_id in self.batch_ids:
+        if record.data_id in self.chunk_ids:
             raise (record.location or Location(self.part_path, "?")).error(
-                f"duplicate data_id {record.data_id!r}: it already appears at {_where(self.batch_ids[record.data_id])}",
+                f"duplicate data_id {record.data_id!r}: it already appears at {_where(self.chunk_ids[record.data_id])}",
                 "data_id",
             )
-        self.batch_ids[record.data_id] = record.location
+        self.chunk_ids[record.data_id] = record.location
         self.pending.append(record)
-        if len(self.pending) >= BATCH_SIZE:
+        if len(self.pending) >= CHUNK_SIZE:
             self.flush()
 
     def flush(self) -> None:
         if not self.pending:
             return
         records, self.pending = self.pending, []
-        self.batch_ids = {}
+        self.chunk_ids = {}
         # Only the fields these records give: decoding the stored JSON of the others would be wasted work.
         given = Given.of([name for name in CANDIDATE_FIELDS
                            if [*map(attrgetter(name), records)].count(None) < len(records)])
@@ -208,7 +207,7 @@ class _Importer:
             self.pending_labels.append((record, candidate_id, loc))
 
     def _merge_labels(self) -> None:
-        """The labels of this batch's existing candidates, recorded set-based (`labels.record_labels`)."""
+        """The labels of this chunk's existing candidates, recorded set-based (`labels.record_labels`)."""
         pending, self.pending_labels = self.pending_labels, []
         rows, batch_labels = [], []
         for record, candidate_id, loc in pending:
@@ -233,7 +232,7 @@ class _Importer:
             ) from None
         self.summary.labels_added += added
         self.summary.labels_updated += updated
-        # A labelled candidate of a batch is no longer held for its annotator.
+        # A candidate labelled in an Excel batch is released from its annotator's batch claim.
         queue.release_labelled(self.session, labels=batch_labels)
 
     def _annotator_id(self, name: str, *, account: bool = False, loc: Location | None = None) -> int:
@@ -283,7 +282,7 @@ class _Importer:
         if records:  # imported here: most imports never need the transcripts package
             from annotator.transcripts.collect.storing import PendingTranscripts
 
-            self.transcripts = PendingTranscripts(self.session, batch_size=BATCH_SIZE, upcoming=records,
+            self.transcripts = PendingTranscripts(self.session, chunk_size=CHUNK_SIZE, upcoming=records,
                                                   workers=workers)
 
     def add_transcript(self, record: TranscriptRecord) -> None:
@@ -348,7 +347,7 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
     file is still told: `formats.read_all`).
     """
     engine = engine or get_engine()
-    if not is_sqlite(engine):  # streamed: each batch's transcripts asked as it is stored
+    if not is_sqlite(engine):  # streamed: each chunk's transcripts asked as it is stored
         return _write(((part, part.records) for part in parts), engine=engine, update=update, authorize=authorize)
     with JudgeWorkers() as judges:
         try:

@@ -115,7 +115,7 @@ class _Budget:
 
 
 @dataclass
-class Batch:
+class Upload:
     """Uploaded files unpacked into `root`; `paths` are what to import, in import order."""
 
     root: Path
@@ -130,7 +130,7 @@ class Batch:
 
 @dataclass
 class FilePreview:
-    """What one file of a batch would add, before anything is stored."""
+    """What one file of an upload would add, before anything is stored."""
 
     file: str
     format: str
@@ -152,7 +152,7 @@ class FilePreview:
 
 
 def totals(previews: list[FilePreview]) -> dict[str, int]:
-    """Problems, candidates, labels and transcripts of a batch, each counted once (a file that `repeats` others
+    """Problems, candidates, labels and transcripts of an upload, each counted once (a file that `repeats` others
     counts not)."""
     counted = [shown for shown in previews if not shown.repeats]
     keys = ("problems", "candidates", "labels", "transcripts")
@@ -273,7 +273,7 @@ def unpack(
     into: Path,
     max_bytes: int = limits.UPLOAD_BYTES,
     max_entries: int = limits.UPLOAD_ENTRIES,
-) -> Batch:
+) -> Upload:
     """Write each upload (name, bytes) into `into`: a `.zip` unpacked into a folder of its name, any other file
     as it is. Two uploads of one name are refused, and so is an upload over `max_bytes` unpacked or
     `max_entries` files and folders, all its files and archives together."""
@@ -301,25 +301,25 @@ def unpack(
             paths.append(target)
     if not paths:
         raise InputError(", ".join(name for name, _ in uploads) or "the upload", "holds no files to import")
-    return Batch(into, _problems_first(paths))
+    return Upload(into, _problems_first(paths))
 
 
 @contextmanager
-def unpacked(uploads: list[tuple[str, bytes]]) -> Iterator[Batch]:
+def unpacked(uploads: list[tuple[str, bytes]]) -> Iterator[Upload]:
     """`unpack` into a temporary folder that is removed afterwards; InputErrors name files as uploaded."""
     with _temporary("upload") as root:
-        with _named_as_uploaded(Batch(root, [])):
+        with _named_as_uploaded(Upload(root, [])):
             yield unpack(uploads, into=root)
 
 
 @contextmanager
-def _named_as_uploaded(batch: Batch) -> Iterator[None]:
+def _named_as_uploaded(upload: Upload) -> Iterator[None]:
     try:
         yield
     except InputError as exc:
         errors = exc.errors if isinstance(exc, InputErrors) else [exc]
         raise InputErrors.of([
-            InputError(batch.name(e.path), e.message.replace(f"{batch.root}/", ""), record=e.record, field=e.field)
+            InputError(upload.name(e.path), e.message.replace(f"{upload.root}/", ""), record=e.record, field=e.field)
             for e in errors
         ]) from None
 
@@ -331,13 +331,13 @@ def _stored_fields(record: ProblemRecord | CandidateRecord | TranscriptRecord) -
     return {key: value for key, value in values.items() if value is not None}
 
 
-def preview(batch: Batch, *, format: str | None = None, options: ReadOptions | None = None) -> list[FilePreview]:
-    """Read and check every record of the batch, as an import would, and count what each file holds. Nothing
+def preview(upload: Upload, *, format: str | None = None, options: ReadOptions | None = None) -> list[FilePreview]:
+    """Read and check every record of the upload, as an import would, and count what each file holds. Nothing
     is stored; an import can still fail on what only the database knows (a conflict, a missing problem)."""
     options = options or ReadOptions()
     previews: list[FilePreview] = []
     errors: list[InputError] = []  # every bad file is told, not only the first
-    for path in batch.paths:
+    for path in upload.paths:
         try:
             name, parts = format or registry_name(path, options), read(path, format=format, options=options)
         except InputError as exc:
@@ -345,7 +345,7 @@ def preview(batch: Batch, *, format: str | None = None, options: ReadOptions | N
             continue
         for part in parts:
             try:
-                previews.append(_preview(batch, part, name))
+                previews.append(_preview(upload, part, name))
             except InputError as exc:
                 errors.append(exc)
     if errors:
@@ -353,8 +353,8 @@ def preview(batch: Batch, *, format: str | None = None, options: ReadOptions | N
     return previews
 
 
-def _preview(batch: Batch, part: ImportPart, name: str) -> FilePreview:
-    shown = FilePreview(batch.name(part.path), name)
+def _preview(upload: Upload, part: ImportPart, name: str) -> FilePreview:
+    shown = FilePreview(upload.name(part.path), name)
     for record in part.records:
         if isinstance(record, ProblemRecord):
             shown.problems += 1
@@ -378,8 +378,8 @@ def registry_name(path: Path, options: ReadOptions) -> str:
     return "table" if options.mapping else detect(path)
 
 
-def import_batch(
-    batch: Batch,
+def import_upload(
+    upload: Upload,
     *,
     engine: Engine,
     format: str | None = None,
@@ -387,13 +387,13 @@ def import_batch(
     update: bool = False,
     authorize: Callable[[Session], None] | None = None,
 ) -> ImportSummary:
-    """Import the batch in one transaction, exactly as `python -m annotator import` does with these files;
+    """Import the upload in one transaction, exactly as `python -m annotator import` does with these files;
     `authorize` runs first in that transaction (the page's check that its admin may still write)."""
     from annotator.import_export.importer import import_parts
 
-    parts = read_all(batch.paths, format=format, options=options or ReadOptions())
+    parts = read_all(upload.paths, format=format, options=options or ReadOptions())
     summary = import_parts(parts, engine=engine, update=update, authorize=authorize)
-    summary.files = [batch.name(path) for path in summary.files]
+    summary.files = [upload.name(path) for path in summary.files]
     return summary
 
 
@@ -411,5 +411,5 @@ def export_zip(format: str, *, engine: Engine, options: dict[str, Any] | None = 
     return buffer.getvalue()
 
 
-__all__ = ["Batch", "FilePreview", "clean_stale", "export_zip", "import_batch", "preview", "temporary_root", "totals",
+__all__ = ["FilePreview", "Upload", "clean_stale", "export_zip", "import_upload", "preview", "temporary_root", "totals",
            "unpack", "unpacked"]

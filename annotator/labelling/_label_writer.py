@@ -1,4 +1,4 @@
-"""The set-based work behind `labels.record_labels`, its only caller: what is stored for a batch of rows (read
+"""The set-based work behind `labels.record_labels`, its only caller: what is stored for a chunk of rows (read
 once, locked), the plan of writes and events built from it, and the candidates' resolved labels as one SQL
 statement (`_resolved_labels`: the majority and tie rules, and where the label comes from)."""
 
@@ -28,8 +28,8 @@ from annotator.database.queries import execute_many, ids_in
 from annotator.database.raw_rows import iter_raw_tuples
 from annotator.database.vocabulary import LabelSource
 
-# Candidates per statement. Their ids go as one bound value (`store.ids_in`), so no limit on bound parameters applies.
-_BATCH = 2000
+# Candidates per statement. Their ids go as one bound value (`queries.ids_in`), so no limit on bound parameters applies.
+_CHUNK = 2000
 _ANNOTATION, _ADJUDICATION, _CANDIDATE = Annotation.__table__, Adjudication.__table__, Candidate.__table__  # type: ignore[attr-defined]
 
 
@@ -55,7 +55,7 @@ class StoredRows(NamedTuple):
 
 def _chunks(ids: Collection[int]) -> list[list[int]]:
     ordered = sorted(set(ids))
-    return [ordered[start : start + _BATCH] for start in range(0, len(ordered), _BATCH)]
+    return [ordered[start : start + _CHUNK] for start in range(0, len(ordered), _CHUNK)]
 
 
 def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
@@ -72,8 +72,8 @@ def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
         session.execute(select(c.id).where(ids_in(c.id, chunk, dialect=dialect)).order_by(c.id).with_for_update())
     annotators = {row.annotator_id for row in rows if not row.decision}
     # By candidate only, the rows' annotators kept here (a candidate has a few labels): in an import's transaction
-    # PostgreSQL has no statistics of the labels it is adding, and given the annotator too it read them through
-    # the annotator's index, every label of that annotator so far for each batch (quadratic: an hour at 1M).
+    # PostgreSQL has no statistics of the labels it is adding, and given the annotator too it would read them
+    # through the annotator's index, every label of that annotator so far for each chunk (quadratic in the import).
     for chunk in _chunks([row.candidate_id for row in rows if not row.decision]):
         query = select(a.candidate_id, a.id, a.annotator_id, a.human_check, a.difficulty_eval, a.comment,
                        a.seconds_spent).where(ids_in(a.candidate_id, chunk, dialect=dialect))

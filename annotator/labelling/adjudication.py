@@ -153,7 +153,7 @@ def adjudicate(
 ) -> None:
     """Decide a candidate's label as a reviewer (or change that decision): a decision row through
     `labels.record_labels`, which appends the event and stores the candidate's resolved label with
-    `label_source` "adjudicated". Call inside `db.write_session()`.
+    `label_source` "adjudicated". Call inside `write_session()`.
 
     Another reviewer's decision is replaced only with `override`; else `DecidedMeanwhile` says whose it is (two
     reviewers on one dispute: the second learns of the first instead of silently replacing it)."""

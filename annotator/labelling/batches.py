@@ -30,7 +30,7 @@ from annotator.labelling.gold import is_gold
 from annotator.labelling.queue import complete, labels_per_candidate
 
 DEFAULT_DAYS = 14
-_IN_BATCH = 900
+_IN_CHUNK = 900
 _CHUNK = 500  # candidates read (and, on PostgreSQL, locked) at a time
 
 
@@ -173,7 +173,7 @@ def make_batches(
 ) -> Batches:
     """Hand candidates to `annotators` and claim them until the deadline (now + `days`).
 
-    Call inside `db.write_session()` (on SQLite, BEGIN IMMEDIATE makes "find and claim" atomic against the
+    Call inside `write_session()` (on SQLite, BEGIN IMMEDIATE makes "find and claim" atomic against the
     browser queue). Raises `BatchError` for bad arguments, unknown or disabled annotators, or an `overlap`
     beyond `labels_per_candidate`.
     """
@@ -217,8 +217,8 @@ def make_batches(
 def sheet_rows(session: Session, *, candidate_ids: Sequence[int]) -> list[dict[str, Any]]:
     """The candidates' fields a sheet shows (see `annotator.labelling.batch_sheets.write_batch`), in the order given."""
     rows: dict[int, dict[str, Any]] = {}
-    for start in range(0, len(candidate_ids), _IN_BATCH):
-        query = candidates_query(order="id").where(Candidate.id.in_(candidate_ids[start : start + _IN_BATCH]))
+    for start in range(0, len(candidate_ids), _IN_CHUNK):
+        query = candidates_query(order="id").where(Candidate.id.in_(candidate_ids[start : start + _IN_CHUNK]))
         for row in iter_query(session, query):
             row["question"], row["ground_truth"] = original_question_and_answer(row)
             rows[row["id"]] = row

@@ -1,7 +1,7 @@
 """Listing candidates page by page for the browse page, and a candidate's label history.
 
 Reviewers and admins see everyone's labels, the resolved label, the label state (`LabelState`, from
-`store.label_state`, the words `stats` and the Overview use) and the number of labels; annotators see only
+`queries.label_state`, the words `stats` and the Overview use) and the number of labels; annotators see only
 their own labels (not the resolved label, the state or the count, which would show them what others decided).
 """
 

@@ -3,9 +3,9 @@
 Every label and every reviewer's decision is written by one function, `record_labels`, which takes a list: a
 keypress (`record_label`, a list of one), an import or an Excel batch (thousands), an adjudication (a decision
 row). It writes the labels, their events (the append-only history) and each touched candidate's resolved label
-in a few set-based statements per batch, and is the one place that says what a change is: a label or comment
+in a few set-based statements per chunk of rows, and is the one place that says what a change is: a label or comment
 that differs is an event, time spent adds up, and the resolved label and its provenance (`label_source`) are
-computed in SQL, one statement for all the touched candidates (`_label_rows`, the set-based work behind
+computed in SQL, one statement for all the touched candidates (`_label_writer`, the set-based work behind
 this module).
 
 A candidate's resolved label is kept on the candidate row (`label_count`, `human_check`, `difficulty_eval`,
@@ -75,13 +75,13 @@ class LabelConflict(ValueError):
 def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool = False,
                   keep_comments: bool = False) -> tuple[int, int]:
     """Record these labels and decisions: the labels, their events and the touched candidates' resolved labels,
-    in a few set-based statements per batch. Returns (added, updated) labels and decisions.
+    in a few set-based statements per chunk of rows. Returns (added, updated) labels and decisions.
 
     A row equal to what is stored (label and comment) changes nothing but adds its `seconds_spent`. One that
     differs is an "update" event (a comment alone too) and, unless `replace`, a `LabelConflict`; a decision
     conflicts when another reviewer's is stored. With `keep_comments` a row without a comment keeps the stored
     one (an import names only the comments it has); else it clears it (a keypress says the whole label). Call
-    inside `db.write_session()`; a (candidate, annotator) pair, and a candidate among decisions, at most once.
+    inside `write_session()`; a (candidate, annotator) pair, and a candidate among decisions, at most once.
     """
     for row in rows:
         pair = (row.human_check, row.difficulty_eval)
@@ -110,7 +110,7 @@ def record_label(
     seconds_spent: float | None = None,
 ) -> None:
     """One annotator's label on one candidate as they gave it (a keypress): `record_labels` with one row, a
-    change replacing the stored label, no comment clearing one. Call inside `db.write_session()`."""
+    change replacing the stored label, no comment clearing one. Call inside `write_session()`."""
     row = LabelRow(candidate_id, annotator_id, human_check, difficulty_eval, comment, seconds_spent)
     record_labels(session, rows=[row], replace=True)
 
@@ -133,7 +133,7 @@ def label_rows(
 
 def label_frame(session: Session, *, system_annotators: Collection[str] = ()) -> Any:
     """`label_rows` as a pandas DataFrame (columns item, annotator, human_check, difficulty_eval, seconds, rows
-    in the same order), read in bulk (`driver_rows.read_frame`): the Team page's millions of labels."""
+    in the same order), read in bulk (`raw_rows.read_frame`): the Team page's millions of labels."""
     query = _labels_query(Annotation.annotator_id, data_source=None, rewrite_type=None,
                           system_annotators=system_annotators)
     frame = read_frame(session, query.with_only_columns(
@@ -164,7 +164,7 @@ def activity(session: Session) -> dict[str, dict[str, Any]]:
     labels per day (`{"labels", "seconds", "per_hour", "per_day": {date: n}}`)."""
     day = func.date(Annotation.created_at)
     # Grouped by the label's own columns, then named: grouped by the joined name, PostgreSQL expects a group per
-    # label and sorts millions of rows on disk (5 s at 3 million labels, against 1.6 s hashed).
+    # label and sorts millions of rows on disk instead of hashing them.
     per_day = (
         select(Annotation.annotator_id, day.label("day"), func.count().label("n"),
                func.sum(Annotation.seconds_spent).label("seconds"))

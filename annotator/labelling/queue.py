@@ -12,7 +12,7 @@ has more than N annotators labelling or holding one candidate, so two people do 
 An annotator holds at most one browser claim, which is also how a reloaded page resumes on the same
 candidate; the claims of an Excel batch (`annotator.labelling.batches`, `CandidateClaim.batch` set) count the same
 way but are left alone by the browser queue, and their candidates are not offered to their holder here.
-Call the functions that write inside `db.write_session()` (on SQLite that is `BEGIN IMMEDIATE`, which
+Call the functions that write inside `write_session()` (on SQLite that is `BEGIN IMMEDIATE`, which
 makes "find the next one and claim it" atomic; on PostgreSQL the candidate row is locked with
 `FOR UPDATE SKIP LOCKED` and checked again under the lock).
 """

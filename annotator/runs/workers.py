@@ -6,12 +6,11 @@ a run with the kind's own `execute`, which finds it claimed by this process (`li
 items already kept are skipped and answered requests come from the call cache, so a takeover re-asks nothing that
 was answered and stored.
 
-A run whose holder ran on this machine is dead as soon as that process has ended (`holders`: its pid and start time);
-elsewhere liveness is the heartbeat, so workers may run on any machine that reaches the database.
-A `Heartbeat` thread writes the worker's row and its run's `heartbeat_at` every `heartbeat_every()` seconds,
-whatever the run's event loop is doing; the run's counters carry a heartbeat too (`RunProgress.save`), and that
-is how a cancel request reaches the run, wherever it runs. A worker that finds its run held by another (it was
-silent too long) stops working on it (`RunProgress.save` returns True) and writes nothing more to it.
+Liveness is the heartbeat (or, on this machine, the holder's process: `holders`), so workers may run on any
+machine that reaches the database. A `Heartbeat` thread writes the worker's row and its run's `heartbeat_at`
+every `heartbeat_every()` seconds, whatever the run's event loop is doing; the run's counters carry a heartbeat
+too (`RunProgress.save`), which is how a cancel request reaches the run and how a worker learns that another
+took its run over (then it writes nothing more to it).
 
 A big job is split into parts (`parts`), each a run that any worker claims: several workers take one job's parts at
 once. A process asked to execute the job itself (`worker --run-id JOB`, the kind's command, `splittable`) claims its

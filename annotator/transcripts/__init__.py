@@ -1,12 +1,13 @@
 """Transcripts: model answers on the evaluation set (collected or imported), judged, reviewed, reported.
 
-Items are ReliableMath's A set (solvable problems) and U set (vetted candidates); see `items`. The judge is
-`judge` (one response; `answers`, `equivalence` and `deadline` are its parts); `verdicts.judge_transcripts`
-judges stored transcripts and stores the verdicts; `storing` stores imported ones; `report` counts them. People
-review the judge's verdicts in `review`. Collecting answers (`collect`) loads the LLM client: import it directly.
+Items are ReliableMath's A set (solvable problems) and U set (vetted candidates); see `evaluation_set`. The
+judge is `judge.rules` (one response; `answers`, `equivalence` and `deadline` are its parts);
+`judge.verdicts.judge_transcripts` judges stored transcripts and stores the verdicts; `collect.storing` stores
+imported ones; `report` counts them. People review the judge's verdicts in `review`. Collecting answers
+(`collect.evaluate`) loads the LLM client: import it directly.
 
 The names below are loaded when first asked for (PEP 562), not when the package is: `report` in a fresh
-process (the CLI's) then loads neither the review nor the judge's modules (about 50 ms of its start-up).
+process (the CLI's) then loads neither the review nor the judge's modules, which keeps its start-up short.
 """
 
 from __future__ import annotations

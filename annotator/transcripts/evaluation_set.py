@@ -21,7 +21,7 @@ from annotator.database.vocabulary import SOLVABLE_BY_DESIGN
 from annotator.labelling.queue import labels_per_candidate, vetted
 
 ItemSet = Literal["vetted", "all"]
-_IN_BATCH = 900
+_IN_CHUNK = 900
 
 
 @dataclass(frozen=True)
@@ -161,8 +161,8 @@ def items_by_data_id(session: Session, *, data_ids: Collection[str]) -> dict[str
     wanted = set(data_ids)
     found: dict[str, Item] = {}
     ids = sorted(wanted)
-    for start in range(0, len(ids), _IN_BATCH):
-        chunk = ids[start : start + _IN_BATCH]
+    for start in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[start : start + _IN_CHUNK]
         query = queries.candidates_query(columns=_ITEM_CANDIDATE_COLUMNS, order="id")
         query = query.where(Candidate.data_id.in_(chunk))
         for row in session.execute(query):
@@ -172,8 +172,8 @@ def items_by_data_id(session: Session, *, data_ids: Collection[str]) -> dict[str
         source, _, position = data_id.rpartition("_")
         if source and position.isdigit():
             problem_keys.append((source, int(position)))
-    for start in range(0, len(problem_keys), _IN_BATCH):
-        chunk_keys = problem_keys[start : start + _IN_BATCH]
+    for start in range(0, len(problem_keys), _IN_CHUNK):
+        chunk_keys = problem_keys[start : start + _IN_CHUNK]
         query = select(*queries.PROBLEM_COLUMNS).where(tuple_(Problem.data_source, Problem.position).in_(chunk_keys))
         for row in session.execute(query):
             if _answerable(row.extra):
@@ -188,7 +188,7 @@ def with_items(
     """The rows of `query` (e.g. reviewed transcripts), each with the item its `data_id` column names, in the
     query's order; rows naming no item are left out. The same items as `items_by_data_id`, read in one statement
     with the rows (their candidates joined on `data_id`, one index lookup each, instead of thousands of ids sent
-    back in batches); only ids naming no candidate (solvable problems, or nothing) are looked up after."""
+    back in chunks); only ids naming no candidate (solvable problems, or nothing) are looked up after."""
     own = len(query.selected_columns)
     joined = (
         query.add_columns(*_ITEM_CANDIDATE_COLUMNS)

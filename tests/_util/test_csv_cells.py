@@ -1,4 +1,4 @@
-"""CSV cells a spreadsheet cannot run (issue 17, item 3): text starting with = + - @ tab or CR gets a `'`,
+"""CSV cells a spreadsheet cannot run: text starting with = + - @ tab or CR gets a `'`,
 numbers stay numbers, and reading our own CSV gives every text back exactly, including text that really starts
 with `'=`."""
 

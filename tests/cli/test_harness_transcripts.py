@@ -1,4 +1,4 @@
-"""Transcripts from the harnesses through the command line (issue 20 item 4): `import` of lm-eval samples with
+"""Transcripts from the harnesses through the command line: `import` of lm-eval samples with
 `--id-map`, `--model` and `--prompt`, of a Batch API output file, then `export --format inspect`."""
 
 from __future__ import annotations

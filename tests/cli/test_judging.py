@@ -148,7 +148,7 @@ def test_report_by_rewrite_type_and_the_most_disagreed_items(tmp_path: Path) -> 
 
 def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
     """`report` reads over `annotator.database.light_tables` on a Core connection: its start-up loads neither SQLModel,
-    SQLAlchemy's ORM nor the table classes (a third of its second on a leaderboard, issue 20), and its rows and the rule
+    SQLAlchemy's ORM nor the table classes, and its rows and the rule
     sets' disagreements are those an ORM session reads, reviews and several samples included, on each backend."""
     from sqlalchemy import update
 

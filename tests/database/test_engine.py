@@ -88,7 +88,7 @@ def _indexes(conn: object, table: str) -> list[dict]:
 
 
 def test_head_revision_names_the_newest_migration(sqlite_engine: Engine) -> None:
-    """`db.HEAD_REVISION` lets an up-to-date database skip Alembic; it must be the scripts' one head."""
+    """`HEAD_REVISION` lets an up-to-date database skip Alembic; it must be the scripts' one head."""
     assert ScriptDirectory.from_config(_alembic_config(sqlite_engine)).get_heads() == [HEAD_REVISION]
 
 

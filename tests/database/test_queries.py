@@ -19,7 +19,7 @@ RAW_EVENTS = text('SELECT candidate_id, annotator_id, action, old, new, "at" FRO
 
 
 def _events(candidate_ids: list[int], annotator_id: int, *, note: str) -> list[dict[str, object]]:
-    now = utcnow()  # one object for the whole batch, as an import passes it
+    now = utcnow()  # one object for the whole chunk, as an import passes it
     return [
         {"candidate_id": candidate_id, "annotator_id": annotator_id, "at": now, "action": "create", "old": None,
          "new": {"human_check": 1, "difficulty_eval": i % 2, "comment": f"{note} é {i}", "x": 1.0}}
@@ -49,7 +49,7 @@ def test_rows_are_stored_exactly_as_sqlalchemy_stores_them(engine: Engine) -> No
     assert {row.at for row in stored[3:]} == {ours[0]["at"]}
 
 
-def test_an_update_with_a_named_key_and_an_empty_batch(engine: Engine) -> None:
+def test_an_update_with_a_named_key_and_no_rows(engine: Engine) -> None:
     candidate_ids = add_candidates(engine, 4)
     table = Candidate.__table__
     statement = update(table).where(table.c.id == bindparam("b_id"))

@@ -1,4 +1,4 @@
-"""Annotate's progress bars in real headless Chromium, keyboard only (issue 18, item 4): a decision key moves
+"""Annotate's progress bars in real headless Chromium, keyboard only: a decision key moves
 my bar and the project's, and the count of what is left, at once."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fresh figures in real headless Chromium, keyboard only (issue 18, item 3): labels imported through the CLI a
+"""Fresh figures in real headless Chromium, keyboard only: labels imported through the CLI a
 moment before Team is opened are in its figures, and "Recompute now" recomputes them at once."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A hostile dataset in real headless Chromium (issue 17, item 2): links, images and HTML pointing at a local
+"""A hostile dataset in real headless Chromium: links, images and HTML pointing at a local
 server that records every request, Streamlit directives, emoji and icon codes, math with blank lines and
 `\\href`, in a question, a rewritten question and condition, an unsolvable reason, a comment, a review tag
 and a model response. Annotate, Browse, Review and Adjudicate show all of it as text: no request reaches the

@@ -1,4 +1,4 @@
-"""Data in and out from the browser (issue 12, Must show), in real headless Chromium against `streamlit run`:
+"""Data in and out from the browser, in real headless Chromium against `streamlit run`:
 the ReliableMath release uploaded through the file input, previewed and imported, with the same `stats --json`
 as the command line's import; its `.zip` download byte for byte equal to `export --format reliablemath`; a bad
 file's one-line error with nothing stored; the Overview's charts drawn; an admin page's address opened signed

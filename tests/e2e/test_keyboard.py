@@ -1,4 +1,4 @@
-"""The keyboard never gets stuck, in real headless Chromium (issue 18, item 1; `ui.keys.keyboard`).
+"""The keyboard never gets stuck, in real headless Chromium (`ui.keys.keyboard`).
 
 On Annotate, Review and Adjudicate: Tab into the comment, type it (decision keys in it are text), `Esc`, one
 key: the decision and the comment are saved exactly as typed. A sidebar filter chosen by keyboard (Tab, type,

@@ -1,4 +1,4 @@
-"""The release download honours the page's "include incomplete" checkbox (issue 17, item 1), in real headless
+"""The release download honours the page's "include incomplete" checkbox, in real headless
 Chromium against `streamlit run`: with labels_per_candidate = 2, a candidate with one label of human_check = 1
 is left out of `reliablemath.zip` and its manifest says so; ticked, the zip holds it and names that rule."""
 

@@ -1,4 +1,4 @@
-"""The Report's most-disagreed items in real headless Chromium (issue 20, item 5): an item chosen with the
+"""The Report's most-disagreed items in real headless Chromium: an item chosen with the
 keyboard opens both models' responses side by side, hostile model text shown as text (no request, link,
 image or styling from it)."""
 

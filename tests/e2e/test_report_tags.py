@@ -1,4 +1,4 @@
-"""The Report's hallucination tags chart in real headless Chromium (issue 18, item 5): a model and tag chosen
+"""The Report's hallucination tags chart in real headless Chromium: a model and tag chosen
 with the keyboard open Review on exactly those transcripts, its filters showing the choice."""
 
 from __future__ import annotations

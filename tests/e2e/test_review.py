@@ -1,6 +1,6 @@
 """The Review page in real headless Chromium: ten transcripts reviewed with the keyboard only (overrides,
 Enter agreeing with the judge, tag toggles, a comment), then the events and effective verdicts checked in the
-database exactly as pressed (issue 10, item 4; verdicts S/R/F as in ReliableMath Table 1)."""
+database exactly as pressed (verdicts S/R/F as in ReliableMath Table 1)."""
 
 from __future__ import annotations
 

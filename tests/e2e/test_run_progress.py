@@ -1,4 +1,4 @@
-"""A run's progress in real headless Chromium (issue 18, item 4): Evaluate shows the run's progress within
+"""A run's progress in real headless Chromium: Evaluate shows the run's progress within
 seconds of Start, its log while it works, and the "Run N started" banner goes when the run ends."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.e2e
 
 PASSWORD = ADMIN_PASSWORD
 # From the press of Start to the first progress on the page: the run's process starts (Python and its
-# imports, seconds on a loaded 2-core machine), claims the run, writes its total; the page looks every 2 s.
+# imports, seconds on a loaded machine), claims the run, writes its total; the page looks every 2 s.
 SECONDS = 15
 
 

@@ -1,5 +1,5 @@
 """Starting a run in real headless Chromium: a double click on Start run starts exactly one run, and a later
-press with the same settings while it runs is refused with a message (issue 17, item 8)."""
+press with the same settings while it runs is refused with a message."""
 
 from __future__ import annotations
 

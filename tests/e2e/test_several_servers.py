@@ -1,4 +1,4 @@
-"""Several app servers on one PostgreSQL behave as one app (issue 21, item 2): two `streamlit run server.py`
+"""Several app servers on one PostgreSQL behave as one app: two `streamlit run server.py`
 processes on different ports and two `python -m annotator worker` processes on one throwaway database, driven
 through real headless Chromium. Sign-ins, claims, run progress and the Team figures go through the database: the
 sign-in cookie's one-time code is redeemed by the other server, two annotators on two servers are never handed

@@ -1,8 +1,8 @@
 """Sixteen annotators at once in real headless Chromium, against one database (SQLite file and PostgreSQL).
 
 As a new team would: everyone signs in at the same moment, then labels with the keyboard, each pressing the
-first key as soon as their first candidate is on the page (a key pressed before Streamlit had mounted the
-buttons used to be lost: `ui.ready`). Afterwards, in the database: every key pressed is
+first key as soon as their first candidate is on the page (a key pressed before Streamlit has mounted the
+buttons must not be lost: `ui.ready`). Afterwards, in the database: every key pressed is
 exactly one saved label, and with `labels_per_candidate` 1 no candidate went to two people.
 """
 

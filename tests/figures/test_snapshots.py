@@ -117,7 +117,7 @@ def test_a_look_waits_for_the_new_figures_another_server_is_computing(engine: En
 
 
 def test_figures_that_took_long_to_compute_are_not_waited_for(engine: Engine, label) -> None:  # type: ignore[no-untyped-def]
-    # Issue 21 item 3: at a million candidates Team's figures take seconds; a stale look shows the stored ones at
+    # On a big database Team's figures take seconds; a stale look shows the stored ones at
     # once (marked as being recomputed) instead of waiting its patience on every look.
     label()
     a = Server(engine, patience=60)

@@ -242,8 +242,8 @@ def test_changed_label_is_a_conflict_and_update_records_an_event(loaded: tuple[s
 
 
 def test_a_corrected_comment_is_a_conflict_and_update_stores_it(loaded: tuple[str, Path], tmp_path: Path) -> None:
-    """A comment is part of the label: a corrected one needs --update, which stores it as an "update" event (it
-    used to be dropped silently); a sheet without comments leaves the stored ones alone."""
+    """A comment is part of the label: a corrected one needs --update, which stores it as an "update" event (never
+    dropped silently); a sheet without comments leaves the stored ones alone."""
     url, db = loaded
     first = write_json(tmp_path / "first.json", [sheet_row(comment="y is free")])
     assert run_cli(url, "import", "--annotator", "ann", str(first)).returncode == 0
@@ -268,7 +268,7 @@ def test_a_corrected_comment_is_a_conflict_and_update_stores_it(loaded: tuple[st
         == [("create", None, "y is free"), ("update", "y is free", "y is never given")]
 
 
-# -- sheets at scale, on both backends (issue 21 item 3) ----------------------------------------------------------
+# -- sheets at scale, on both backends ----------------------------------------------------------------------------
 
 SHEET_KINDS = [("remove", 1), ("remove", 2), ("contradict", 1)]
 
@@ -293,12 +293,12 @@ def _import(engine: Engine, *paths: Path, annotator: str) -> importer.ImportSumm
     return importer.import_parts(read_all(list(paths), options=ReadOptions(annotator=annotator)), engine=engine)
 
 
-def test_sheets_of_several_batches_put_every_row_on_its_problem_candidate_and_label(
+def test_sheets_of_several_chunks_put_every_row_on_its_problem_candidate_and_label(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The ids the INSERTs return are matched to their rows: every candidate on the problem its data_id names,
-    every label on its candidate, over many batches and two data sources, on SQLite and PostgreSQL."""
-    monkeypatch.setattr(importer, "BATCH_SIZE", 7)
+    every label on its candidate, over many chunks and two data sources, on SQLite and PostgreSQL."""
+    monkeypatch.setattr(importer, "CHUNK_SIZE", 7)
     first, second = _sheet(tmp_path / "a1.jsonl", 60, seed=1), _sheet(tmp_path / "a2.jsonl", 60, seed=2)
     summary = _import(engine, first, annotator="a1")
     assert (summary.problems_added, summary.candidates_added, summary.labels_added) == (40, 60, 60)
@@ -340,9 +340,9 @@ def test_a_bad_second_sheet_rolls_the_first_back_on_both_backends(engine: Engine
 def test_on_postgresql_the_records_stream_through_the_import(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """PostgreSQL: a few batches of records are alive at once however long the file (constant memory); SQLite
+    """PostgreSQL: a few chunks of records are alive at once however long the file (constant memory); SQLite
     reads every file before its write lock, so all are."""
-    monkeypatch.setattr(importer, "BATCH_SIZE", 10)
+    monkeypatch.setattr(importer, "CHUNK_SIZE", 10)
     alive = {"now": 0, "peak": 0}
 
     def gone() -> None:
@@ -362,15 +362,15 @@ def test_on_postgresql_the_records_stream_through_the_import(
     if engine.dialect.name == "sqlite":
         assert alive["peak"] == 300
     else:
-        assert alive["peak"] <= 3 * importer.BATCH_SIZE
+        assert alive["peak"] <= 3 * importer.CHUNK_SIZE
 
 
 def test_a_problem_stored_earlier_in_the_import_is_compared_with_what_was_stored(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Problems made from sheet rows are stored batch by batch and not kept in memory: a later record of the same
+    """Problems made from sheet rows are stored chunk by chunk and not kept in memory: a later record of the same
     problem is compared with the stored one (unchanged, or a conflict naming the field; --update replaces it)."""
-    monkeypatch.setattr(importer, "BATCH_SIZE", 5)
+    monkeypatch.setattr(importer, "CHUNK_SIZE", 5)
     sheet = _sheet(tmp_path / "a1.jsonl", 30, seed=1)
     same = tmp_path / "same.jsonl"
     # A flat table's first problem of a data source is its position 0.

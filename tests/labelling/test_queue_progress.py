@@ -1,4 +1,4 @@
-"""The queue's progress figures (issue 18, item 4): counted afresh, and kept up to date after each decision
+"""The queue's progress figures: counted afresh, and kept up to date after each decision
 without counting, on SQLite and PostgreSQL."""
 
 from __future__ import annotations

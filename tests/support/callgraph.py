@@ -1,7 +1,7 @@
 """Which functions write to the database, read from the source (AST), for the layout tests.
 
 A function writes when it opens a write transaction (`write_session`, a page's `page_write`) or calls, directly
-or through other functions, a function of the core that does (`load_demo(engine)`, `transfer.import_batch`).
+or through other functions, a function of the core that does (`load_demo(engine)`, `uploads.import_upload`).
 Calls are resolved through each module's imports; a method call on an object (`session.add`) is not followed,
 so only module-level functions of our own count.
 """

@@ -1,4 +1,4 @@
-"""Dataset and model text as text plus math (issue 17, item 2): hostile strings, a property test over generated
+"""Dataset and model text as text plus math: hostile strings, a property test over generated
 text, and a check that pages pass data to Markdown-rendering calls only through `ui.markdown`.
 
 The output is parsed with markdown-it-py (CommonMark, tables, strikethrough, linkify, dollar math), a stand-in

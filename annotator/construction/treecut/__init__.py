@@ -1,31 +1,19 @@
 """TreeCut: answerable / unanswerable word-problem pairs from random trees, and an exact solvability check.
 
-The generator follows Algorithms 1 and 2 of the TreeCut paper's Appendix A (Ouyang 2025): sample a price
-for each variable (in [5, 15] for the food theme), build a tree whose path root -> x_1 -> ... -> x_ansDepth
-ends at the questioned variable, attach the remaining variables to random nodes (the root included),
-collect the edges breadth first, give each edge a linear formula (an edge from the root is a given price),
-order the formulas (forward / backward / random) and render them with the Appendix A templates. Where the
-reference generator is more specific it is followed: coefficient sign patterns (+,+), (+,-), (-,+) (the
-paper's literal draw stays available, `coefficients="paper"`), composite names from two places and
-ceil(numVars/2) items, its wording, and its outfit theme. The unanswerable counterpart is the same problem
-without the formula of the edge (x_{ansDepth-cutDepth-1}, x_{ansDepth-cutDepth}).
+The generator follows Algorithms 1 and 2 of the TreeCut paper's Appendix A (Ouyang 2025): a tree of linear
+formulas over priced variables whose path from the root ends at the questioned variable, rendered with the
+Appendix A templates; where the reference generator is more specific (coefficient signs, composite names, its
+wording and outfit theme) it is followed, the paper's literal draw kept as `coefficients="paper"`. The
+unanswerable counterpart is the same problem without the formula of one edge on that path (`cutDepth`).
 
-The check does not trust the generator: it parses the problem text back into linear equations (every
-template, simple and composite names) and walks the equation graph, writing each variable of a connected
-component as an affine function `(P + Q t) / D` of one free parameter `t` with integer P, Q, D; every
-equation that is not a tree edge pins `t` (or is redundant, or contradicts). The value of the questioned
-variable is then a `fractions.Fraction`, or undetermined. The work is linear in the number of formulas.
+The check does not trust the generator: it parses the problem text back into linear equations and solves them
+exactly, each connected component's variables as affine functions of one free parameter with integer
+coefficients, so the questioned variable is a `fractions.Fraction` or undetermined, in time linear in the formulas.
 
-Where each part lives:
-- `themes`: the item names, places and prices of a theme (`THEMES`, `Theme`, `Name`, `get_theme`, `theme_names`,
-  `sample_names`);
-- `params`: the generation parameters (`Params`, `ORDERS`) and the file names that carry them (`parse_file_name`);
-- `render`: one formula as a template sentence (`render_formula`, `ROOT`);
-- `generate`: Algorithms 1 and 2 (`Pair`, `generate_pair`, `generate_pairs`, `COEFFICIENT_MODES`);
-- `parse`: problem text -> linear equations (`parse_sentence`, `split_problem`, `parse_problem`, `Equation`);
-- `check`: the exact check (`solve`, `check_problem`, `Verdict`, `answer_agrees`, `unsolvable_reason`);
-- `files`: the two JSONL files of generated pairs and the seed beside them (`write_pairs`, `generation_file`).
-Reading TreeCut files into the database is `annotator.import_export.formats.treecut`, not this package.
+Modules: `themes` (names, places, prices), `params` (generation parameters and the file names carrying them),
+`render` (a formula as a sentence), `generate` (`generate_pairs`), `parse` (text -> equations), `check`
+(`check_problem`, `solve`), `files` (`write_pairs`). Reading TreeCut files into the database is
+`annotator.import_export.formats.treecut`.
 """
 
 from __future__ import annotations

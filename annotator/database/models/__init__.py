@@ -116,7 +116,7 @@ class Candidate(SQLModel, table=True):
         Index("ix_candidate_source_type", "data_source", "rewrite_type"),
         # What the transcript report joins of every candidate: read from this index, not the wide rows.
         Index("ix_candidate_report", "id", "data_source", "rewrite_type", "difficulty_eval"),
-        # Every column the Overview's counts and the label state read (`stats`, `store.label_state`): they count
+        # Every column the Overview's counts and the label state read (`stats`, `queries.label_state`): they count
         # the candidates off this index alone, not the table with its texts.
         Index("ix_candidate_state", "data_source", "rewrite_type", "status", "label_source", "label_count",
               "human_check", "difficulty_eval"),

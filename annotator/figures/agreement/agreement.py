@@ -58,7 +58,7 @@ def agreement(
 
 
 def _frame(rows: Iterable[tuple[Hashable, str, int, int | None, float | None]]) -> Any:
-    """The rows as a frame, column by column: pandas' row-wise construction costs seconds at 3 million labels."""
+    """The rows as a frame, column by column: pandas' row-wise construction is slow on millions of labels."""
     import pandas as pd
 
     rows = rows if isinstance(rows, list) else list(rows)

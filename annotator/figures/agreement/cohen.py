@@ -18,7 +18,7 @@ def cohen(a: np.ndarray, b: np.ndarray, categories: Sequence[int]) -> tuple[floa
     """Cohen's kappa of two label vectors of equal length (no missing values), or None and why.
 
     Computed from the confusion matrix here rather than with `sklearn.metrics.cohen_kappa_score`, whose
-    input checks cost 4 ms a call (hundreds of annotator pairs); the tests check both agree.
+    input checks are costly on every call (one call per annotator pair: hundreds); the tests check both agree.
     """
     if not len(a):
         return None, NO_SHARED

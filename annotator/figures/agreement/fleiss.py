@@ -1,7 +1,7 @@
 """Fleiss' kappa (Fleiss 1971, "Measuring nominal scale agreement among many raters", Eq. 2-9). It needs the same
 number of raters on every item: it runs over the items with the most common number of raters (two or more), and
 reports that number (`fleiss_raters`). Computed here (a few lines of numpy) rather than with statsmodels, whose
-import costs over a second and which, with scipy, would be 200 MB of runtime install for this one call; the tests
+import is slow and which, with scipy, would be a large runtime install for this one call; the tests
 check it against `statsmodels.stats.inter_rater.fleiss_kappa`."""
 
 from __future__ import annotations

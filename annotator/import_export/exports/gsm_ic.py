@@ -48,7 +48,7 @@ def gsm_ic_record(*, original_question: str, new_question: str, answer: Any, inf
 
 
 def record_from(candidate: dict[str, Any]) -> dict[str, Any]:
-    """The GSM-IC record of a candidate row (`store.iter_candidates`)."""
+    """The GSM-IC record of a candidate row (`queries.iter_candidates`)."""
     question, answer = original_question_and_answer(candidate)
     return gsm_ic_record(
         original_question=question,

@@ -18,7 +18,7 @@ from annotator._util.csv_cells import DictWriter
 
 FILE_FORMATS = ("jsonl", "csv", "parquet")
 KINDS = ("string", "int", "float", "bool", "time")
-PARQUET_BATCH = 5000  # rows per Parquet row group
+PARQUET_CHUNK = 5000  # rows per Parquet row group
 _JSONL_BUFFER = 20_000  # pieces of text gathered before a write
 
 
@@ -127,14 +127,14 @@ def _write_parquet(path: Path, rows: Iterable[dict[str, Any]], columns: Mapping[
              "time": pa.timestamp("us", tz="UTC")}
     schema = pa.schema([(name, types[kind]) for name, kind in columns.items()])
     count = 0
-    batch: list[dict[str, Any]] = []
+    chunk: list[dict[str, Any]] = []
     with pq.ParquetWriter(path, schema) as writer:
         for row in rows:
-            batch.append(row)
+            chunk.append(row)
             count += 1
-            if len(batch) >= PARQUET_BATCH:
-                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-                batch.clear()
-        if batch or count == 0:  # an empty table still has its schema
-            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+            if len(chunk) >= PARQUET_CHUNK:
+                writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
+                chunk.clear()
+        if chunk or count == 0:  # an empty table still has its schema
+            writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
     return count

@@ -221,8 +221,8 @@ def parquet_rows(path: Path) -> Iterator[Row]:
     except Exception as exc:  # pyarrow raises several types for a broken file
         raise InputError(str(path), f"invalid Parquet file: {exc}") from None
     number = 0
-    for batch in parquet.iter_batches(batch_size=2048):
-        for obj in batch.to_pylist():
+    for chunk in parquet.iter_batches(batch_size=2048):
+        for obj in chunk.to_pylist():
             number += 1  # from 1, as every reader counts
             yield Location(str(path), f"row {number}"), obj
     if number == 0:

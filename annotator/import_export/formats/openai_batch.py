@@ -1,5 +1,6 @@
 """OpenAI Batch API output files: JSONL, one line per request, `{"id", "custom_id", "response": {"status_code",
 "request_id", "body"}, "error"}` (the batch's `output_file_id`, or its `error_file_id`, downloaded as it is).
+"Batch" here is OpenAI's name for a job of requests, kept as OpenAI spells it; it is not an Excel batch.
 
 The `custom_id` (the caller's id for a request) says what was asked: `DATA_ID`, `DATA_ID/PROMPT` or
 `DATA_ID/PROMPT/SAMPLE` (SAMPLE a whole number, default 0); `--prompt` names the prompt for every line instead,

@@ -9,7 +9,7 @@
   repeated call is answered from the database, identical calls in flight are sent once, and a completed
   call is committed before it is handed back, so a killed run never pays for it again.
 
-All database work of a run happens on one thread (`Database`), batched into few short transactions, so
+All database work of a run happens on one thread (`Database`), gathered into few short transactions, so
 the event loop is free to keep `concurrency` requests in flight; `PrioritySlots` hands free request
 slots to the most urgent waiter first.
 

@@ -100,7 +100,7 @@ class LLMClient:
         key = call_key(config.model, messages, self._params[role])
         pending = self._inflight.get(key)
         if pending is None:
-            # A cache hit is answered in this coroutine (one batched lookup, no task of its own).
+            # A cache hit is answered in this coroutine (one shared lookup, no task of its own).
             cached = await self.db.cached_call(key)
             if cached is None and key in self._stored:  # stored by us after the lookup's query ran
                 cached = await self.db.cached_call(key)

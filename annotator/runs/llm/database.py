@@ -1,4 +1,4 @@
-"""A run's database work on one thread: call-cache lookups batched into IN-queries, writes into group commits."""
+"""A run's database work on one thread: call-cache lookups gathered into IN-queries, writes into group commits."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ _LOOKUP_CHUNK = 500
 
 
 class Database:
-    """Runs a run's database work on one thread: reads batched into IN-queries, writes into group commits.
+    """Runs a run's database work on one thread: reads gathered into IN-queries, writes into group commits.
 
     `write(fn)` and `store_call(row)` return once the transaction holding them has committed. Writes queued
     while a commit is running go into the next transaction together (the call-cache rows as one
-    executemany); if a batch fails, its items are retried one by one so a bad item cannot take the others
+    executemany); if a group commit fails, its items are retried one by one so a bad item cannot take the others
     down with it.
     """
 
@@ -54,12 +54,12 @@ class Database:
 
     async def _write_loop(self) -> None:
         while self._writes:
-            batch, self._writes = self._writes, []
+            chunk, self._writes = self._writes, []
             try:
-                results = await self.run(self._commit, [item for item, _ in batch])
+                results = await self.run(self._commit, [item for item, _ in chunk])
             except BaseException as exc:  # noqa: BLE001  (e.g. the executor shut down): tell every waiter
-                results = [(False, exc)] * len(batch)
-            for (_, future), (ok, value) in zip(batch, results, strict=True):
+                results = [(False, exc)] * len(chunk)
+            for (_, future), (ok, value) in zip(chunk, results, strict=True):
                 if future.done():
                     continue
                 if ok:
@@ -100,16 +100,16 @@ class Database:
     async def _lookup_loop(self) -> None:
         await asyncio.sleep(0)  # let the other coroutines of this loop turn queue their keys
         while self._lookups:
-            batch, self._lookups = self._lookups, {}
+            chunk, self._lookups = self._lookups, {}
             try:
-                found = await self.run(self._fetch_calls, list(batch))
+                found = await self.run(self._fetch_calls, list(chunk))
             except Exception as exc:  # noqa: BLE001
-                for futures in batch.values():
+                for futures in chunk.values():
                     for future in futures:
                         if not future.done():
                             future.set_exception(exc)
                 continue
-            for key, futures in batch.items():
+            for key, futures in chunk.items():
                 for future in futures:
                     if not future.done():
                         future.set_result(found.get(key))

@@ -105,7 +105,7 @@ def create_run(session: Session, *, options: EvaluateOptions, created_by: str | 
 
 def select_jobs(session: Session, *, options: EvaluateOptions) -> tuple[list[Job], int, Selection]:
     """The requests still to make, in item order, how many items x samples have a transcript already, and the
-    items asked (`options.limit` of them in proportion, drawn with `options.seed`: `items.within_limit`)."""
+    items asked (`options.limit` of them in proportion, drawn with `options.seed`: `evaluation_set.within_limit`)."""
     collected = {(row.data_id, row.sample) for row in session.execute(
         select(Transcript.data_id, Transcript.sample)
         .where(Transcript.model == options.model.model, Transcript.prompt == options.prompt)

@@ -35,7 +35,7 @@ class EvaluateOptions:
     item_set: ItemSet = "vetted"
     samples: int = 1
     limit: int | None = None
-    seed: int = 0  # which items a limit takes (`items.within_limit`)
+    seed: int = 0  # which items a limit takes (`evaluation_set.within_limit`)
     concurrency: int = 8
     max_retries: int = 5
     backoff_base: float = 1.0

@@ -20,7 +20,7 @@ from annotator.transcripts.judge import verdicts
 from annotator.transcripts.judge.rules import DEFAULT_RULE, Question, final_pairs, final_text, judge_final, rule
 from annotator.transcripts.judge.verdicts import PairVerifier
 
-_IN_BATCH = 900
+_IN_CHUNK = 900
 _INSERT = insert(Transcript.__table__)
 Key = tuple[str, str, str, int]
 JUDGE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge", "rules_disagree")
@@ -33,7 +33,7 @@ def _where(record: TranscriptRecord) -> Location:
 
 def _existing_keys(session: Session, records: Sequence[TranscriptRecord]) -> set[Key]:
     """The keys among `records` that the database already holds (read by data_id within each (model, prompt) of
-    the batch, so a big import does not read back its own earlier batches of other models)."""
+    the chunk, so a big import does not read back its own earlier chunks of other models)."""
     wanted = {record.key for record in records}
     found: set[Key] = set()
     columns = (Transcript.data_id, Transcript.model, Transcript.prompt, Transcript.sample)
@@ -42,9 +42,9 @@ def _existing_keys(session: Session, records: Sequence[TranscriptRecord]) -> set
         groups.setdefault((record.model, record.prompt), set()).add(record.data_id)
     for (model, prompt), ids in groups.items():
         data_ids = sorted(ids)
-        for start in range(0, len(data_ids), _IN_BATCH):
+        for start in range(0, len(data_ids), _IN_CHUNK):
             query = select(*columns).where(Transcript.model == model, Transcript.prompt == prompt,
-                                           Transcript.data_id.in_(data_ids[start : start + _IN_BATCH]))
+                                           Transcript.data_id.in_(data_ids[start : start + _IN_CHUNK]))
             found.update(key for key in map(tuple, session.execute(query)) if key in wanted)
     return found  # type: ignore[return-value]
 
@@ -121,8 +121,8 @@ def insert_transcripts(
         for index, record in enumerate(records)
     ]
     # No RETURNING: a plain executemany is about half the cost on SQLite, and a row is found again by its key.
-    # The driver's own executemany (`store.execute_many`): SQLAlchemy's per-row parameter work was a quarter of
-    # an import's own CPU time (56,600 responses under cProfile: 2 s of 8).
+    # The driver's own executemany (`queries.execute_many`): SQLAlchemy's per-row parameter work would be a large
+    # share of an import's own CPU time.
     execute_many(session, _INSERT, rows)
     return len(rows)
 
@@ -144,13 +144,13 @@ EXPORT_COLUMNS = (
 
 
 def iter_transcripts(
-    session: Session, *, batch: int = 1000, columns: Sequence[Any] = (), by_model_and_prompt: bool = False
+    session: Session, *, chunk: int = 1000, columns: Sequence[Any] = (), by_model_and_prompt: bool = False
 ) -> Iterator[dict[str, Any]]:
     """Every transcript as its export row (`EXPORT_COLUMNS` and any other `columns`), by id (within each model and
     prompt with `by_model_and_prompt`), with `verdict` (the human's where given, else the judge's); streamed, so
     memory does not grow with the number of transcripts."""
     order = (Transcript.model, Transcript.prompt, Transcript.id) if by_model_and_prompt else (Transcript.id,)
-    query = select(*EXPORT_COLUMNS, *columns).order_by(*order).execution_options(yield_per=batch)
+    query = select(*EXPORT_COLUMNS, *columns).order_by(*order).execution_options(yield_per=chunk)
     for row in session.execute(query):
         values = row._asdict()
         values["verdict"] = values["human"] or values["judge"]
@@ -158,7 +158,7 @@ def iter_transcripts(
 
 
 class PendingTranscripts:
-    """The transcripts one import adds: stored in batches inside its transaction (duplicates across batches
+    """The transcripts one import adds: stored in chunks inside its transaction (duplicates across chunks
     refused), each judged (`DEFAULT_RULE`) as it is stored, so that a judging error stores nothing.
 
     math-verify is asked about the (gold, answer) pairs of every transcript the import will add (`upcoming`) at
@@ -169,10 +169,10 @@ class PendingTranscripts:
     Memory: each upcoming record's final text until it is stored, and at most `_JUDGED_MAX` judgements.
     """
 
-    def __init__(self, session: Session, *, batch_size: int, upcoming: Sequence[TranscriptRecord] = (),
+    def __init__(self, session: Session, *, chunk_size: int, upcoming: Sequence[TranscriptRecord] = (),
                  workers: Sequence[Executor] | None = None) -> None:
         self.session = session
-        self.batch_size = batch_size
+        self.chunk_size = chunk_size
         self.records: list[TranscriptRecord] = []
         self.seen: dict[Key, Location] = {}
         self.stored = 0
@@ -214,9 +214,9 @@ class PendingTranscripts:
             self._verifier.ask_pairs(pairs)
 
     def add(self, record: TranscriptRecord) -> int:
-        """Queue one; returns how many were stored now (a full batch is stored at once)."""
+        """Queue one; returns how many were stored now (a full chunk is stored at once)."""
         self.records.append(record)
-        return self.flush() if len(self.records) >= self.batch_size else 0
+        return self.flush() if len(self.records) >= self.chunk_size else 0
 
     def flush(self) -> int:
         """Store what is queued, with the verdicts known by now; returns how many."""
@@ -272,9 +272,9 @@ class PendingTranscripts:
                     .where(and_(*(table.c[name] == bindparam(f"_{name}") for name in _KEY_COLUMNS)))
                     .values({name: bindparam(name) for name in JUDGE_FIELDS})
                 )
-                for start in range(0, len(self._waiting), _UPDATE_BATCH):
+                for start in range(0, len(self._waiting), _UPDATE_CHUNK):
                     rows = []
-                    for key, (data_id, final) in self._waiting[start : start + _UPDATE_BATCH]:
+                    for key, (data_id, final) in self._waiting[start : start + _UPDATE_CHUNK]:
                         judged = self._judgement(data_id, final, known)
                         assert judged is not None  # every pair was asked and is answered now
                         rows.append({**dict(zip(_KEY_PARAMS, key)), **judged})
@@ -286,6 +286,6 @@ class PendingTranscripts:
 
 
 _JUDGED_MAX = 200_000
-_UPDATE_BATCH = 5000
+_UPDATE_CHUNK = 5000
 _KEY_COLUMNS = ("data_id", "model", "prompt", "sample")
 _KEY_PARAMS = tuple(f"_{name}" for name in _KEY_COLUMNS)

@@ -1,7 +1,7 @@
 """The judge's worker processes for an import, started while its files are still being read.
 
 A big import of transcripts asks math-verify about their (gold, answer) pairs in worker processes
-(`transcripts.verdicts.judge_workers`); each takes a second or so to load math-verify. They are started as soon as
+(`verdicts.judge_workers`); each takes a second or so to load math-verify. They are started as soon as
 the files read hold `verdicts.PARALLEL_MIN` transcripts, so that they load it while the rest is read, and are
 stopped when the import ends. Kept apart from `annotator.transcripts` so that an import without transcripts loads
 none of it.

@@ -1,5 +1,5 @@
 """The LLM judge: a judge run (`RunKind.judge`) asks a model to grade stored transcripts S / R / F with a
-one-line reason (the prompt and the strict reading of the reply: `judge_prompt`).
+one-line reason (the prompt and the strict reading of the reply: `llm_prompt`).
 
 A judge is the rule "llm", a model and a prompt version. Each verdict is kept with its reason in `judgement`
 (one per transcript and judge), and it becomes the transcript's own judge verdict (`judge_rule` "llm",

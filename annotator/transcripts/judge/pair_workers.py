@@ -48,7 +48,7 @@ class Workers(list[Executor]):
 
     def _started(self) -> tuple[Executor, Any]:
         # spawn, not fork: the caller may be a multi-threaded Streamlit server. The workers die with this process,
-        # even on SIGKILL (`lifeline`): a killed `judge` leaves no orphans.
+        # even on SIGKILL (`child_processes`): a killed `judge` leaves no orphans.
         context = get_context("spawn")
         at = context.RawValue("q", -1)
         executor = self._stack.enter_context(ProcessPoolExecutor(
@@ -81,7 +81,7 @@ def shared_worker() -> Workers:
     """This process's one worker for the pairs of small jobs, started on first use and kept for the process's life.
 
     A small job too verifies its pairs where a pair stuck in C can be stopped; a process that judges often (an app
-    server, a worker) starts it once. It is stopped with the process (`lifeline`: even on SIGKILL)."""
+    server, a worker) starts it once. It is stopped with the process (`child_processes`: even on SIGKILL)."""
     with _SHARED_LOCK:
         if not _SHARED:
             _SHARED.append(Workers(ExitStack(), 1))

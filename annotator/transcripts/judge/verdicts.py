@@ -8,7 +8,7 @@ Where the time goes is math-verify (parsing and sympy), and on a leaderboard fin
 prompts and samples. So a job first collects the distinct (gold, answer) pairs the texts do not settle, asks
 math-verify about each once for the whole job (in a process pool when there are many: math-verify is pure
 Python, threads would share one core; pairs sorted by gold, so a worker parses each ground truth once), and
-then judges every response here with those verdicts known. An import hands each stored batch's pairs to the
+then judges every response here with those verdicts known. An import hands each stored chunk's pairs to the
 pool at once (`PairVerifier.ask`), so math-verify works while the rest is stored.
 """
 
@@ -35,9 +35,9 @@ from annotator.transcripts.judge.pair_workers import Workers, bare_main, shared_
 from annotator.transcripts.judge.rules import DEFAULT_RULE, Question, judge_both, open_pairs, rule
 
 PARALLEL_MIN = 2000  # fewer transcripts: the process's one shared worker (a pool costs a second or two to start)
-CHUNK = 24  # (gold, answer) pairs per task sent to a worker: a pair takes math-verify about 20 ms
+CHUNK = 24  # (gold, answer) pairs per task sent to a worker: enough work per task to outweigh sending it
 WINDOW = 20_000  # transcripts read, judged and written back at a time (bounds memory: responses are long)
-_IN_BATCH = 900
+_IN_CHUNK = 900
 Job = tuple[int, str, Question]
 
 
@@ -101,8 +101,8 @@ def _targets(session: Session, transcript_ids: Collection[int] | None) -> list[t
         return [tuple(row) for row in session.execute(query.order_by(Transcript.id))]  # type: ignore[misc]
     ids = sorted(set(transcript_ids))
     found: list[tuple[int, str]] = []
-    for start in range(0, len(ids), _IN_BATCH):
-        chunk = query.where(Transcript.id.in_(ids[start : start + _IN_BATCH]))
+    for start in range(0, len(ids), _IN_CHUNK):
+        chunk = query.where(Transcript.id.in_(ids[start : start + _IN_CHUNK]))
         found.extend(tuple(row) for row in session.execute(chunk))  # type: ignore[misc]
     return sorted(found)
 

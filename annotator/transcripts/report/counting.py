@@ -1,5 +1,5 @@
-"""What the report counts, read in SQL with the items' data source, rewrite type and difficulty joined in (issue
-21, item 3: the Report at 1,000,000 transcripts).
+"""What the report counts, read in SQL with the items' data source, rewrite type and difficulty joined in, so the
+Report stays quick on millions of transcripts.
 
 A report of few responses reads them down to the item (`verdict_groups`): the bootstrap then resamples the items
 themselves. A bigger one (over `EXACT_RESPONSES`) reads what its figures need and no more (`Counts`):
@@ -11,7 +11,7 @@ themselves. A bigger one (over `EXACT_RESPONSES`) reads what its figures need an
   from the bins alone;
 - `groups`: the reviewed responses only (few: `ix_transcript_reviewed`), for the reviews and the judge-human kappa.
 
-`disagreement_groups`: the per-item groups of the items two or more models answered, for `where.disagreed_items`.
+`disagreement_groups`: the per-item groups of the items two or more models answered, for `disagreed.disagreed_items`.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def _one_each(session: Session | Connection, model: str | None) -> bool:
 
 def verdict_groups(session: Session | Connection, *, model: str | None = None) -> list[Group]:
     """Responses counted by everything a report row can be keyed on, down to the item (the bootstrap
-    resamples items), for `report.reports(..., groups=...)` to build several breakdowns from one read. Where
+    resamples items), for `scores.reports(..., groups=...)` to build several breakdowns from one read. Where
     no item has a second sample each response is its own group (the same groups, read without grouping)."""
     query = _per_response if _one_each(session, model) else _per_item
     return _groups(session, query(_model(model)))
@@ -191,7 +191,7 @@ def read(session: Session | Connection, *, model: str | None = None, exact: int 
     return Counts(_reviewed(session, model), _bins(session, model), one_each=one_each)
 
 
-_IN_BATCH = 900
+_IN_CHUNK = 900
 
 
 def disagreement_groups(session: Session | Connection) -> list[Group]:
@@ -202,6 +202,6 @@ def disagreement_groups(session: Session | Connection) -> list[Group]:
                .having(func.min(transcript.c.model) != func.max(transcript.c.model)))
     data_ids = list(session.execute(several).scalars())
     groups: list[Group] = []
-    for start in range(0, len(data_ids), _IN_BATCH):
-        groups += _groups(session, _per_item([transcript.c.data_id.in_(data_ids[start : start + _IN_BATCH])]))
+    for start in range(0, len(data_ids), _IN_CHUNK):
+        groups += _groups(session, _per_item([transcript.c.data_id.in_(data_ids[start : start + _IN_CHUNK])]))
     return groups

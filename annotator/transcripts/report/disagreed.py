@@ -1,8 +1,8 @@
-"""Where models hallucinate (issue 20, item 5): the items models disagree on most, and their transcripts.
+"""Where models hallucinate: the items models disagree on most, and their transcripts.
 
-Prec and Prud by rewrite type and by difficulty_eval, with their intervals, are `report.report(..., by=...)`
-(`report.reports` for several at once; ReliableMath Section 4.2, Fig. 5 plots Prec(U) those two ways); the tags
-per model are `review.tag_counts`. This module adds the items the models disagree on.
+Prec and Prud by rewrite type and by difficulty_eval, with their intervals, are `scores.report(..., by=...)`
+(`scores.reports` for several at once; ReliableMath Section 4.2, Fig. 5 plots Prec(U) those two ways); the tags
+per model are `review.decisions.tag_counts`. This module adds the items the models disagree on.
 
 Disagreement of one item under one prompt, answered by K >= 2 models: the chance that two different models,
 each giving one of its responses on the item at random, get different verdicts (S, R, F: the effective ones,
@@ -138,7 +138,7 @@ _SIDE_BY_SIDE = (
 def item_transcripts(
     session: Session, *, problem_id: int, candidate_id: int | None, prompt: str
 ) -> dict[str, Any] | None:
-    """One item's transcripts under one prompt, to read side by side: `item` (as `review.load_review` gives
+    """One item's transcripts under one prompt, to read side by side: `item` (as `decisions.load_review` gives
     it: the question, the ground truth, the candidate's fields), `data_id`, `candidate_id` (None: a solvable
     problem), `prompt` and `models`: {model: [transcript, ...]} by model name, each model's by sample, each
     transcript with its `verdict` (the effective one). None when the item has no transcript under the prompt."""

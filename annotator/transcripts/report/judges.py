@@ -5,7 +5,7 @@ against human labels): the reviewed responses it was compared on, the share wher
 Cohen's kappa (None with its reason when undefined) and the confusion matrix of judge verdict x human verdict.
 The rule sets are applied afresh to the reviewed responses (a few hundred or thousand: math-verify's answers are
 cached), so every rule is compared on the same responses whichever rule judged the transcripts last. Each LLM judge
-(a model and a prompt version, `llm_judge`) gets a row from its stored verdicts (`judgement`), on the reviewed
+(a model and a prompt version, `judge.llm`) gets a row from its stored verdicts (`judgement`), on the reviewed
 responses it has judged: its `reviewed` count says how many that is.
 """
 

@@ -4,9 +4,9 @@ The latest review lives on the transcript (`human`, `tags`, `comment`, `reviewed
 change is also appended to `transcriptevent` (who, when, old, new), and a review that changes nothing
 appends nothing. The effective verdict is the human one where present, else the judge's.
 
-The review queue (issue 10, item 4) shows first the transcripts whose two rule sets disagree, then those the
+The review queue shows first the transcripts whose two rule sets disagree, then those the
 judge is unsure of (no boxed answer, or no verdict at all), then a seeded random sample of the rest, with
-the ones nobody has reviewed yet before the reviewed ones (`review_order`: the order, read from its index).
+the ones nobody has reviewed yet before the reviewed ones (`review.queue`: the order, read from its index).
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def record_review(
 ) -> bool:
     """Set one transcript's human verdict, tags and comment and append the event; False if nothing changed.
 
-    Call inside `db.write_session()` so that the read and the writes are one transaction.
+    Call inside `write_session()` so that the read and the writes are one transaction.
 
     Raises:
         ReviewError: the transcript does not exist, `verdict` is not S/R/F, or a tag is empty or too long.
@@ -191,7 +191,7 @@ def as_list(tags: Any) -> list[Any]:
 def tag_counts(session: Session) -> list[dict[str, Any]]:
     """How many transcripts of each model carry each tag (`{model, tag, transcripts}`, by model then tag)."""
     counts: Counter[tuple[str, str]] = Counter()
-    # Only a review sets tags: the reviewed transcripts' partial index finds them (`tables.REVIEWED`).
+    # Only a review sets tags: the reviewed transcripts' partial index finds them (`light_tables.REVIEWED`).
     query = select(Transcript.model, Transcript.tags).where(literal_column(REVIEWED), Transcript.tags.is_not(None))
     for row in iter_raw(session, query):
         counts.update((row["model"], tag) for tag in dict.fromkeys(as_list(row["tags"])) if isinstance(tag, str))

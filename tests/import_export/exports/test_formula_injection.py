@@ -1,4 +1,4 @@
-"""No formula injection (issue 17, item 3): CSV exports of candidates, labels and the label history put a `'`
+"""No formula injection: CSV exports of candidates, labels and the label history put a `'`
 before text a spreadsheet would run; numbers stay numbers; JSONL and Parquet keep the exact text; importing our
 own candidates CSV gives the original text back."""
 

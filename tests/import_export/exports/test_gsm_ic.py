@@ -49,7 +49,7 @@ def test_records_become_distractor_candidates(sqlite_engine: Engine, tmp_path: P
 
 
 def test_data_fields_of_any_json_type_round_trip_and_are_named(engine: Engine, tmp_path: Path) -> None:
-    """Issue 12: answers, numbers and labels keep the JSON type a real file gives them, record for record."""
+    """Answers, numbers and labels keep the JSON type a real file gives them, record for record."""
     rows = [
         {**OWN_ROWS[0], "answer": 14, "n_steps": "2"},
         {**OWN_ROWS[1], "answer": 14, "number": 1000, "role": ["Emma"]},

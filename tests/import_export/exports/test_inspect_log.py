@@ -1,4 +1,4 @@
-"""`export --format inspect` (issue 20 item 4): Inspect AI eval logs that inspect_ai itself lists and reads
+"""`export --format inspect`: Inspect AI eval logs that inspect_ai itself lists and reads
 (`list_eval_logs`, `read_eval_log`), and that our Inspect importer reads back as the same transcripts."""
 
 from __future__ import annotations

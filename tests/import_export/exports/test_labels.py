@@ -1,4 +1,4 @@
-"""`export --format labels` (issue 11, item 7): every annotator's every label, one row each, as JSONL, CSV or
+"""`export --format labels`: every annotator's every label, one row each, as JSONL, CSV or
 Parquet, with the gold flag; `--with-history` adds every label event."""
 
 from __future__ import annotations

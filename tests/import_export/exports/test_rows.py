@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from annotator._util.csv_cells import restore
-from annotator.import_export.exports.rows import PARQUET_BATCH, write_table
+from annotator.import_export.exports.rows import PARQUET_CHUNK, write_table
 
 COLUMNS = {"name": "string", "count": "int", "share": "float", "gold": "bool", "at": "time"}
 AT = datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC)
@@ -60,14 +60,14 @@ def test_an_empty_csv_still_has_its_header(tmp_path: Path) -> None:
 
 def test_parquet_keeps_types_and_writes_full_row_groups(tmp_path: Path) -> None:
     path = tmp_path / "t.parquet"
-    rows = [{**_rows()[i % 2], "count": i} for i in range(PARQUET_BATCH * 2)]
+    rows = [{**_rows()[i % 2], "count": i} for i in range(PARQUET_CHUNK * 2)]
     assert write_table(path, iter(rows), file_format="parquet", columns=COLUMNS) == len(rows)
     table = pq.read_table(path)
     assert [str(field.type) for field in table.schema] == ["string", "int64", "double", "bool",
                                                           "timestamp[us, tz=UTC]"]
     assert table.to_pylist()[:2] == [{**rows[0]}, {**rows[1]}]
     # Two full groups and no empty one after them.
-    assert [pq.ParquetFile(path).metadata.row_group(i).num_rows for i in range(2)] == [PARQUET_BATCH] * 2
+    assert [pq.ParquetFile(path).metadata.row_group(i).num_rows for i in range(2)] == [PARQUET_CHUNK] * 2
     assert pq.ParquetFile(path).metadata.num_row_groups == 2
 
 

@@ -38,7 +38,7 @@ def test_json_array_files_keep_their_layout(sqlite_engine: Engine, tmp_path: Pat
 
 
 def test_a_file_with_the_real_umwp_quirks_round_trips_types_included(engine: Engine, tmp_path: Path) -> None:
-    """Issue 12: unanswerable records with a bare number as answer (as on line 2713 of the real
+    """Unanswerable records with a bare number as answer (as on line 2713 of the real
     StandardDataset.jsonl), a text answer, an unknown source and a missing key come back record for record."""
     source = write_jsonl(tmp_path / "StandardDataset.jsonl", QUIRKY)
     import_parts(read(source), engine=engine)

@@ -1,4 +1,4 @@
-"""Vetted means complete (issue 17, item 1): with labels_per_candidate = k a candidate is released only when k
+"""Vetted means complete: with labels_per_candidate = k a candidate is released only when k
 labels resolve to human_check = 1 or a reviewer adjudicated it so; `include_incomplete` also takes the others
 whose labels so far resolve to 1, and the manifest says which rule was used and how many were left out."""
 

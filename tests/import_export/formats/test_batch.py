@@ -1,5 +1,5 @@
 """Reading a filled Excel batch back (the `batch` format): whose labels they are, and bad cells refused with
-the file, the row and the column named, nothing stored (issue 11, item 4)."""
+the file, the row and the column named, nothing stored."""
 
 from __future__ import annotations
 

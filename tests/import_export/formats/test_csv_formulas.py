@@ -1,4 +1,4 @@
-"""Reading our own CSV back (issue 17, item 3): the `table` reader removes exactly the `'` the CSV exports put
+"""Reading our own CSV back: the `table` reader removes exactly the `'` the CSV exports put
 before text a spreadsheet would run, so every text comes back as it was, including text that really starts
 with `'=`. (The writers' side: tests/import_export/exports/test_formula_injection.py; the cells:
 tests/_util/test_csv_cells.py.)"""

@@ -1,4 +1,4 @@
-"""lm-evaluation-harness per-sample logs (issue 20 item 4), read from files lm-eval itself wrote: `lm_eval run
+"""lm-evaluation-harness per-sample logs, read from files lm-eval itself wrote: `lm_eval run
 --log_samples` with its dummy model answering from a script (tests/data/lm_eval/make_fixture.py says how).
 Each answer becomes a transcript, judged on import; bad input names file, record and field and stores nothing."""
 

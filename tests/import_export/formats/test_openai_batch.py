@@ -1,4 +1,4 @@
-"""OpenAI Batch API output files (issue 20 item 4). The fixture is built as the Batch API reference describes its
+"""OpenAI Batch API output files. The fixture is built as the Batch API reference describes its
 output lines, each body a ChatCompletion of the openai SDK's own types (tests/data/openai_batch/make_fixture.py):
 no real batch ran. Failed requests are skipped and counted; bad lines name file, line and field and store
 nothing."""

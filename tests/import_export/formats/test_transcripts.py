@@ -1,4 +1,4 @@
-"""Transcripts made elsewhere (issue 10 item 2): JSONL records and Inspect AI logs, imported in the import's one
+"""Transcripts made elsewhere: JSONL records and Inspect AI logs, imported in the import's one
 transaction and judged on import; bad records name file, record and field and store nothing."""
 
 from __future__ import annotations

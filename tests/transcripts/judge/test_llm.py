@@ -1,4 +1,4 @@
-"""The LLM judge (issue 20 item 3): its prompt and the strict reading of the reply, its stored verdicts, and a
+"""The LLM judge: its prompt and the strict reading of the reply, its stored verdicts, and a
 judge run against a real local OpenAI-compatible server, faults and a restart included."""
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def test_v1_is_kept_as_it_was() -> None:
     expected = (text.replace("<question>", "Find x.").replace("<response>", HOSTILE)
                 .replace("<reference>", "The problem is solvable. Its ground-truth answer is: 36"))
     assert _messages(response=HOSTILE) == [{"role": "user", "content": expected}]
-    # Which is why v1 is no longer the default: the response's headings stand beside the prompt's own.
+    # Which is why v1 is not the default: the response's headings stand beside the prompt's own.
     assert expected.count(GRADING) == 2
 
 

@@ -1,5 +1,5 @@
 """Pairs the judge settles as unequal from math-verify's parsed forms, without its `verify`
-(`annotator/transcripts/judge/unequal_forms.py`, issue 20 item 1): wherever it settles a pair, `verify` itself says
+(`annotator/transcripts/judge/unequal_forms.py`): wherever it settles a pair, `verify` itself says
 not equal. Checked on generated pairs (numbers, fractions, roots, constants, percents, sets, tuples, intervals,
 refusals, equations, letters) and on every ground truth of the shared data against the answers a leaderboard gives."""
 

@@ -79,14 +79,14 @@ def test_a_process_pool_gives_the_same_verdicts(
 def test_an_import_asks_the_pool_once_and_stores_the_same_verdicts(
     engine: Engine, shared_data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Issue 20 item 1: a big import starts math-verify on all its (gold, answer) pairs at once and judges each
-    batch as it stores it (rows whose pairs are not answered yet are given their verdicts at the end); the
+    """A big import starts math-verify on all its (gold, answer) pairs at once and judges each
+    chunk as it stores it (rows whose pairs are not answered yet are given their verdicts at the end); the
     verdicts are those of judging in this process."""
     release = shared_data / "reliablemath"
     import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
     records = records_for(engine, data_source="aime", model="m", prompt="reliable", a=(10, 5, 15), u=(40, 12, 80))
     records[0]["response"] = "\\boxed{Sorry, I don't know}"
-    monkeypatch.setattr(importer, "BATCH_SIZE", 30)  # five batches of 30 and one of 12
+    monkeypatch.setattr(importer, "CHUNK_SIZE", 30)  # five chunks of 30 and one of 12
     monkeypatch.setattr(verdicts, "PARALLEL_MIN", 50)  # 162 transcripts: the pool opens
     monkeypatch.setattr(verdicts, "CHUNK", 3)
     asked: list[tuple[int, int]] = []
@@ -99,7 +99,7 @@ def test_an_import_asks_the_pool_once_and_stores_the_same_verdicts(
 
     monkeypatch.setattr(verdicts.PairVerifier, "ask_pairs", counting_ask)
     import_records(engine, tmp_path / "m.jsonl", records)
-    # once, by the pool, before the first batch is stored; the batches ask nothing new
+    # once, by the pool, before the first chunk is stored; the chunks ask nothing new
     assert len(asked) == 1 and asked[0][0] > 0 and asked[0][1] >= 2
     pooled = _stored(engine)
     assert len(pooled) == 162 and all(row[5] is not None for row in pooled)
@@ -111,12 +111,12 @@ def test_an_import_asks_the_pool_once_and_stores_the_same_verdicts(
 def test_rows_stored_before_math_verify_answers_get_their_verdicts_at_the_end(
     engine: Engine, shared_data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """When no answer of math-verify is in while the batches are stored (a slow pool), the rows that need one go
+    """When no answer of math-verify is in while the chunks are stored (a slow pool), the rows that need one go
     in without a verdict and are updated by their key before the import commits."""
     release = shared_data / "reliablemath"
     import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
     records = records_for(engine, data_source="aime", model="m", prompt="reliable", a=(10, 5, 15), u=(40, 12, 80))
-    monkeypatch.setattr(importer, "BATCH_SIZE", 30)
+    monkeypatch.setattr(importer, "CHUNK_SIZE", 30)
     monkeypatch.setattr(verdicts, "PARALLEL_MIN", 50)
     monkeypatch.setattr(verdicts.PairVerifier, "ready", lambda self: {})  # nothing answered until `known`
     stored: list[int] = []

@@ -1,5 +1,5 @@
 """A big report's read (`counting.read` past its limit: reviewed responses and item bins in SQL) gives the figures
-the per-item read gives, and its bootstrap from bins is the item bootstrap (issue 21, item 3)."""
+the per-item read gives, and its bootstrap from bins is the item bootstrap."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Where models hallucinate (issue 20, item 5): Prec and Prud by rewrite type and by difficulty_eval with their
+"""Where models hallucinate: Prec and Prud by rewrite type and by difficulty_eval with their
 intervals (ReliableMath Section 2.2, Eq. 1-2; Section 4.2, Fig. 5 splits Prec(U) the same two ways), and the
 items the models disagree on most, on hand-built transcripts whose figures are worked out by hand below."""
 
@@ -180,7 +180,7 @@ def test_prec_and_prud_by_rewrite_type_and_difficulty_by_hand(engine: Engine) ->
 
 
 def test_several_breakdowns_from_one_bootstrap_are_each_breakdown_alone(engine: Engine) -> None:
-    """`report.reports` (the Report page's one read and one bootstrap) gives every row exactly as `report` gives
+    """`scores.reports` (the Report page's one read and one bootstrap) gives every row exactly as `report` gives
     it alone; a breakdown by two fields splits the same counts (one data source here: its rows are the
     rewrite type's)."""
     verdicts = ["S", "R", "S", "F", "F", "F", "S", "F"]

@@ -1,4 +1,4 @@
-"""Every judge against the reviewers (issue 20 item 3; UMWP Table 3's layout): kappa, reviewed count, confusion
+"""Every judge against the reviewers (UMWP Table 3's layout): kappa, reviewed count, confusion
 matrix per rule set, each rule applied afresh to the same reviewed responses."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reviewing transcripts (issue 10, item 4): human verdicts over the judge's (ReliableMath Table 1's S/R/F),
+"""Reviewing transcripts: human verdicts over the judge's (ReliableMath Table 1's S/R/F),
 their append-only events, the effective verdict, the review queue's order and the tag list.
 
 Every test runs on a real SQLite file and a real throwaway PostgreSQL (`engine` fixture).
@@ -130,7 +130,7 @@ def test_a_bad_review_is_refused_and_stores_nothing(engine: Engine, change: dict
 
 
 def test_queue_order_disagreements_then_unsure_then_a_seeded_sample_unreviewed_first(engine: Engine) -> None:
-    """Issue 10 item 4: rule-set disagreements first, then the judge's uncertain cases (no boxed answer,
+    """Rule-set disagreements first, then the judge's uncertain cases (no boxed answer,
     parse failure / no verdict), then a random sample; reviewed transcripts after the unreviewed ones."""
     specs = (
         [{"judge_class": "incorrect"}] * 12  # the sample

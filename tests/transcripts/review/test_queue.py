@@ -1,6 +1,7 @@
-"""The review queue read a page at a time from its index (issue 21, item 3): the walk is the queue's order, its
+"""The review queue read a page at a time from its index: the walk is the queue's order, its
 size what the filters hold, a transcript reviewed meanwhile is not shown twice, and the order is the one the SQL
-expressions define (`tables.QUEUE_PART`, `tables.QUEUE_WITHIN`), checked here against a computation in Python.
+expressions define (`light_tables.QUEUE_PART`, `light_tables.QUEUE_WITHIN`), checked here against a computation in
+Python.
 
 Every test runs on a real SQLite file and a real throwaway PostgreSQL (`engine` fixture).
 """
@@ -25,7 +26,7 @@ SPECS = ([{"judge_class": "incorrect"}] * 9 + [{"judge_class": "unmatched"}, {"j
 
 
 def _rank(transcript_id: int) -> int:
-    """`tables.SAMPLE_RANK` in Python."""
+    """`light_tables.SAMPLE_RANK` in Python."""
     step = transcript_id * 48271 % SAMPLE_RANK_MODULUS
     return ((step * step % SAMPLE_RANK_MODULUS) * 16807 + step) % SAMPLE_RANK_MODULUS
 
