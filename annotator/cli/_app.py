@@ -1,8 +1,9 @@
 """The typer app every command registers on, and `main`: the one place errors become one-line messages.
 
 Expected errors (bad input, a value out of range, a file that is not there, a database that cannot be
-opened, a usage error) print `error: ...` on one line (several bad files: one such line each). Anything else
-is a bug: its traceback goes to a log file and the user sees one line saying so and where the details are.
+opened, a usage error, a feature whose optional extra is not installed) print `error: ...` on one line (several
+bad files: one such line each). Anything else is a bug: its traceback goes to a log file and the user sees one
+line saying so and where the details are.
 No traceback reaches the terminal.
 """
 
@@ -15,6 +16,7 @@ from typing import Any, NoReturn
 
 import typer
 
+from annotator.extras import MissingExtra
 from annotator.limits import Range, RangeError
 from annotator.records import InputError, InputErrors
 
@@ -58,7 +60,7 @@ def one_line(text: str) -> str:
 
 def _expected(exc: BaseException) -> str | None:
     """The one-line message for an error the user can fix, or None for a bug."""
-    if isinstance(exc, (InputError, RangeError)):
+    if isinstance(exc, (InputError, RangeError, MissingExtra)):
         return str(exc)
     if isinstance(exc, UnicodeError):
         return f"not valid UTF-8: {exc}"
