@@ -14,7 +14,7 @@ import pytest
 from hypothesis import settings
 from sqlalchemy import Engine
 
-from annotator.db import get_engine
+from annotator.database.engine import get_engine
 from tests.support.postgres import create_database, drop_database, postgres_server
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -80,8 +80,8 @@ def sqlite_engine(sqlite_url: str) -> Engine:
 @pytest.fixture
 def aime(engine: Engine, shared_data: Path) -> Engine:
     """The ReliableMath release's AIME problems and candidates, imported."""
-    from annotator.formats import read  # here: most tests never import anything
-    from annotator.importer import import_parts
+    from annotator.import_export.formats import read  # here: most tests never import anything
+    from annotator.import_export.importer import import_parts
 
     release = shared_data / "reliablemath"
     import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)

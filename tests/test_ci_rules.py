@@ -23,12 +23,12 @@ from tests.conftest import PROJECT_ROOT
 CASES = {
     "postgres": (
         {"ANNOTATOR_PG_BINDIR": "/nonexistent"},
-        "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[postgres]",
+        "tests/import_export/formats/test_reliablemath.py::test_reimport_is_a_no_op[postgres]",
         "cannot start PostgreSQL",
     ),
     "shared data": (
         {"ANNOTATOR_SHARED_DATA": "/nonexistent"},
-        "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[sqlite]",
+        "tests/import_export/formats/test_reliablemath.py::test_reimport_is_a_no_op[sqlite]",
         "the shared public data is not at /nonexistent",
     ),
 }
@@ -140,7 +140,7 @@ def _app_imports() -> dict[str, dict[str, bool]]:
 def test_every_package_the_app_imports_is_declared_and_an_extras_only_inside_functions() -> None:
     """A package the app imports itself is pinned, not left to whichever dependency happens to bring it; a
     package of an optional extra is imported only inside the functions that need it, so that everything else
-    works without it (those functions say which extra to install: annotator.extras)."""
+    works without it (those functions say which extra to install: annotator._util.extras)."""
     distributions = packages_distributions()
     extras = set(_pyproject()["project"]["optional-dependencies"]) - {"test"}
     optional = {name for extra in extras for name in _declared(extra)}

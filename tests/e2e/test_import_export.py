@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from annotator.db import get_engine
+from annotator.database.engine import get_engine
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.e2e.test_annotate import PASSWORD, sign_in
+from tests.import_export.test_importer import run_cli
 from tests.support.candidates import add_user
 from tests.support.extras import without_module
 from tests.support.progress import EXPECTED_STATES, add_progress
-from tests.test_importer import run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -168,7 +168,7 @@ def test_without_the_inspect_extra_the_page_names_it_for_reading_and_writing(
 ) -> None:
     """An app server without inspect-ai: the inspect download is not offered, saying which extra it needs, and an
     uploaded Inspect log gets the one-line error naming it; the other exports stay offered."""
-    from tests.formats.test_transcripts import _inspect_log
+    from tests.import_export.formats.test_transcripts import _inspect_log
 
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
     add_user(get_engine(url), "ada", role="admin", password=PASSWORD)
