@@ -46,6 +46,22 @@ def bounded(allowed: Range) -> dict[str, Any]:
     return {"callback": check, "metavar": allowed.span()}
 
 
+def runs_alone(ctx: typer.Context) -> bool:
+    """In the callback of a command that also runs by itself (`report`, `judge`): whether it runs by itself (True),
+    or one of its commands runs. Its own options belong to it alone: given before one of its commands, they are a
+    usage error saying where that command's options go."""
+    if ctx.invoked_subcommand is None:
+        return True
+    given = [param.opts[0] for param in ctx.command.params if param.name
+             and getattr(ctx.get_parameter_source(param.name), "name", None) == "COMMANDLINE"]
+    if given:
+        command = f"{ctx.command_path} {ctx.invoked_subcommand}"
+        flags = " and ".join([", ".join(given[:-1]), given[-1]] if len(given) > 1 else given)
+        fail(f"{flags} {'is an option' if len(given) == 1 else 'are options'} of `{ctx.command_path}` "
+             f"alone; the options of `{command}` go after it (see {command} --help)", 2)
+    return False
+
+
 def out_directory(path: Path, option: str = "--out") -> Path:
     """An output directory option: refused (one line, exit 2) when it names a file."""
     if path.exists() and not path.is_dir():
@@ -111,6 +127,7 @@ def _run() -> int:
         if type(exc).__name__ == "NoArgsIsHelpError":
             return 0  # the help is already printed: asking for nothing is not an error
         message = one_line(exc.format_message()) if hasattr(exc, "format_message") else one_line(str(exc))
+        message = message.replace("Value error, ", "")  # typer's prefix to a choice's refusal: no news to the user
         context = getattr(exc, "ctx", None)
         see = f" (see {context.command_path} --help)" if context is not None else ""
         typer.echo(f"error: {message}{see}", err=True)
