@@ -67,6 +67,51 @@ def test_the_private_rule_tells_inside_from_outside() -> None:
     assert _reaches_into_private("annotator.cli", "annotator.import_export.formats._io")
 
 
+# The core's packages in layers: a package imports its own layer and those below, never one above. The domain
+# packages share a layer: they use each other (an import writes labels, a report reads the queue's settings).
+PACKAGE_LAYERS = (
+    {"_util", "settings"},
+    {"database"},
+    {"accounts"},
+    {"labelling", "import_export", "figures", "construction", "transcripts", "runs"},
+    {"cli"},
+)
+
+
+def _layer_of(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "annotator" or len(parts) < 2:
+        return None
+    return next((i for i, layer in enumerate(PACKAGE_LAYERS) if parts[1] in layer), None)
+
+
+def _imports_upwards(module: str, imported: set[str]) -> list[str]:
+    own = _layer_of(module)
+    return sorted(name for name in imported
+                  if own is not None and (layer := _layer_of(name)) is not None and layer > own)
+
+
+def test_every_core_package_has_a_layer() -> None:
+    packages = {path.name for path in CORE.iterdir() if path.is_dir() and (path / "__init__.py").exists()}
+    assert packages == set().union(*PACKAGE_LAYERS)
+
+
+def test_no_core_package_imports_a_layer_above_its_own() -> None:
+    offenders = {}
+    for path in CORE.rglob("*.py"):
+        module = ".".join(path.relative_to(PROJECT_ROOT).with_suffix("").parts)
+        if upwards := _imports_upwards(module, _imported_names(path)):
+            offenders[module] = upwards
+    assert offenders == {}
+
+
+def test_the_layer_rule_finds_an_import_upwards() -> None:
+    assert _imports_upwards("annotator.database.queries", {"annotator.labelling.queue", "annotator._util.files"}) == [
+        "annotator.labelling.queue"]
+    assert _imports_upwards("annotator.accounts.auth", {"annotator.cli._app"}) == ["annotator.cli._app"]
+    assert _imports_upwards("annotator.labelling.queue", {"annotator.import_export.records", "sqlalchemy"}) == []
+
+
 def test_no_core_module_is_over_450_lines() -> None:
     sizes = {
         str(p.relative_to(PROJECT_ROOT)): len(p.read_text(encoding="utf-8").splitlines())
