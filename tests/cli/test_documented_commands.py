@@ -1,5 +1,5 @@
-"""Every `python -m annotator ...` command line in the README and docs/ names a command the app has, and every option
-it shows belongs to that command (`report judges --json`, not `report --judges`)."""
+"""Every `python -m annotator ...` command line in the README, docs/ and the pages names a command the app has, and
+every option it shows belongs to that command (`report judges --json`, not `report --judges`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from annotator.cli import app
 from tests.conftest import PROJECT_ROOT
 
 DOCUMENTS = [PROJECT_ROOT / "README.md", PROJECT_ROOT / "ARCHITECTURE.md",
-             *sorted((PROJECT_ROOT / "docs").glob("*.md"))]
+             *sorted((PROJECT_ROOT / "docs").glob("*.md")), *sorted((PROJECT_ROOT / "app_pages").glob("*.py")),
+             *sorted((PROJECT_ROOT / "ui").glob("*.py"))]
 # Commands that hand their options to another program (`app`: to `streamlit run`).
 PASSED_ON = {("app",)}
 
