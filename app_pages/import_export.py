@@ -158,6 +158,8 @@ include_incomplete = st.checkbox(
 with read_session(engine) as session:
     counted = stats.compute(session)
     empty = {spec.name: spec.nothing_to_write(session) for spec in exports.EXPORTS}
+# A format whose writer's extra is not installed is not offered: its download would fail.
+missing = {spec.name: str(error) for spec in exports.EXPORTS if (error := spec.missing_extra())}
 st.caption(
     f"The reliablemath release holds {int(counted['total']['vetted'])} vetted candidate(s) "
     f"({int(counted['labels_per_candidate'])} label(s) resolving to human_check = 1, or adjudicated so) "
@@ -171,8 +173,11 @@ for index, spec in enumerate(exports.EXPORTS):
     columns[index % 4].download_button(
         name, data=partial(transfer.export_zip, name, engine=engine, options=options), file_name=f"{name}.zip",
         mime="application/zip", on_click="ignore", key=f"export_{name}", icon=":material/download:",
-        disabled=empty[name] is not None,
-        help=escape_markdown(spec.description if empty[name] is None else f"Nothing to export: {empty[name]}."),
+        disabled=empty[name] is not None or name in missing,
+        help=escape_markdown(missing.get(name) or (spec.description if empty[name] is None
+                                                   else f"Nothing to export: {empty[name]}.")),
     )
+for message in missing.values():
+    st.caption(escape_markdown(message[0].upper() + message[1:] + "."))
 if nothing := [name for name, reason in empty.items() if reason is not None]:
     st.caption(escape_markdown("Nothing to export yet: " + "; ".join(f"{name}: {empty[name]}" for name in nothing)))

@@ -69,7 +69,7 @@ def _judges_section() -> None:
     st.subheader("Which judge to trust")
     rows = _judges_snapshot(str(engine.url)).get().value
     st.caption("Each judge's verdicts against the reviewers' on the reviewed responses (UMWP Table 3's layout): the "
-               "rule sets judge them afresh, an LLM judge (`python -m annotator judge --rule llm`) from its stored "
+               "rule sets judge them afresh, an LLM judge (`python -m annotator judge llm`) from its stored "
                "verdicts. Pick the judge whose kappa is highest.")
     summary = pd.DataFrame([{"judge": r["judge"], "reviewed": r["reviewed"], "agreement": r["agreement"],
                              "kappa": r["kappa"], "note": r["kappa_note"] or ""} for r in rows])

@@ -8,9 +8,9 @@ holding the same N transcripts; the scripted OpenAI-compatible judge (`tests/sup
 each request after `--latency` seconds, as a model server would.
 
 Timed (wall time, each from the command's start, process start-up included):
-- `judge --rule llm` in one piece, one process;
-- `judge --rule llm --parts P`, the parts one after another in one process (what the parts cost: the roll-up);
-- `judge --rule llm --parts P --queue`, then W `worker` processes until the job has ended.
+- `judge llm` in one piece, one process;
+- `judge llm --parts P`, the parts one after another in one process (what the parts cost: the roll-up);
+- `judge llm --parts P --queue`, then W `worker` processes until the job has ended.
 Every database ends with the same verdicts (checked).
 """
 
@@ -38,7 +38,7 @@ from tests.support.postgres import create_database, drop_database, postgres_serv
 
 
 def _command(url: str, server: OpenAIServer, concurrency: int, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "annotator", "judge", "--rule", "llm", "--model", "judge-m", "--base-url",
+    return [sys.executable, "-m", "annotator", "judge", "llm", "--model", "judge-m", "--base-url",
             server.url, "--api-key-env", "UNSET_BENCH_KEY", "--concurrency", str(concurrency), "--no-progress", *extra]
 
 

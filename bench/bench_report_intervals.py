@@ -9,7 +9,7 @@ with Core executemany. Timed, warm (the file in the OS cache, the interpreter st
 calls it with `resamples=0` and with the bootstrap's resamples: with one sample per item both give Prec and Prud
 MOVER's interval (Wilson and MOVER are in both; the bootstrap runs only for items with several samples), so the
 difference is what asking for resamples costs there; and the whole command, `python -m annotator report
---json`, in a fresh interpreter (start-up and imports included). `report --compare` of two models too. Medians
+--json`, in a fresh interpreter (start-up and imports included). `report compare` of two models too. Medians
 of --repeat. Goal: `report` under 1 s warm.
 """
 

@@ -1,5 +1,6 @@
 """The suite's own rules: a missing required component skips locally and fails under CI=true; CI installs what
-the README says, and the pinned lock files list exactly the packages `pyproject.toml` declares."""
+the README says; the pinned lock files list exactly the packages `pyproject.toml` declares, the app's every import
+among them, and the test extra holds every optional extra."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import re
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
@@ -88,6 +91,69 @@ def test_the_lock_files_pin_exactly_what_pyproject_declares(lock: str, group: st
         version = next(iter(pinned[name].specifier)).version
         assert requirement.specifier.contains(version), (name, str(requirement.specifier), version)
         assert pinned[name].extras == requirement.extras, name
+
+
+def test_the_test_extra_holds_every_other_extra() -> None:
+    """The tests cover every optional feature: `test` names each other extra as `annotator[NAME]`, so that
+    requirements-test.txt pins its packages and the app's own `requirements.txt` does not."""
+    project = _pyproject()["project"]
+    extras = set(project["optional-dependencies"]) - {"test"}
+    named = {extra for text in project["optional-dependencies"]["test"] for extra in Requirement(text).extras
+             if canonicalize_name(Requirement(text).name) == canonicalize_name(project["name"])}
+    assert extras and named == extras
+    assert not {name for extra in extras for name in _declared(extra)} & set(_declared(""))
+
+
+APP_CODE = ["annotator", "app_pages", "ui", "db", "app.py", "server.py"]
+OWN_MODULES = {"annotator", "app_pages", "ui", "db", "app", "server", "tests", "bench"}
+
+
+def _imports(tree: ast.AST) -> Iterator[tuple[str, bool]]:
+    """Each absolute import's top-level module, and whether it sits inside a function (loaded when called)."""
+
+    def visit(node: ast.AST, in_function: bool) -> Iterator[tuple[str, bool]]:
+        if isinstance(node, ast.Import):
+            yield from ((alias.name.split(".")[0], in_function) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module.split(".")[0], in_function
+        inner = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child, inner)
+
+    yield from visit(tree, False)
+
+
+def _app_imports() -> dict[str, dict[str, bool]]:
+    """{third-party module: {file: imported only inside functions}} over the app's and the CLI's code."""
+    found: dict[str, dict[str, bool]] = {}
+    for root in APP_CODE:
+        path = PROJECT_ROOT / root
+        for file in [path] if path.is_file() else sorted(path.rglob("*.py")):
+            name = str(file.relative_to(PROJECT_ROOT))
+            for module, in_function in _imports(ast.parse(file.read_text(encoding="utf-8"))):
+                if module not in sys.stdlib_module_names and module not in OWN_MODULES and module != "__future__":
+                    found.setdefault(module, {})
+                    found[module][name] = found[module].get(name, True) and in_function
+    return found
+
+
+def test_every_package_the_app_imports_is_declared_and_an_extras_only_inside_functions() -> None:
+    """A package the app imports itself is pinned, not left to whichever dependency happens to bring it; a
+    package of an optional extra is imported only inside the functions that need it, so that everything else
+    works without it (those functions say which extra to install: annotator._util.extras)."""
+    distributions = packages_distributions()
+    extras = set(_pyproject()["project"]["optional-dependencies"]) - {"test"}
+    optional = {name for extra in extras for name in _declared(extra)}
+    runtime = set(_declared(""))
+    undeclared, eager = {}, {}
+    for module, files in _app_imports().items():
+        names = {canonicalize_name(name) for name in distributions.get(module, [module])}
+        if not names & (runtime | optional):
+            undeclared[module] = sorted(files)
+        elif names & optional and not all(files.values()):
+            eager[module] = sorted(file for file, inside in files.items() if not inside)
+    assert undeclared == {} and eager == {}
+    assert {"sympy", "starlette", "inspect_ai"} <= set(_app_imports())  # the scan sees through lazy imports
 
 
 def test_test_tools_are_not_runtime_dependencies() -> None:

@@ -1,8 +1,9 @@
 """The typer app every command registers on, and `main`: the one place errors become one-line messages.
 
 Expected errors (bad input, a value out of range, a file that is not there, a database that cannot be
-opened, a usage error) print `error: ...` on one line (several bad files: one such line each). Anything else
-is a bug: its traceback goes to a log file and the user sees one line saying so and where the details are.
+opened, a usage error, a feature whose optional extra is not installed) print `error: ...` on one line (several
+bad files: one such line each). Anything else is a bug: its traceback goes to a log file and the user sees one
+line saying so and where the details are.
 No traceback reaches the terminal.
 """
 
@@ -15,6 +16,7 @@ from typing import Any, NoReturn
 
 import typer
 
+from annotator._util.extras import MissingExtra
 from annotator.import_export.records import InputError, InputErrors
 from annotator.settings.limits import Range, RangeError
 
@@ -44,6 +46,22 @@ def bounded(allowed: Range) -> dict[str, Any]:
     return {"callback": check, "metavar": allowed.span()}
 
 
+def runs_alone(ctx: typer.Context) -> bool:
+    """In the callback of a command that also runs by itself (`report`, `judge`): whether it runs by itself (True),
+    or one of its commands runs. Its own options belong to it alone: given before one of its commands, they are a
+    usage error saying where that command's options go."""
+    if ctx.invoked_subcommand is None:
+        return True
+    given = [param.opts[0] for param in ctx.command.params if param.name
+             and getattr(ctx.get_parameter_source(param.name), "name", None) == "COMMANDLINE"]
+    if given:
+        command = f"{ctx.command_path} {ctx.invoked_subcommand}"
+        flags = " and ".join([", ".join(given[:-1]), given[-1]] if len(given) > 1 else given)
+        fail(f"{flags} {'is an option' if len(given) == 1 else 'are options'} of `{ctx.command_path}` "
+             f"alone; the options of `{command}` go after it (see {command} --help)", 2)
+    return False
+
+
 def out_directory(path: Path, option: str = "--out") -> Path:
     """An output directory option: refused (one line, exit 2) when it names a file."""
     if path.exists() and not path.is_dir():
@@ -58,7 +76,7 @@ def one_line(text: str) -> str:
 
 def _expected(exc: BaseException) -> str | None:
     """The one-line message for an error the user can fix, or None for a bug."""
-    if isinstance(exc, (InputError, RangeError)):
+    if isinstance(exc, (InputError, RangeError, MissingExtra)):
         return str(exc)
     if isinstance(exc, UnicodeError):
         return f"not valid UTF-8: {exc}"
@@ -109,6 +127,7 @@ def _run() -> int:
         if type(exc).__name__ == "NoArgsIsHelpError":
             return 0  # the help is already printed: asking for nothing is not an error
         message = one_line(exc.format_message()) if hasattr(exc, "format_message") else one_line(str(exc))
+        message = message.replace("Value error, ", "")  # typer's prefix to a choice's refusal: no news to the user
         context = getattr(exc, "ctx", None)
         see = f" (see {context.command_path} --help)" if context is not None else ""
         typer.echo(f"error: {message}{see}", err=True)

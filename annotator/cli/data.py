@@ -151,6 +151,8 @@ def export_command(
     _refuse_options(spec, options)
     if file_format not in (None, *FILE_FORMATS):
         fail(f"--as takes {', '.join(FILE_FORMATS[:-1])} or {FILE_FORMATS[-1]}, got {file_format!r}", 2)
+    if missing := spec.missing_extra():  # before the database is opened
+        raise missing
     if reason := _nothing_to_write(spec.name):
         typer.echo(f"nothing to export: {reason}; nothing written")
         return

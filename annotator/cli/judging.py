@@ -1,49 +1,67 @@
-"""Transcript commands: `judge` (re-judge every transcript with a rule set, or an LLM judge run) and `report`
-(Precision and Prudence; how far each judge agrees with the reviewers)."""
+"""Transcript commands: `judge` (`judge rules`: re-judge every transcript with a rule set, also `judge` alone;
+`judge llm`: an LLM judge run) and `report` (Precision and Prudence; `report judges`: how far each judge agrees
+with the reviewers; `report compare A B`: two models; `report disagreed N`: where models disagree)."""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
 from annotator.cli import _llm_options as llm
-from annotator.cli._app import app, bounded, fail
+from annotator.cli._app import app, bounded, fail, runs_alone
 from annotator.cli._runs import create_and_execute
 from annotator.database.vocabulary import RunKind
 from annotator.settings import limits
 
-# The judge's rule sets, named here so that `--help` loads no judge (see annotator.transcripts.judge.rules.RULES), and
-# the LLM judge's rule (`judge.LLM_RULE`), which a run of its own applies.
+# The judge's rule sets, named here so that `--help` loads no judge (annotator.transcripts.judge.rules.RULES; a test
+# keeps them equal, and `Rule` below offers exactly these).
 RULE_NAMES = ("reliablemath", "reliablemath-exact")
-LLM_RULE = "llm"
 JUDGE_PROMPT_VERSION = "v2"  # `llm_prompt.DEFAULT_VERSION`, written out for the same reason (a test keeps them equal)
 
 
-@app.command()
-def judge(
-    rule: Annotated[
-        str, typer.Option(help=f"Rule: {' | '.join((*RULE_NAMES, LLM_RULE))} (llm: an LLM judges, in a run).")
-    ] = RULE_NAMES[0],
-    workers: Annotated[
-        int | None,
-        typer.Option(help="Rule sets: worker processes (default: the cores, at most 4).", **bounded(limits.WORKERS)),
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="--rule llm: the judge's model, as the endpoint names it.")] = None,
+judging = typer.Typer(invoke_without_command=True, subcommand_metavar="[COMMAND [ARGS]...]")
+app.add_typer(judging, name="judge")
+
+Rule = Annotated[
+    Literal["reliablemath", "reliablemath-exact"],
+    typer.Option(help="The rule set: reliablemath (math-verify), or reliablemath-exact (exact match only)."),
+]
+Workers = Annotated[
+    int | None, typer.Option(help="Worker processes (default: the cores, at most 4).", **bounded(limits.WORKERS))
+]
+
+
+@judging.callback()
+def judge(ctx: typer.Context, rule: Rule = RULE_NAMES[0], workers: Workers = None) -> None:
+    """Judge every transcript with a rule set in this process (`judge rules`, what `judge` alone does), or with an
+    LLM in a run (`judge llm`); the verdicts become the transcripts'."""
+    if runs_alone(ctx):
+        _rejudge(rule, workers)
+
+
+@judging.command("rules")
+def rules(rule: Rule = RULE_NAMES[0], workers: Workers = None) -> None:
+    """Re-judge every transcript with RULE in this process and make its verdicts the transcripts' (with the
+    rule's name and version)."""
+    _rejudge(rule, workers)
+
+
+@judging.command("llm")
+def llm_judge(
+    model: Annotated[str | None, typer.Option(help="The judge's model, as the endpoint names it.")] = None,
     prompt_version: Annotated[
-        str, typer.Option(help="--rule llm: the judge prompt's version (annotator/transcripts/judge/prompts/: v2 "
-                          "fences the texts it grades, v1 does not).")
+        str, typer.Option(help="The judge prompt's version (annotator/transcripts/judge/prompts/: v2 fences the "
+                          "texts it grades, v1 does not).")
     ] = JUDGE_PROMPT_VERSION,
     only_reviewed: Annotated[
-        bool, typer.Option("--only-reviewed", help="--rule llm: only transcripts a reviewer has given a verdict.")
+        bool, typer.Option("--only-reviewed", help="Only transcripts a reviewer has given a verdict.")
     ] = False,
     limit: Annotated[
-        int | None,
-        typer.Option(help="--rule llm: at most the first N transcripts (by id) in scope.", **bounded(limits.LIMIT)),
+        int | None, typer.Option(help="At most the first N transcripts (by id) in scope.", **bounded(limits.LIMIT))
     ] = None,
-    temperature: Annotated[float, typer.Option(help="--rule llm: sampling temperature.",
-                                               **bounded(limits.TEMPERATURE))] = 0.0,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.", **bounded(limits.TEMPERATURE))] = 0.0,
     max_tokens: llm.MaxTokens = None,
     concurrency: llm.Concurrency = 8,
     base_url: llm.BaseUrl = None,
@@ -53,46 +71,34 @@ def judge(
     backoff: llm.Backoff = 1.0,
     parts: Annotated[
         int | None,
-        typer.Option(help="--rule llm: split the run into N parts that workers take at once (default: one part per "
-                          "5,000 transcripts).", **bounded(limits.PARTS)),
+        typer.Option(help="Split the run into N parts that workers take at once (default: one part per 5,000 "
+                          "transcripts).", **bounded(limits.PARTS)),
     ] = None,
     queue: llm.Queue = False,
     run_id: llm.RunId = None,
     progress: llm.Progress = True,
 ) -> None:
-    """Judge every transcript with RULE and make its verdicts the transcripts' (with the rule's name and version).
+    """An LLM judges every transcript in a run (or executes queued `--run-id`): the model grades each S / R / F
+    with a one-line reason, kept per judge model and prompt version, and its verdicts become the transcripts'.
 
-    The rule sets re-judge in this process. `--rule llm` creates a judge run (or executes queued `--run-id`): the
-    model grades each transcript S / R / F with a one-line reason, kept per judge model and prompt version;
-    transcripts this judge has graded are skipped and answered requests cached, so a stopped run started again
-    re-sends nothing it has. A big run is split into parts that several workers (`python -m annotator worker`) take
-    at once; without --queue, this process executes them one after another. Exits non-zero if a request failed or
-    a reply was not a verdict.
+    Transcripts this judge has graded are skipped and answered requests cached, so a stopped run started again
+    re-sends nothing it has. A big run is split into parts that several workers (`python -m annotator worker`)
+    take at once; without --queue, this process executes them one after another. Exits non-zero if a request
+    failed or a reply was not a verdict.
     """
-    if rule == LLM_RULE or run_id is not None:
-        if workers is not None:
-            fail("--workers goes with the rule sets, not with --rule llm", 2)
 
-        def options() -> Any:
-            from annotator.transcripts.judge.llm_options import JudgeOptions
+    def options() -> Any:
+        from annotator.transcripts.judge.llm_options import JudgeOptions
 
-            return JudgeOptions(
-                model=llm.role(model, missing="--rule llm needs --model (or --run-id of a queued run)",
-                               base_url=base_url, api_key_env=api_key_env, temperature=temperature,
-                               max_tokens=max_tokens, timeout=timeout),
-                prompt_version=prompt_version, only_reviewed=only_reviewed, limit=limit, concurrency=concurrency,
-                max_retries=max_retries, backoff_base=backoff, parts=parts,
-            )
+        return JudgeOptions(
+            model=llm.role(model, missing="judge llm needs --model (or --run-id of a queued run)",
+                           base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+                           max_tokens=max_tokens, timeout=timeout),
+            prompt_version=prompt_version, only_reviewed=only_reviewed, limit=limit, concurrency=concurrency,
+            max_retries=max_retries, backoff_base=backoff, parts=parts,
+        )
 
-        create_and_execute(RunKind.judge, run_id=run_id, options=options, progress=progress, queue=queue)
-        return
-    if rule not in RULE_NAMES:
-        fail(f"unknown judge rule {rule!r}; choose one of {', '.join((*RULE_NAMES, LLM_RULE))}", 2)
-    if model or base_url or only_reviewed or limit is not None:
-        fail("--model, --base-url, --only-reviewed and --limit go with --rule llm", 2)
-    if parts is not None or queue:
-        fail("--parts and --queue go with --rule llm", 2)
-    _rejudge(rule, workers)
+    create_and_execute(RunKind.judge, run_id=run_id, options=options, progress=progress, queue=queue)
 
 
 def _rejudge(rule: str, workers: int | None) -> None:
@@ -145,7 +151,7 @@ def width_note(rows: list[dict[str, Any]]) -> str:
 
 
 def compare_text(result: dict[str, Any], names: tuple[str, str], prompt: str) -> str:
-    """`report --compare`: both models' figures on the shared items, the difference with its interval, McNemar."""
+    """`report compare`: both models' figures on the shared items, the difference with its interval, McNemar."""
     from annotator.transcripts.report.scores import PAPER_FIGURES, interval_text
 
     first, second = names
@@ -193,7 +199,7 @@ def _compare(session: Any, names: tuple[str, str], prompt: str | None, resamples
 
 
 def disagreed_text(rows: list[dict[str, Any]]) -> str:
-    """`report --disagreed N`: the items the models disagree on most, each model's verdicts on one line."""
+    """`report disagreed N`: the items the models disagree on most, each model's verdicts on one line."""
     from annotator.transcripts.report.disagreed import verdicts_text
 
     if not rows:
@@ -222,59 +228,44 @@ def _disagreed(limit: int, as_json: bool) -> None:
     typer.echo(json.dumps(rows, indent=2, ensure_ascii=False) if as_json else disagreed_text(rows))
 
 
-def _another_table(judges: bool, disagreed: int | None, *, model: str | None, by: tuple[str, ...],
-                   compare: tuple[str, str] | None, prompt: str | None, as_json: bool) -> bool:
-    """`report --judges` or `report --disagreed N` instead of the report (True when one of them was asked)."""
-    if judges:
-        if by or compare or prompt:
-            fail("--judges takes no --by, --compare or --prompt", 2)
-        _judges(model, as_json)
-        return True
-    if disagreed is not None:
-        if model or by or compare or prompt is not None:
-            fail("--disagreed takes no --model, --by, --compare or --prompt", 2)
-        _disagreed(disagreed, as_json)
-        return True
-    return False
+reporting = typer.Typer(invoke_without_command=True, subcommand_metavar="[COMMAND [ARGS]...]")
+app.add_typer(reporting, name="report")
+
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+Model = Annotated[str | None, typer.Option(help="Only this model.")]
+Bootstrap = Annotated[
+    int, typer.Option(help="Bootstrap resamples for Prec and Prud's intervals where an item has several responses "
+                           "(0: none).", **bounded(limits.BOOTSTRAP))
+]
+Seed = Annotated[int, typer.Option(help="The bootstrap's random seed.", **bounded(limits.SEED))]
+# `annotator.transcripts.report.disagreed.DISAGREED`, written out so that `--help` loads no report (a test keeps
+# them equal).
+DISAGREED = 20
 
 
-@app.command()
+@reporting.callback()
 def report(
+    ctx: typer.Context,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the rows as a JSON list (the rule sets' disagreements on stderr).")
     ] = False,
-    model: Annotated[str | None, typer.Option(help="Only this model.")] = None,
+    model: Model = None,
     by: Annotated[
         str | None, typer.Option(help="Break down by data_source, rewrite_type, difficulty_eval (comma-separated).")
     ] = None,
-    bootstrap: Annotated[
-        int, typer.Option(help="Bootstrap resamples for Prec and Prud's intervals where an item has several "
-                               "responses (0: none).",
-                          **bounded(limits.BOOTSTRAP))
-    ] = 2_000,
-    seed: Annotated[int, typer.Option(help="The bootstrap's random seed.", **bounded(limits.SEED))] = 0,
-    compare: Annotated[
-        tuple[str, str] | None,
-        typer.Option(help="Compare two models on the items both answered (Newcombe's paired interval with one response "
-                          "per item, else a paired bootstrap; McNemar's exact test).",
-                     metavar="MODEL_A MODEL_B"),
-    ] = None,
-    prompt: Annotated[str | None, typer.Option(help="With --compare: only this prompt.")] = None,
-    disagreed: Annotated[
-        int | None,
-        typer.Option(help="Instead: the N items the models disagree on most (an item under each prompt counts apart), "
-                          "with each model's verdicts.",
-                     **bounded(limits.DISAGREED)),
-    ] = None,
-    judges: Annotated[
-        bool, typer.Option("--judges", help="Each judge (rule sets, LLM judges) against the reviewers: Cohen's kappa, "
-                           "agreement, the reviewed count, the confusion matrix (UMWP Table 3).")
-    ] = False,
+    bootstrap: Bootstrap = 2_000,
+    seed: Seed = 0,
 ) -> None:
-    """Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), from the effective verdicts, with
-    95% intervals (Wilson 1927 for each proportion; for Prec and Prud, MOVER over those with one response per item,
-    else a percentile bootstrap over items; `ci_method` in --json says which)."""
-    from annotator.database.engine import get_engine, read_connection, read_session
+    """Precision and Prudence per model and prompt; its commands give the other tables: `judges` (how far each
+    judge agrees with the reviewers), `compare A B` (two models), `disagreed N` (where models disagree).
+
+    The figures are ReliableMath's (Eq. 1-2), from the effective verdicts, with 95% intervals (Wilson 1927 for each
+    proportion; for Prec and Prud, MOVER over those with one response per item, else a percentile bootstrap over
+    items; `ci_method` in --json says which).
+    """
+    if not runs_alone(ctx):
+        return
+    from annotator.database.engine import get_engine, read_connection
     from annotator.transcripts.report import scores as reporting
 
     names = [name.strip() for name in (by or "").split(",") if name.strip()]
@@ -282,28 +273,12 @@ def report(
         breakdowns = reporting.check_by(names)
     except ValueError as exc:
         fail(str(exc), 2)
-    if _another_table(judges, disagreed, model=model, by=breakdowns, compare=compare, prompt=prompt,
-                      as_json=as_json):
-        return
-    if compare is not None:
-        if model or breakdowns:
-            fail("--compare takes no --model or --by", 2)
-        with read_session(get_engine()) as session:
-            results = _compare(session, compare, prompt, bootstrap, seed)
-        if as_json:
-            payload = [{"model_a": compare[0], "model_b": compare[1], "prompt": p, **r} for p, r in results]
-            typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-        else:
-            typer.echo("\n".join(compare_text(r, compare, p) for p, r in results))
-        return
-    if prompt is not None:
-        fail("--prompt goes with --compare", 2)
     # Through Core, not an ORM session: the command's start-up skips SQLModel and the table classes.
     with read_connection(get_engine()) as connection:
         rows = reporting.report(connection, model=model, by=breakdowns, resamples=bootstrap, seed=seed)
         disagree = reporting.rules_disagree(connection, model=model)
     if as_json:
-        # A list of rows with exactly the issue's keys, for tools; the count of verdicts the two rule sets give
+        # A list of rows with exactly the documented keys, for tools; the count of verdicts the two rule sets give
         # differently is for people, on stderr.
         typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         typer.echo(f"{disagree} verdicts differ between the rule sets reliablemath and reliablemath-exact", err=True)
@@ -313,8 +288,50 @@ def report(
         typer.echo(to_text(rows, disagree))
 
 
+@reporting.command("compare")
+def compare_command(
+    model_a: Annotated[str, typer.Argument(metavar="MODEL_A", help="The first model.")],
+    model_b: Annotated[str, typer.Argument(metavar="MODEL_B", help="The second model.")],
+    prompt: Annotated[str | None, typer.Option(help="Only this prompt (default: every prompt both answered).")] = None,
+    bootstrap: Bootstrap = 2_000,
+    seed: Seed = 0,
+    as_json: AsJson = False,
+) -> None:
+    """Compare two models per prompt on the items both answered: Prec and Prud's difference with its 95% interval
+    (Newcombe's paired interval with one response per item, else a paired bootstrap), McNemar's exact test for
+    the others."""
+    from annotator.database.engine import get_engine, read_session
+
+    names = (model_a, model_b)
+    with read_session(get_engine()) as session:
+        results = _compare(session, names, prompt, bootstrap, seed)
+    if as_json:
+        payload = [{"model_a": model_a, "model_b": model_b, "prompt": p, **r} for p, r in results]
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        typer.echo("\n".join(compare_text(r, names, p) for p, r in results))
+
+
+@reporting.command("disagreed")
+def disagreed_command(
+    n: Annotated[int, typer.Argument(help=f"How many items ({limits.DISAGREED.span()}).",
+                                     **{**bounded(limits.DISAGREED), "metavar": "N"})] = DISAGREED,
+    as_json: AsJson = False,
+) -> None:
+    """The N items the models disagree on most (an item under each prompt counts apart), with each model's
+    verdicts."""
+    _disagreed(n, as_json)
+
+
+@reporting.command("judges")
+def judges_command(model: Model = None, as_json: AsJson = False) -> None:
+    """Each judge (rule sets, LLM judges) against the reviewers: Cohen's kappa, agreement, the reviewed count, the
+    confusion matrix (UMWP Table 3)."""
+    _judges(model, as_json)
+
+
 def judges_text(rows: list[dict[str, Any]]) -> str:
-    """`report --judges`: one line per judge, the confusion matrix as judge verdict -> human S/R/F counts."""
+    """`report judges`: one line per judge, the confusion matrix as judge verdict -> human S/R/F counts."""
     from annotator.transcripts.report.judges import VERDICTS
 
     header = ["judge", "reviewed", "agreement", "kappa",

@@ -6,11 +6,11 @@ and executed (claimed, worked through, finished: a `Summary`). `KINDS` names eac
 loaded when it is first asked for: listing runs or starting a run's process loads no kind's code, and the kinds'
 modules, which use `annotator.runs`, are imported by nothing in it.
 
-Every kind is executed the same way: the CLI's command of the kind's name creates a run (or takes `--run-id` of
-a queued one) and executes it in its process (`annotator/cli/_runs.py`), or only queues it (`--queue`); workers
-claim queued runs of the kinds they serve (`workers`, `python -m annotator worker`); the app queues a run and,
-when no worker serves its kind, starts a worker for that one run in the background (`start`, `command`); the
-pages start and list runs through `ui.runs`.
+Every kind is executed the same way: the CLI's command of the kind's name (`judge llm` for `judge`) creates a run
+(or takes `--run-id` of a queued one) and executes it in its process (`annotator/cli/_runs.py`), or only queues it
+(`--queue`); workers claim queued runs of the kinds they serve (`workers`, `python -m annotator worker`); the app
+queues a run and, when no worker serves its kind, starts a worker for that one run in the background (`start`,
+`command`); the pages start and list runs through `ui.runs`.
 A run's life (claim, heartbeat, cancel, stale, outcome) is the same for every kind (`lifecycle`, `health`).
 """
 

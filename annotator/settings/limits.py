@@ -86,7 +86,7 @@ TEMPERATURE = Range("--temperature", 0, 2, whole=False)
 WORKERS = Range("--workers", 1, 64)
 SEED = Range("--seed", 0, 2**32 - 1)
 BOOTSTRAP = Range("--bootstrap", 0, 100_000)  # resamples for the report's intervals; 0: none
-DISAGREED = Range("--disagreed", 1, 10_000)  # items the models disagree on most, in `report`
+DISAGREED = Range("N", 1, 10_000)  # items the models disagree on most, in `report disagreed N`
 RUN_ID = Range("--run-id", 1, INT32_MAX)
 MAX_CONDITIONS = Range("--max-conditions", 1, 20)
 POLL = Range("--poll", 0.05, 3600, whole=False)  # seconds an idle worker waits before it looks for work again

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.conftest import PROJECT_ROOT
 from tests.import_export.test_importer import run_cli
+from tests.support.extras import without_module
 from tests.support.imports import modules_loaded_by
 
 
@@ -115,7 +116,7 @@ def test_the_data_commands_import_nothing_heavy_at_start_up() -> None:
             top_level.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             top_level.add(node.module or "")
-    light = {"__future__", "pathlib", "typing", "typer", "annotator", "annotator.cli._app",
+    light = {"__future__", "pathlib", "typing", "typer", "annotator.import_export", "annotator.cli._app",
              "annotator.import_export.formats"}
     assert top_level == light
     heavy = ("sqlalchemy", "sqlmodel", "alembic", "pandas", "pyarrow", "openai", "annotator.database.engine",
@@ -153,3 +154,46 @@ def test_several_bad_files_are_each_told_and_nothing_is_stored(tmp_path: Path, s
     assert lines[1].startswith(f"error: {unknown}: cannot tell the format")
     assert lines[2].startswith(f"error: {broken}: ")
     assert json.loads(run_cli(url, "stats", "--json").stdout)["problems"] == 0
+
+
+NEEDS_INSPECT = 'Inspect AI logs needs the "inspect" extra: pip install -e ".[inspect]"'
+
+
+def _transcript_count(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT count(*) FROM transcript").fetchone()[0])
+
+
+def test_inspect_logs_without_the_inspect_extra_say_which_extra_in_one_line(tmp_path: Path,
+                                                                           shared_data: Path) -> None:
+    """An install without inspect-ai: reading or writing an Inspect log is one line naming the extra, nothing
+    stored or written; every other format still imports and exports."""
+    from tests.import_export.formats.test_transcripts import _inspect_log
+
+    db = tmp_path / "a.sqlite"
+    url = f"sqlite:///{db}"
+    assert run_cli(url, "import", str(shared_data / "reliablemath" / "solve" / "aime.json")).returncode == 0
+    env = {**without_module("inspect_ai", tmp_path / "no-inspect"), "ANNOTATOR_DATABASE_URL": url}
+
+    def without_inspect(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
+                              timeout=120)
+
+    assert "ModuleNotFoundError: No module named 'inspect_ai'" in without_inspect("-c", "import inspect_ai").stderr
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"data_id": "aime_0", "model": "m", "prompt": "p", "response": "\\boxed{204}"})
+                       + "\n", encoding="utf-8")
+    imported = without_inspect("-m", "annotator", "import", str(answers))
+    assert imported.returncode == 0 and "1 transcripts added" in imported.stdout, imported.stderr
+    logs = [_inspect_log(tmp_path / "run.eval"), _inspect_log(tmp_path / "run.json")]
+    for args in ([str(logs[0])], [str(logs[1])], [*map(str, logs)], ["--format", "inspect_log", str(logs[1])]):
+        result = without_inspect("-m", "annotator", "import", *args)
+        assert (result.returncode, result.stdout) == (1, ""), args
+        assert result.stderr == f"error: reading {NEEDS_INSPECT}\n", args
+    assert _transcript_count(db) == 1
+    for name in ("inspect_log", "inspect"):
+        result = without_inspect("-m", "annotator", "export", "--format", name, "--out", str(tmp_path / name))
+        assert (result.returncode, result.stdout, result.stderr) == (1, "", f"error: writing {NEEDS_INSPECT}\n")
+        assert not (tmp_path / name).exists()
+    exported = without_inspect("-m", "annotator", "export", "--format", "transcripts", "--out", str(tmp_path / "t"))
+    assert exported.returncode == 0 and (tmp_path / "t" / "manifest.json").is_file(), exported.stderr

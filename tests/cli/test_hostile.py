@@ -43,11 +43,11 @@ def _commands() -> list[Command]:
     found: list[Command] = []
 
     def walk(command: Any, words: tuple[str, ...]) -> None:
-        if getattr(command, "commands", None):
-            for name, sub in command.commands.items():
-                walk(sub, (*words, name))
-        else:
+        # A group that also runs by itself (`report`, `judge`) is a command with its own options too.
+        if not getattr(command, "commands", None) or getattr(command, "invoke_without_command", False):
             found.append(Command(words, tuple(p for p in command.params if p.name != "help")))
+        for name, sub in (getattr(command, "commands", None) or {}).items():
+            walk(sub, (*words, name))
 
     walk(typer.main.get_command(app), ())
     return found
@@ -127,7 +127,9 @@ def _stored(url: str) -> dict[str, int]:
 
 def test_the_commands_are_enumerated_from_the_app() -> None:
     names = {command.name for command in COMMANDS}
-    assert {"import", "export", "settings", "evaluate", "generate", "judge", "treecut", "batches", "user add"} <= names
+    assert {"import", "export", "settings", "evaluate", "generate", "judge", "judge rules", "judge llm", "report",
+            "report judges", "report compare", "report disagreed", "treecut", "batches", "user add"} <= names
+    assert "user" not in names  # a group that only holds commands
 
 
 def test_every_number_of_every_command_has_a_range(folder: Path) -> None:

@@ -1,4 +1,4 @@
-"""`python -m annotator judge --rule llm` and `report --judges` as processes against a real local OpenAI-compatible
+"""`python -m annotator judge llm` and `report judges` as processes against a real local OpenAI-compatible
 server: a run judged and started again, a queued run executed by id, an unreadable reply, bad use in one line."""
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ SCRIPTED = ["S", "R", "F", "F", "S", "F", "R", "S"]
 
 
 def _judge(server: OpenAIServer, *extra: str, model: str = "judge-m") -> list[str]:
-    return ["judge", "--rule", "llm", "--model", model, "--base-url", server.url, "--api-key-env", "UNSET_TEST_KEY",
+    return ["judge", "llm", "--model", model, "--base-url", server.url, "--api-key-env", "UNSET_TEST_KEY",
             "--concurrency", "2", "--backoff", "0.01", "--no-progress", *extra]
 
 
-def test_judge_rule_llm_then_report_judges(tmp_path: Path) -> None:
+def test_judge_llm_then_report_judges(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'judge.sqlite'}"
     engine = get_engine(url)
     ids = add_judged_transcripts(engine)
@@ -53,7 +53,7 @@ def test_judge_rule_llm_then_report_judges(tmp_path: Path) -> None:
             run_id = spec(RunKind.judge).queue(session, created_by="app", options=JudgeOptions(
                 model=RoleConfig(model="judge-2", base_url=server.url, api_key_env="UNSET_TEST_KEY"),
                 only_reviewed=True, limit=4, backoff_base=0.01))
-        queued = run_cli(url, "judge", "--run-id", str(run_id), "--no-progress")
+        queued = run_cli(url, "judge", "llm", "--run-id", str(run_id), "--no-progress")
         assert queued.returncode == 1, queued.stderr
         assert (f"\nrun {run_id}: partial; 4/4 responses, 3 verdicts stored (F 2, R 1), 0 already judged, "
                 "1 replies unreadable") in queued.stdout
@@ -66,7 +66,7 @@ def test_judge_rule_llm_then_report_judges(tmp_path: Path) -> None:
         assert [run.status for run in session.execute(select(Run).order_by(Run.id)).scalars()] == [
             "succeeded", "succeeded", "partial"]
 
-    text = run_cli(url, "report", "--judges")
+    text = run_cli(url, "report", "judges")
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
     assert lines[0].split()[:4] == ["judge", "reviewed", "agreement", "kappa"]
@@ -75,13 +75,13 @@ def test_judge_rule_llm_then_report_judges(tmp_path: Path) -> None:
     # judge-m: 6 of 8 agree (the reviewer called the 4th and the 7th otherwise).
     assert lines[4].split()[:6] == ["llm", "judge-m", "@", "v2", "8", "0.750"]
     assert "S: 3/0/0  R: 0/1/1  F: 1/0/2" in lines[4]
-    rows = json.loads(run_cli(url, "report", "--judges", "--json").stdout)
+    rows = json.loads(run_cli(url, "report", "judges", "--json").stdout)
     assert [row["judge"] for row in rows] == [
         "reliablemath", "reliablemath-exact", "llm judge-2 @ v2", "llm judge-m @ v2"]
     assert rows[3]["confusion"] == {"S": {"S": 3, "R": 0, "F": 0}, "R": {"S": 0, "R": 1, "F": 1},
                                     "F": {"S": 1, "R": 0, "F": 2}}
     assert rows[3]["agreement"] == 0.75 and rows[3]["reviewed"] == 8
-    assert json.loads(run_cli(url, "report", "--judges", "--json", "--model", "nobody").stdout)[2:] == []
+    assert json.loads(run_cli(url, "report", "judges", "--json", "--model", "nobody").stdout)[2:] == []
 
 
 def test_bad_use_is_one_line_and_creates_no_run(tmp_path: Path) -> None:
@@ -89,18 +89,23 @@ def test_bad_use_is_one_line_and_creates_no_run(tmp_path: Path) -> None:
     add_judged_transcripts(get_engine(url), SPECS[:1])
     local = ["--base-url", "http://127.0.0.1:9/v1"]
     for arguments, message in [
-        (["judge", "--rule", "llm", *local], "--rule llm needs --model"),
-        (["judge", "--rule", "nope"], "unknown judge rule 'nope'; choose one of reliablemath, reliablemath-exact, llm"),
-        (["judge", "--model", "m"], "--model, --base-url, --only-reviewed and --limit go with --rule llm"),
-        (["judge", "--only-reviewed"], "go with --rule llm"),
-        (["judge", "--rule", "llm", "--model", "m", "--workers", "2", *local], "--workers goes with the rule sets"),
-        (["judge", "--rule", "llm", "--model", "m", "--prompt-version", "v9", *local],
+        (["judge", "llm", *local], "judge llm needs --model"),
+        (["judge", "--rule", "nope"], "Invalid value for '--rule': 'nope' is not one of 'reliablemath', "
+         "'reliablemath-exact'"),
+        (["judge", "rules", "--rule", "llm"], "'llm' is not one of 'reliablemath', 'reliablemath-exact'"),
+        (["judge", "--model", "m"], "No such option: --model"),
+        (["judge", "rules", "--only-reviewed"], "No such option: --only-reviewed"),
+        (["judge", "llm", "--model", "m", "--workers", "2", *local], "No such option: --workers"),
+        (["judge", "--workers", "2", "llm", "--model", "m", *local], "--workers is an option of `python -m "
+         "annotator judge` alone; the options of `python -m annotator judge llm` go after it"),
+        (["judge", "llm", "--model", "m", "--prompt-version", "v9", *local],
          "no judge prompt version 'v9'; have v1, v2"),
-        (["judge", "--rule", "llm", "--model", "m", "--api-key-env", "UNSET_TEST_KEY"], "UNSET_TEST_KEY is not set"),
-        (["judge", "--rule", "llm", "--model", "m", "--concurrency", "0", *local], "--concurrency"),
-        (["judge", "--rule", "llm", "--model", "m", "--limit", "-1", *local], "--limit"),
-        (["judge", "--run-id", "5", "--no-progress"], "no judge run 5"),
-        (["report", "--judges", "--by", "data_source"], "--judges takes no --by, --compare or --prompt"),
+        (["judge", "llm", "--model", "m", "--api-key-env", "UNSET_TEST_KEY"], "UNSET_TEST_KEY is not set"),
+        (["judge", "llm", "--model", "m", "--concurrency", "0", *local], "--concurrency"),
+        (["judge", "llm", "--model", "m", "--limit", "-1", *local], "--limit"),
+        (["judge", "llm", "--run-id", "5", "--no-progress"], "no judge run 5"),
+        (["judge", "--run-id", "5"], "No such option: --run-id"),
+        (["report", "judges", "--by", "data_source"], "No such option: --by"),
     ]:
         refused = run_cli(url, *arguments)
         lines = refused.stderr.splitlines()

@@ -41,7 +41,7 @@ def _annotator(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _judge(url: str, server: OpenAIServer, *extra: str) -> subprocess.CompletedProcess[str]:
-    return _annotator(url, "judge", "--rule", "llm", "--model", "judge-m", "--base-url", server.url,
+    return _annotator(url, "judge", "llm", "--model", "judge-m", "--base-url", server.url,
                       "--api-key-env", "UNSET_TEST_KEY", "--concurrency", "2", "--backoff", "0.01", "--no-progress",
                       *extra)
 
@@ -299,14 +299,14 @@ def test_on_sqlite_the_command_executes_its_parts_itself(tmp_path: Path) -> None
 
 
 def test_the_command_killed_mid_job_then_run_again_resumes_the_job_at_once(database_url: str, tmp_path: Path) -> None:
-    """`judge --parts 2` executes its parts itself; killed with SIGKILL mid-part, its process is gone and the same
+    """`judge llm --parts 2` executes its parts itself; killed with SIGKILL mid-part, its process is gone and the same
     command resumes the same job at once (the default heartbeat timeout, a minute, is not waited for): every part
     ends, the job counts its whole progress, and no answered request is sent again."""
     engine, calm_url = get_engine(database_url), f"sqlite:///{tmp_path / 'calm.sqlite'}"
     add_judged_transcripts(engine, TRANSCRIPTS)
     add_judged_transcripts(get_engine(calm_url), TRANSCRIPTS)
     env = {name: value for name, value in _env(database_url).items() if name != "ANNOTATOR_HEARTBEAT_TIMEOUT"}
-    command = [sys.executable, "-m", "annotator", "judge", "--rule", "llm", "--model", "judge-m", "--api-key-env",
+    command = [sys.executable, "-m", "annotator", "judge", "llm", "--model", "judge-m", "--api-key-env",
                "UNSET_TEST_KEY", "--concurrency", "2", "--backoff", "0.01", "--no-progress", "--parts", "2"]
     with OpenAIServer(answer=scripted_judge) as server:
         server.hold_after(20)  # mid-way through the second part

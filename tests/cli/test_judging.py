@@ -1,5 +1,5 @@
-"""`python -m annotator import` of transcripts, `report [--json] [--by] [--disagreed N]`, `judge --rule` and the
-transcripts export, end to end in fresh interpreters on a real SQLite file."""
+"""`python -m annotator import` of transcripts, `report [--json] [--by]`, `report compare`, `report disagreed`,
+`judge [rules] --rule` and the transcripts export, end to end in fresh interpreters on a real SQLite file."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from annotator.cli.judging import JUDGE_PROMPT_VERSION, RULE_NAMES
+from annotator.cli.judging import DISAGREED, JUDGE_PROMPT_VERSION, RULE_NAMES
 from annotator.database.engine import get_engine, read_session
 from annotator.transcripts import evaluation_items
 from annotator.transcripts.judge.llm_prompt import DEFAULT_VERSION
 from annotator.transcripts.judge.rules import RULES
+from annotator.transcripts.report import disagreed
 from annotator.transcripts.report.scores import KEYS
 from tests.import_export.test_importer import run_cli
 from tests.support.transcripts import records_for
@@ -22,6 +23,7 @@ from tests.support.transcripts import records_for
 def test_the_rule_names_the_cli_offers_are_the_judges() -> None:
     assert RULE_NAMES == tuple(RULES)
     assert JUDGE_PROMPT_VERSION == DEFAULT_VERSION
+    assert DISAGREED == disagreed.DISAGREED
 
 
 def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None:
@@ -49,7 +51,7 @@ def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None
     bad = run_cli(url, "report", "--by", "model")
     assert bad.returncode == 2 and "cannot break down by model" in bad.stderr
 
-    judged = run_cli(url, "judge", "--rule", "reliablemath-exact")
+    judged = run_cli(url, "judge", "rules", "--rule", "reliablemath-exact")
     assert judged.returncode == 0, judged.stderr
     assert judged.stdout.startswith("judged 162 transcripts with reliablemath-exact v1")
     [row] = json.loads(run_cli(url, "report", "--json").stdout)
@@ -62,7 +64,7 @@ def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None
 
 
 def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path) -> None:
-    """`report --json` rows carry the six intervals as [low, high]; `report --compare` on ReliableMath Table 6's
+    """`report --json` rows carry the six intervals as [low, high]; `report compare` on ReliableMath Table 6's
     two models gives their paired differences and McNemar's tests, as text and as JSON; bad use is one line."""
     from tests.transcripts.report.test_scores import TABLE_6
 
@@ -88,7 +90,7 @@ def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path)
     text = run_cli(url, "report").stdout
     assert "Prec 95% CI" in text and "about ±0.16 wide" in text and "MOVER over the Wilson intervals" in text
 
-    done = run_cli(url, "report", "--compare", "DeepSeek-R1", "GPT-4o", "--json")
+    done = run_cli(url, "report", "compare", "DeepSeek-R1", "GPT-4o", "--json")
     assert done.returncode == 0, done.stderr
     [result] = json.loads(done.stdout)
     assert (result["model_a"], result["model_b"], result["prompt"]) == ("DeepSeek-R1", "GPT-4o", "reliable")
@@ -96,24 +98,29 @@ def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path)
     assert set(result["mcnemar"]) == {"prec_a", "prud_a", "prec_u", "prud_u"}
     assert result["mcnemar"]["prec_a"] == {"b": 18, "c": 0, "p": 2 / 2**18}  # R1's 21 S against GPT-4o's 3
     assert result["prec_diff_ci"][0] > 0 and result["diff_ci_method"] == "newcombe-mover"
-    text = run_cli(url, "report", "--compare", "DeepSeek-R1", "GPT-4o", "--prompt", "reliable").stdout
+    text = run_cli(url, "report", "compare", "DeepSeek-R1", "GPT-4o", "--prompt", "reliable").stdout
     assert text.startswith("DeepSeek-R1 against GPT-4o, prompt reliable: 30 solvable and 132 unsolvable items")
     assert "McNemar exact: b=18 c=0 p=7.629e-06" in text
     assert "(Newcombe's paired interval per set, MOVER over A and U, 95%)" in text
 
     for args, code, message in [
-        (("--compare", "DeepSeek-R1", "nobody"), 1, "no judged transcripts of model 'nobody'"),
-        (("--compare", "DeepSeek-R1", "GPT-4o", "--prompt", "standard"), 1, "with prompt 'standard'"),
-        (("--compare", "DeepSeek-R1", "GPT-4o", "--model", "x"), 2, "--compare takes no --model or --by"),
-        (("--prompt", "reliable"), 2, "--prompt goes with --compare"),
+        (("compare", "DeepSeek-R1", "nobody"), 1, "no judged transcripts of model 'nobody'"),
+        (("compare", "DeepSeek-R1", "GPT-4o", "--prompt", "standard"), 1, "with prompt 'standard'"),
+        (("compare", "DeepSeek-R1", "GPT-4o", "--model", "x"), 2, "No such option: --model"),
+        (("compare", "DeepSeek-R1", "GPT-4o", "--by", "rewrite_type"), 2, "No such option: --by"),
+        (("compare", "DeepSeek-R1"), 2, "Missing argument 'MODEL_B'"),
+        (("--model", "x", "compare", "DeepSeek-R1", "GPT-4o"), 2, "--model is an option of `python -m annotator "
+         "report` alone; the options of `python -m annotator report compare` go after it"),
+        (("--prompt", "reliable"), 2, "No such option: --prompt"),
         (("--bootstrap", "100001"), 2, "100,000"),
+        (("compare", "DeepSeek-R1", "GPT-4o", "--bootstrap", "100001"), 2, "100,000"),
     ]:
         bad = run_cli(url, "report", *args)
         assert bad.returncode == code and message in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)
 
 
 def test_report_by_rewrite_type_and_the_most_disagreed_items(tmp_path: Path) -> None:
-    """`report --by rewrite_type` with its intervals, and `report --disagreed N` as text and JSON, on the
+    """`report --by rewrite_type` with its intervals, and `report disagreed N` as text and JSON, on the
     hand-built transcripts of tests/transcripts/report/test_disagreed.py (figures worked out there)."""
     from tests.transcripts.report.test_disagreed import TABLE, add_answers
 
@@ -126,22 +133,25 @@ def test_report_by_rewrite_type_and_the_most_disagreed_items(tmp_path: Path) -> 
     assert (remove["US"], remove["UR"], remove["U"], remove["AS"], remove["A"]) == (2, 1, 3, 1, 1)
     assert remove["prec_u_ci"][0] < 2 / 3 < remove["prec_u_ci"][1] and remove["prec_ci"] is not None
 
-    done = run_cli(url, "report", "--disagreed", "3", "--json")
+    done = run_cli(url, "report", "disagreed", "3", "--json")
     assert done.returncode == 0, done.stderr
     listed = json.loads(done.stdout)
     assert [(row["data_id"], row["models"]) for row in listed] == [(data_ids[0], 3), (data_ids[4], 2),
                                                                    (data_ids[2], 3)]
     assert listed[0]["disagreement"] == 1.0 and listed[2]["verdicts"]["c"] == {"S": 0, "R": 0, "F": 1}
-    text = run_cli(url, "report", "--disagreed", "5").stdout.splitlines()
+    text = run_cli(url, "report", "disagreed", "5").stdout.splitlines()
     assert text[0].split() == ["disagreement", "models", "prompt", "data_id", "type", "verdicts"]
     assert text[1].split()[:5] == ["1.000", "3", "standard", data_ids[0], "remove"]
     assert text[1].endswith("a: S; b: R; c: F") and text[4].split()[:5] == ["0.667", "3", "standard",
                                                                               data_ids[6], "solvable"]
     assert text[5].endswith("a: S 1 · F 1; b: S") and text[-1].startswith("disagreement: the chance that two")
 
-    for args, message in [(("--disagreed", "0"), "1 to 10,000"), (("--disagreed", "3", "--model", "a"),
-                                                                  "--disagreed takes no --model"),
-                          (("--disagreed", "3", "--by", "rewrite_type"), "--disagreed takes no")]:
+    every = json.loads(run_cli(url, "report", "disagreed", "--json").stdout)  # up to DISAGREED items
+    assert every[:3] == listed and len(every) == len({(row["data_id"], row["prompt"]) for row in every}) > 3
+    for args, message in [(("disagreed", "0"), "1 to 10,000"), (("disagreed", "3", "--model", "a"),
+                                                                "No such option: --model"),
+                          (("disagreed", "3", "--by", "rewrite_type"), "No such option: --by"),
+                          (("--json", "disagreed", "3"), "--json is an option of `python -m annotator report` alone")]:
         bad = run_cli(url, "report", *args)
         assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)
 
@@ -182,7 +192,7 @@ def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
 
 def test_report_of_one_verdict_per_set_has_an_interval(database_url: str) -> None:
     """Right on 3 solvable items and wrong on 5 unsolvable ones: `report` prints Prec 0.500 with an interval
-    around it (MOVER, `ci_method` in --json), not [0.50, 0.50]; `--compare` against a model wrong everywhere gives
+    around it (MOVER, `ci_method` in --json), not [0.50, 0.50]; `report compare` against a model wrong everywhere gives
     the difference 0.5 an interval of width."""
     from tests.transcripts.report.test_disagreed import add_answers
 
@@ -202,7 +212,7 @@ def test_report_of_one_verdict_per_set_has_an_interval(database_url: str) -> Non
     assert 0.2 < low < 0.5 < high < 0.75
     line = next(line for line in cli().stdout.splitlines() if line.startswith("right "))
     assert "0.500  [0.22, 0.72]" in line and "[0.50, 0.50]" not in line
-    [compared] = json.loads(cli("--compare", "right", "wrong", "--json").stdout)
+    [compared] = json.loads(cli("compare", "right", "wrong", "--json").stdout)
     low, high = compared["prec_diff_ci"]
     assert compared["difference"]["prec"] == 0.5 and 0 < low < 0.5 < high <= 1
 

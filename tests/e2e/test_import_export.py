@@ -20,6 +20,7 @@ from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.e2e.test_annotate import PASSWORD, sign_in
 from tests.import_export.test_importer import run_cli
 from tests.support.candidates import add_user
+from tests.support.extras import without_module
 from tests.support.progress import EXPECTED_STATES, add_progress
 
 pytestmark = pytest.mark.e2e
@@ -160,3 +161,37 @@ def test_a_role_that_may_not_see_the_page_gets_a_clear_message(
     settled(page)
     assert page.get_by_text("Page not found").count() == 0
     assert page.get_by_role("button", name="reliablemath").count() == 0
+
+
+def test_without_the_inspect_extra_the_page_names_it_for_reading_and_writing(
+    browser, shared_data: Path, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    """An app server without inspect-ai: the inspect download is not offered, saying which extra it needs, and an
+    uploaded Inspect log gets the one-line error naming it; the other exports stay offered."""
+    from tests.import_export.formats.test_transcripts import _inspect_log
+
+    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+    add_user(get_engine(url), "ada", role="admin", password=PASSWORD)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"data_id": "aime_0", "model": "m", "prompt": "p", "response": "\\boxed{204}"})
+                       + "\n", encoding="utf-8")
+    assert run_cli(url, "import", str(shared_data / "reliablemath" / "solve" / "aime.json"), str(answers)
+                   ).returncode == 0
+    log = _inspect_log(tmp_path / "run.eval")
+    running = start_app(url, tmp_path / "streamlit.log", env=without_module("inspect_ai", tmp_path / "no-inspect"))
+    try:
+        page = browser.new_context().new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        sign_in_at(page, f"{running.url}/import_export")
+        needs = 'Inspect AI logs needs the "inspect" extra: pip install -e ".[inspect]"'
+        page.get_by_text(f"Writing {needs}.", exact=True).wait_for()
+        settled(page)
+        assert page.get_by_role("button", name="inspect", exact=True).is_disabled()
+        assert page.get_by_role("button", name="transcripts", exact=True).is_enabled()
+        page.locator("input[type=file]").set_input_files(str(log))
+        page.get_by_text(f"reading {needs}", exact=True).wait_for()
+        settled(page)
+        assert page.get_by_role("button", name="Import 1 file(s)").count() == 0
+        assert page.get_by_text("Traceback").count() == 0
+    finally:
+        stop_app(running)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -43,11 +44,14 @@ def test_every_kind_is_a_command_that_executes_a_queued_run() -> None:
 
     from annotator.cli import app
 
+    def options(command: Any) -> set[str]:
+        return {option for parameter in command.params for option in [*parameter.opts, *parameter.secondary_opts]}
+
     commands = get_command(app).commands  # type: ignore[attr-defined]
     for kind in RunKind:
-        options = {option for parameter in commands[kind].params
-                   for option in [*parameter.opts, *parameter.secondary_opts]}
-        assert {"--run-id", "--no-progress"} <= options, kind
+        # The kind's command, or the one of its commands that runs an LLM (`judge llm`; `judge` alone uses rules).
+        found = [commands[kind], *getattr(commands[kind], "commands", {}).values()]
+        assert len([command for command in found if {"--run-id", "--no-progress"} <= options(command)]) == 1, kind
 
 
 def test_a_run_of_an_unknown_kind_is_failed_not_started(sqlite_engine: Engine, tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from annotator import __version__
+from annotator._util.extras import INSPECT, Extra, MissingExtra
 from annotator._util.files import sha256_file
 
 if TYPE_CHECKING:
@@ -33,8 +34,8 @@ Exporter = Callable[..., dict[str, int]]  # (session, out, **options): writes fi
 class Export:
     """An export format: its name (what `export --format` takes and the page's download says), its writer as
     `module:function`, what it writes, the options the writer takes as keyword arguments, the function of the
-    module that adds entries of its own to the manifest (`(session, **options) -> dict`), if any, and the other
-    names it answers to."""
+    module that adds entries of its own to the manifest (`(session, **options) -> dict`), if any, the other
+    names it answers to, and the extra its writer needs, if any."""
 
     name: str
     writer: str
@@ -42,6 +43,7 @@ class Export:
     options: tuple[str, ...] = ()
     manifest: str | None = None
     aliases: tuple[str, ...] = ()
+    extra: Extra | None = None
 
     @property
     def module(self) -> str:
@@ -51,6 +53,10 @@ class Export:
         """A function of the writer's module, loaded now."""
         function: Callable[..., Any] = getattr(importlib.import_module(self.module), name)
         return function
+
+    def missing_extra(self) -> MissingExtra | None:
+        """The error to show when the extra its writer needs is not installed, else None (looked up, not loaded)."""
+        return self.extra.missing("writing") if self.extra is not None and not self.extra.installed() else None
 
     def write(self, session: Session, out: Path, **options: Any) -> dict[str, int]:
         counts: dict[str, int] = self.function(self.writer.split(":")[1])(session, out, **options)
@@ -87,7 +93,8 @@ EXPORTS: tuple[Export, ...] = (
     Export("transcripts", "annotator.import_export.exports.transcripts:write_transcripts",
            "every model response with its judge and human verdicts"),
     Export("inspect", "annotator.import_export.exports.inspect_log:write_inspect_logs",
-           "the transcripts as Inspect AI eval logs (.json), one per model and prompt"),
+           "the transcripts as Inspect AI eval logs (.json), one per model and prompt", aliases=("inspect_log",),
+           extra=INSPECT),
 )
 
 
@@ -112,9 +119,12 @@ def export(
     options given).
 
     Raises UnknownExportFormat before touching the database or `out` when no export has `format` (a name or
-    an alias), or it takes none of `options` (its `Export.options`).
+    an alias), or it takes none of `options` (its `Export.options`), and MissingExtra when its writer's extra is
+    not installed.
     """
     spec = find(format)
+    if missing := spec.missing_extra():
+        raise missing
     options = options or {}
     unknown = sorted(set(options) - set(spec.options))
     if unknown:

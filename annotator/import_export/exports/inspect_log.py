@@ -12,7 +12,8 @@ and finish_reason. Only the question text is known for an imported transcript, n
 with. File names follow Inspect's `{timestamp}_{task}_{model}_{id}.json`, which its log listing needs.
 
 Samples are built with inspect_ai's own types and written one at a time after the log's header (whose results
-come from one counting query), so memory does not grow with the number of transcripts.
+come from one counting query), so memory does not grow with the number of transcripts. inspect_ai is the
+"inspect" extra's (`annotator._util.extras.INSPECT`): without it, the export stops before writing anything.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import IO, Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+from annotator._util.extras import INSPECT
 from annotator.database.models import Transcript
 from annotator.database.vocabulary import Verdict
 from annotator.import_export.exports import transcripts as transcripts_export
@@ -165,6 +167,10 @@ def _write_samples(session: Session, handle: IO[str], rows: Iterator[dict[str, A
 
 
 def write_inspect_logs(session: Session, out: Path) -> dict[str, int]:
+    try:
+        import inspect_ai.log  # noqa: F401  (the extra, checked before the first file is opened)
+    except ImportError:
+        raise INSPECT.missing("writing") from None
     out.mkdir(parents=True, exist_ok=True)
     now = datetime.now(UTC).replace(microsecond=0)
     stamp, created = now.strftime("%Y-%m-%dT%H-%M-%S+00-00"), now.isoformat()

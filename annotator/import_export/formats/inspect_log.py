@@ -1,4 +1,5 @@
-"""Inspect AI eval logs (`.eval`, or a `.json` log), read with inspect_ai's own log API (`read_eval_log`).
+"""Inspect AI eval logs (`.eval`, or a `.json` log), read with inspect_ai's own log API (`read_eval_log`),
+which the "inspect" extra installs (`annotator._util.extras.INSPECT`).
 
 Each sample is one transcript: the item's data_id is the sample's `metadata.data_id`, else its `id`; the model
 is the log's; the prompt is `metadata.prompt` of the sample, else of the task, else the task's name; the
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from annotator._util.extras import INSPECT
 from annotator.import_export.formats.transcripts import transcript_record
 from annotator.import_export.records import ImportPart, InputError, Location, ReadOptions, TranscriptRecord
 
@@ -73,7 +75,10 @@ def _origin(sample: Any) -> dict[str, str]:
 
 
 def read(path: Path, options: ReadOptions) -> list[ImportPart]:
-    from inspect_ai.log import read_eval_log  # heavy: loaded only to read a log
+    try:
+        from inspect_ai.log import read_eval_log  # heavy, and an extra: loaded only to read a log
+    except ImportError:
+        raise INSPECT.missing("reading") from None
 
     try:
         log = read_eval_log(str(path))

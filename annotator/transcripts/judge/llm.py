@@ -4,9 +4,9 @@ one-line reason (the prompt and the strict reading of the reply: `llm_prompt`).
 A judge is the rule "llm", a model and a prompt version. Each verdict is kept with its reason in `judgement`
 (one per transcript and judge), and it becomes the transcript's own judge verdict (`judge_rule` "llm",
 `judge_version` naming the model and the prompt version, `judge_class` empty: an LLM judge gives no class), so
-the report counts it, as it counts a rule set's after `judge --rule R`. A request that fails after its retries,
+the report counts it, as it counts a rule set's after `judge rules --rule R`. A request that fails after its retries,
 or a reply that is not a verdict, leaves the transcript's previous verdict; the run counts it (partial) and keeps
-the error, and the reply, in its errors. `judge --rule R` later gives the transcripts R's verdicts again; the LLM
+the error, and the reply, in its errors. `judge rules --rule R` later gives the transcripts R's verdicts again; the LLM
 judges' verdicts stay in `judgement`, and the judge-vs-reviewer table (`judges`) reads them from there.
 
 The run's life is `annotator.runs`'; its requests go through `annotator.runs.llm` (cached, retried, `concurrency`

@@ -32,7 +32,7 @@ from annotator.transcripts.report.counting import Counts, Group, disagreement_gr
 from annotator.transcripts.report.scores import VERDICTS
 from annotator.transcripts.review.decisions import effective_verdict, load_review
 
-DISAGREED = 20  # items on the Report page and `report --disagreed`'s default
+DISAGREED = 20  # items on the Report page and `report disagreed`'s default
 
 
 def disagreement(counts: Sequence[Sequence[int]]) -> float | None:

@@ -171,7 +171,7 @@ def test_newcombe_paired_coverage_is_exact_and_near_95_percent() -> None:
     success) of `_paired_truths` the coverage is the probability of the tables whose interval holds p1 - p2.
     Averaged over those truths, coverage is at least 94% from 2 items on (at 1 item, 93%); at single truths it
     dips, as Newcombe (1998) reports for every method of his, and stays at least 85% from 5 items on and at
-    least 90% from 20 on. `report --compare` combines two such intervals, the A set's and the U set's, by the
+    least 90% from 20 on. `report compare` combines two such intervals, the A set's and the U set's, by the
     MOVER whose coverage the test above checks."""
     truths = _paired_truths()
     for n in (1, 2, 3, 4, 5, 8, 13, 20, 30):
