@@ -7,9 +7,10 @@ import json
 import os
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
-from annotator.cli.judging import DISAGREED, JUDGE_PROMPT_VERSION, RULE_NAMES
+from annotator.cli.judging import DISAGREED, JUDGE_PROMPT_VERSION, RULE_NAMES, Rule
 from annotator.database.engine import get_engine, read_session
 from annotator.transcripts import evaluation_items
 from annotator.transcripts.judge.llm_prompt import DEFAULT_VERSION
@@ -21,7 +22,7 @@ from tests.support.transcripts import records_for
 
 
 def test_the_rule_names_the_cli_offers_are_the_judges() -> None:
-    assert RULE_NAMES == tuple(RULES)
+    assert RULE_NAMES == tuple(RULES) == typing.get_args(typing.get_args(Rule)[0])  # what `--rule` takes
     assert JUDGE_PROMPT_VERSION == DEFAULT_VERSION
     assert DISAGREED == disagreed.DISAGREED
 
