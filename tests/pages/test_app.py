@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,9 @@ PASSWORD = "pw-1234-long-enough"
 
 
 @pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
+def engine(tmp_path: Path, set_environment: Callable[..., None]) -> Engine:
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
-    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
+    set_environment(ANNOTATOR_DATABASE_URL=url)
     return get_engine(url)
 
 
@@ -131,9 +132,9 @@ def test_a_key_pressed_after_the_account_was_disabled_stores_nothing(engine: Eng
 
 
 def test_a_queue_opened_while_the_database_is_locked_says_busy_not_empty(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, set_environment: Callable[..., None]
 ) -> None:
-    monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", "0.3")
+    set_environment(ANNOTATOR_PAGE_BUSY_SECONDS="0.3")
     add_candidates(engine, 2)
     app = AppTest.from_file(ENTRY, default_timeout=60)
     sign_in_app(app, engine, add_user(engine, "ann", password=PASSWORD))  # signed in before, e.g. a reload
