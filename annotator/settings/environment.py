@@ -36,7 +36,8 @@ DEFAULT_PAGE_BUSY_SECONDS = 5.0
 DEFAULT_HEARTBEAT_TIMEOUT = 60.0
 # SQLAlchemy's URL form: DIALECT[+DRIVER]://...
 _URL = re.compile(r"^[\w+]+://")
-_SHOWN_CHARS = 60
+_SCHEME = re.compile(r"[\w+]*:?/*")
+_SHOWN_CHARS = 200
 
 
 class SettingsError(ValueError):
@@ -112,11 +113,12 @@ VARIABLES: tuple[Variable, ...] = (
 )
 
 
-def _shown(text: str) -> str:
+def _shown(text: str, *, url: bool) -> str:
     """The value as the error quotes it: a URL's user and password hidden, a long value cut."""
-    if "@" in text:
+    if url and "@" in text:
         before, _, after = text.rpartition("@")
-        text = f"{before.split(':', 1)[0]}:***@{after}"
+        scheme = _SCHEME.match(before)
+        text = f"{scheme.group() if scheme else ''}***@{after}"
     return repr(text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 3] + "...")
 
 
@@ -130,7 +132,8 @@ def read(environ: Mapping[str, str] | None = None) -> Settings:
         try:
             values[variable.field] = variable.parse(text) if text else variable.default()
         except SettingsError:
-            raise SettingsError(f"{variable.name}={_shown(text)}: {variable.allowed}") from None
+            shown = _shown(text, url=variable.parse is _url)
+            raise SettingsError(f"{variable.name}={shown}: {variable.allowed}") from None
     return Settings(**values)
 
 

@@ -17,6 +17,7 @@ from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Annotation, AnnotationEvent
 from annotator.labelling import queue
 from tests.support.candidates import add_candidates, add_user, sign_in_app
+from ui.markdown import escape_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY = str(ROOT / "app.py")
@@ -39,6 +40,27 @@ def _app(*, buttons_mounted: bool = True) -> AppTest:
     app.run()
     assert not app.exception, app.exception
     return app
+
+
+@pytest.mark.parametrize(("name", "value", "allowed"), [
+    ("ANNOTATOR_SESSION_HOURS", "soon", "a number of hours from 0.1 to 8,760"),
+    ("ANNOTATOR_SESSION_RECHECK_SECONDS", "-1", "a number of seconds from 0 to 3,600"),
+    ("ANNOTATOR_PAGE_BUSY_SECONDS", "nan", "a number of seconds from 0.05 to 60"),
+    ("ANNOTATOR_HEARTBEAT_TIMEOUT", "inf", "a number of seconds from 0.5 to 86,400"),
+    ("ANNOTATOR_DATABASE_URL", "db.sqlite",
+     "a database URL: sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/NAME"),
+])
+def test_a_bad_environment_variable_is_one_line_on_the_page_and_nothing_else(
+    tmp_path: Path, set_environment: Callable[..., None], name: str, value: str, allowed: str
+) -> None:
+    database = tmp_path / "annotator.sqlite"
+    set_environment(**{"ANNOTATOR_DATABASE_URL": f"sqlite:///{database}", name: value})
+    app = AppTest.from_file(ENTRY, default_timeout=60)
+    app.run()
+    assert not app.exception, app.exception
+    assert [e.value for e in app.error] == [escape_markdown(f"The app cannot start: {name}={value!r}: {allowed}")]
+    assert not app.text_input and not app.button  # no sign-in form
+    assert not database.exists()
 
 
 def _sign_in(app: AppTest, name: str, password: str = PASSWORD) -> AppTest:
