@@ -11,6 +11,7 @@ from sqlalchemy.exc import OperationalError
 
 from annotator.accounts import auth, throttle
 from annotator.database.engine import DatabaseBusy, database_url, get_engine, read_session, write_session
+from annotator.settings.environment import SettingsError, settings
 from ui import guard, sign_in
 from ui.markdown import escape_markdown
 from ui.pages import PAGES
@@ -124,6 +125,11 @@ def _pages(user: auth.User | None) -> list:  # type: ignore[type-arg]
 
 
 st.set_page_config(page_title="Unsolvable-math annotator", layout="wide")
+try:
+    settings()  # read once per server process; server.py has refused to start on a bad value already
+except SettingsError as exc:
+    st.error(escape_markdown(f"The app cannot start: {exc}"))
+    st.stop()
 st.session_state.setdefault("engine", _engine(database_url()))
 engine = st.session_state["engine"]
 user = sign_in.current_user(engine)

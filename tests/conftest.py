@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ from hypothesis import settings
 from sqlalchemy import Engine
 
 from annotator.database.engine import get_engine
+from annotator.settings import environment
 from tests.support.postgres import create_database, drop_database, postgres_server
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -31,6 +32,27 @@ def missing(reason: str) -> None:
     if IN_CI:
         pytest.fail(f"required component missing under CI=true: {reason}")
     pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def _settings_read_afresh() -> Iterator[None]:
+    """Each test reads the `ANNOTATOR_*` settings from its own environment, as a command or the app does as it
+    starts."""
+    environment.settings.cache_clear()
+    yield
+    environment.settings.cache_clear()
+
+
+@pytest.fixture
+def set_environment(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """`set_environment(ANNOTATOR_X="...")`: set variables for this test, then read the settings again."""
+
+    def set_variables(**values: str) -> None:
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        environment.settings.cache_clear()
+
+    return set_variables
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@
 "Sign-in" is a signed-in browser; "session" in this code base always means a database session.
 Passwords are stored as Argon2id hashes (argon2-cffi). A sign-in creates a random token: the browser keeps
 the token (the app puts it in a cookie), the database keeps only its SHA-256, so a copy of the database
-cannot be used to sign in. A sign-in lasts `sign_in_lifetime()` (env `ANNOTATOR_SESSION_HOURS`, default 12
+cannot be used to sign in. A sign-in lasts `sign_in_lifetime()` (`ANNOTATOR_SESSION_HOURS`, default 12
 hours) and ends when the account is disabled. Passwords follow `annotator.accounts.passwords`' rule; failed sign-ins
 slow guessing down without letting a stranger lock an account (`annotator.accounts.throttle`; `unlock`). Every write a
 page makes first checks, in its own transaction, that the account is still active and its role may do what it
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,10 +36,8 @@ from annotator.database import names
 from annotator.database.engine import DatabaseBusy, page_busy_seconds, read_session, write_session
 from annotator.database.models import Annotator, SignInSession, utcnow
 from annotator.database.vocabulary import Role
+from annotator.settings.environment import settings
 
-DEFAULT_SIGN_IN_HOURS = 12.0
-# How often a signed-in browser re-checks its token (expired? account disabled?), not on every rerun.
-DEFAULT_SIGN_IN_RECHECK_SECONDS = 60.0
 ROLES = tuple(role.value for role in Role)
 _hasher = PasswordHasher()
 
@@ -86,13 +83,14 @@ def allows(user: User | None, capability: Capability) -> bool:
 
 
 def sign_in_lifetime() -> timedelta:
-    hours = float(os.environ.get("ANNOTATOR_SESSION_HOURS") or DEFAULT_SIGN_IN_HOURS)
-    return timedelta(hours=hours)
+    """How long a sign-in lasts (`ANNOTATOR_SESSION_HOURS`)."""
+    return timedelta(hours=settings().session_hours)
 
 
 def sign_in_recheck_seconds() -> float:
-    """How soon an open page notices that its sign-in ended or its account was disabled."""
-    return float(os.environ.get("ANNOTATOR_SESSION_RECHECK_SECONDS") or DEFAULT_SIGN_IN_RECHECK_SECONDS)
+    """How soon an open page notices that its sign-in ended or its account was disabled
+    (`ANNOTATOR_SESSION_RECHECK_SECONDS`)."""
+    return settings().session_recheck_seconds
 
 
 def hash_password(password: str) -> str:

@@ -34,6 +34,20 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+@app.callback()
+def _read_settings() -> None:
+    # Before every command (not its --help): a bad ANNOTATOR_* variable stops it here, in one line, before it
+    # has done anything.
+    if "--help" in sys.argv[1:]:
+        return
+    from annotator.settings.environment import SettingsError, settings
+
+    try:
+        settings()
+    except SettingsError as exc:
+        fail(str(exc), 2)
+
+
 def bounded(allowed: Range) -> dict[str, Any]:
     """typer.Option's check and metavar for a range: `typer.Option(help=..., **bounded(limits.SAMPLES))`; a value
     outside it is a usage error naming the option, the value and the range."""
@@ -93,14 +107,17 @@ def _expected(exc: BaseException) -> str | None:
 
 
 def _log_internal_error(exc: BaseException) -> str:
-    """Append the traceback to the error log (in `ANNOTATOR_LOG_DIR`, default `logs/`); returns its path."""
+    """Append the traceback to the error log (in `ANNOTATOR_LOG_DIR`, default `logs/`; else in the system's
+    temporary folder); returns its path."""
     import logging
-    import os
     import tempfile
 
-    from annotator.database.engine import PROJECT_ROOT
+    from annotator.settings.environment import PROJECT_ROOT, SettingsError, settings
 
-    chosen = Path(os.environ.get("ANNOTATOR_LOG_DIR") or PROJECT_ROOT / "logs")
+    try:
+        chosen = settings().log_dir
+    except SettingsError:  # the error happened before the settings were read
+        chosen = PROJECT_ROOT / "logs"
     for folder in (chosen, Path(tempfile.gettempdir())):
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -54,11 +54,10 @@ def worker(
 
     from annotator.cli._progress import log_lines
     from annotator.database.engine import get_engine
-    from annotator.runs import RunError, hand_back, stale_after
+    from annotator.runs import RunError, hand_back
     from annotator.runs.workers import serve
 
     chosen = _kinds(kinds)
-    stale_after(strict=True)  # a bad ANNOTATOR_HEARTBEAT_TIMEOUT is told now, in one line
     stop = threading.Event()
 
     def stop_and_hand_back(*_: object) -> None:

@@ -7,7 +7,6 @@ with "database is locked" under concurrency, busy timeout or not). PostgreSQL ne
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -19,13 +18,13 @@ from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
+from annotator.settings.environment import PROJECT_ROOT, settings
+
 if TYPE_CHECKING:
     # Imported where a session is made: a command that reads through Core (`read_connection`) never loads the ORM.
     from sqlmodel import Session
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS_DIR = PROJECT_ROOT / "db" / "migrations"
-DEFAULT_DATABASE_PATH = PROJECT_ROOT / "db" / "annotator.sqlite"
 # How long a writer waits for SQLite's write lock. Generous: with sixteen annotators in one Streamlit process
 # on a busy machine, the holder's short transaction can wait seconds for the GIL before it commits.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -33,10 +32,6 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 # (`write_session(cache_mib=...)`): with nine indexes on the transcripts, a big insert in the default cache
 # re-reads evicted index pages all along.
 SQLITE_CACHE_KIB = 2000
-# How long a page's write (a label, a decision, a review) waits for the lock before the page says the database is
-# busy and the press can be repeated: long enough for any write but an import's, short enough to keep a person
-# in front of a frozen page for no longer than this (env `ANNOTATOR_PAGE_BUSY_SECONDS`).
-DEFAULT_PAGE_BUSY_SECONDS = 5.0
 # PostgreSQL's SQLSTATEs for "try again": lock_not_available (lock_timeout), serialization_failure, deadlock.
 _PG_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
 # The newest migration's revision. Knowing it here spares every command Alembic's start-up when the database
@@ -51,13 +46,9 @@ class DatabaseBusy(RuntimeError):
 
 
 def page_busy_seconds() -> float:
-    """How long a page's write waits for a lock (`DEFAULT_PAGE_BUSY_SECONDS`, env `ANNOTATOR_PAGE_BUSY_SECONDS`:
-    0.05 to 60 seconds; a value that is not a number in that range is ignored, so it cannot break every page)."""
-    try:
-        seconds = float(os.environ.get("ANNOTATOR_PAGE_BUSY_SECONDS") or DEFAULT_PAGE_BUSY_SECONDS)
-    except ValueError:
-        return DEFAULT_PAGE_BUSY_SECONDS
-    return seconds if 0.05 <= seconds <= 60 else DEFAULT_PAGE_BUSY_SECONDS
+    """How long a page's write (a label, a decision, a review) waits for a lock before the page says the database
+    is busy (`ANNOTATOR_PAGE_BUSY_SECONDS`)."""
+    return settings().page_busy_seconds
 
 
 def is_busy(exc: BaseException) -> bool:
@@ -74,7 +65,7 @@ def is_busy(exc: BaseException) -> bool:
 
 def database_url() -> str:
     """The database URL from `ANNOTATOR_DATABASE_URL`, else the project's SQLite file."""
-    return os.environ.get("ANNOTATOR_DATABASE_URL") or f"sqlite:///{DEFAULT_DATABASE_PATH}"
+    return settings().database_url
 
 
 def _setup_sqlite(engine: Engine) -> None:

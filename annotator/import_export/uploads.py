@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotator.import_export.formats import InputError, InputErrors, ReadOptions, read, read_all, registry
 from annotator.import_export.records import CandidateRecord, ImportPart, ProblemRecord, TranscriptRecord
-from annotator.settings import limits
+from annotator.settings import environment, limits
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -50,7 +50,7 @@ _cleaned: set[Path] = set()  # the temporary roots this process has cleaned alre
 
 def temporary_root() -> Path:
     """The one directory every temporary upload and export folder lives in."""
-    root = Path(os.environ.get("ANNOTATOR_TMP_DIR") or Path(tempfile.gettempdir()) / "annotator-uploads")
+    root = environment.settings().tmp_dir
     root.mkdir(parents=True, exist_ok=True)
     return root
 

@@ -21,12 +21,11 @@ from sqlmodel import Session
 from annotator.database.models import Run, Worker, utcnow
 from annotator.database.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 from annotator.runs.holders import ended, here_suffix
-from annotator.settings import limits
+from annotator.settings import environment
 
 # A running run's worker beats every few seconds (`workers.Heartbeat`, and with its counters every second); one
 # silent this long has died (killed, crashed, its machine gone). `ANNOTATOR_HEARTBEAT_TIMEOUT` sets another.
-STALE_AFTER = timedelta(seconds=60)
-HEARTBEAT_TIMEOUT_ENV = "ANNOTATOR_HEARTBEAT_TIMEOUT"
+STALE_AFTER = timedelta(seconds=environment.DEFAULT_HEARTBEAT_TIMEOUT)
 # A queued run's process claims it within seconds of starting; one still queued after this never started.
 START_TIMEOUT = timedelta(seconds=60)
 
@@ -46,28 +45,10 @@ def process_alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def stale_after(*, strict: bool = False) -> timedelta:
+def stale_after() -> timedelta:
     """How long a running run may be silent before it counts as dead: `ANNOTATOR_HEARTBEAT_TIMEOUT` seconds (every
-    worker and app server of a database should see the same value), else `STALE_AFTER`. A value that is not a
-    number in `limits.HEARTBEAT_TIMEOUT` raises RangeError naming the variable when `strict` (a worker and the
-    `runs` command check it so as they start), and otherwise reads as the default, so that it cannot break a page."""
-    try:
-        return _heartbeat_timeout()
-    except limits.RangeError:
-        if strict:
-            raise
-        return STALE_AFTER
-
-
-def _heartbeat_timeout() -> timedelta:
-    value = os.environ.get(HEARTBEAT_TIMEOUT_ENV, "").strip()
-    if not value:
-        return STALE_AFTER
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = value  # type: ignore[assignment]  (refused by the range check, naming it)
-    return timedelta(seconds=limits.HEARTBEAT_TIMEOUT.check(seconds))
+    worker and app server of a database should see the same value), else `STALE_AFTER`."""
+    return timedelta(seconds=environment.settings().heartbeat_timeout)
 
 
 def heartbeat_age(run: Run, *, now: datetime | None = None) -> timedelta | None:

@@ -21,16 +21,19 @@ class RangeError(ValueError):
 
 @dataclass(frozen=True)
 class Range:
-    """The closed range [low, high] of the value called `name`; `whole` if it must be an integer."""
+    """The closed range [low, high] of the value called `name`; `whole` if it must be an integer; `unit` what
+    it counts ("seconds": "a number of seconds from ...")."""
 
     name: str
     low: float
     high: float
     whole: bool = True
+    unit: str = ""
 
     def describe(self) -> str:
         kind = "a whole number" if self.whole else "a number"
-        return f"{kind} from {_number(self.low)} to {_number(self.high)}"
+        of = f" of {self.unit}" if self.unit else ""
+        return f"{kind}{of} from {_number(self.low)} to {_number(self.high)}"
 
     def span(self) -> str:
         """`LOW..HIGH`, as `--help` shows it."""
@@ -91,8 +94,6 @@ RUN_ID = Range("--run-id", 1, INT32_MAX)
 MAX_CONDITIONS = Range("--max-conditions", 1, 20)
 POLL = Range("--poll", 0.05, 3600, whole=False)  # seconds an idle worker waits before it looks for work again
 RUNS_SHOWN = Range("--limit", 1, 100_000)
-# Seconds without a heartbeat after which a running run's worker counts as dead (`ANNOTATOR_HEARTBEAT_TIMEOUT`).
-HEARTBEAT_TIMEOUT = Range("ANNOTATOR_HEARTBEAT_TIMEOUT", 0.5, 86_400, whole=False)
 # A judge run over many transcripts is a job of parts that several workers take (`runs.parts`): `--parts`, else one
 # part per JUDGE_PART_TRANSCRIPTS transcripts in its scope (at most PARTS.high).
 PARTS = Range("--parts", 1, 200)
@@ -104,6 +105,16 @@ TREECUT_COUNT = Range("--count", 1, 100_000)
 TREECUT_VARS = Range("--num-vars", 2, 100)
 TREECUT_DEPTH = Range("--ans-depth", 2, 100)
 TREECUT_CUT_DEPTH = Range("--cut-depth", 1, 99)
+
+# The environment's numbers (`annotator.settings.environment`).
+# How long a sign-in lasts.
+SESSION_HOURS = Range("ANNOTATOR_SESSION_HOURS", 0.1, 8760, whole=False, unit="hours")
+# How often an open page re-checks its sign-in (0: on every rerun).
+SESSION_RECHECK_SECONDS = Range("ANNOTATOR_SESSION_RECHECK_SECONDS", 0, 3600, whole=False, unit="seconds")
+# How long a page's write waits for a lock before the page says the database is busy.
+PAGE_BUSY_SECONDS = Range("ANNOTATOR_PAGE_BUSY_SECONDS", 0.05, 60, whole=False, unit="seconds")
+# Seconds without a heartbeat after which a running run's worker counts as dead.
+HEARTBEAT_TIMEOUT = Range("ANNOTATOR_HEARTBEAT_TIMEOUT", 0.5, 86_400, whole=False, unit="seconds")
 
 # Integers in imported files.
 POSITION = Range("position", 0, INT32_MAX)  # a problem's index in its source (also inside data_ids)

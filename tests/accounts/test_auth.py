@@ -4,6 +4,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -146,7 +147,9 @@ def test_user_commands(sqlite_url: str, sqlite_engine: Engine) -> None:
     assert unknown.returncode == 1 and "no account called 'nobody'" in unknown.stderr
 
 
-def test_sign_in_verifies_the_password_without_the_write_lock(tmp_path: Path) -> None:
+def test_sign_in_verifies_the_password_without_the_write_lock(
+    tmp_path: Path, set_environment: Callable[..., None]
+) -> None:
     """Sixteen people signing in at once must not queue their (slow on purpose) Argon2 checks behind SQLite's
     one write lock: a wrong password is refused while another connection holds that lock, and a right one
     takes it only to record the sign-in."""
@@ -156,12 +159,11 @@ def test_sign_in_verifies_the_password_without_the_write_lock(tmp_path: Path) ->
         auth.create_user(session, name="ann", role="annotator", password="s3cret-passphrase")
     holder = sqlite3.connect(db, timeout=0)
     holder.execute("BEGIN IMMEDIATE")
-    os.environ["ANNOTATOR_PAGE_BUSY_SECONDS"] = "0.2"  # how long a failure's count waits for the lock
+    set_environment(ANNOTATOR_PAGE_BUSY_SECONDS="0.2")  # how long a failure's count waits for the lock
     try:
         assert auth.sign_in(engine, name="ann", password="wrong") is None
         assert auth.sign_in(engine, name="nobody", password="s3cret-passphrase") is None
     finally:
-        del os.environ["ANNOTATOR_PAGE_BUSY_SECONDS"]
         holder.rollback()
         holder.close()
     signed_in = auth.sign_in(engine, name="ann", password="s3cret-passphrase")

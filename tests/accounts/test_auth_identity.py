@@ -4,6 +4,7 @@ lasts as long as a password's, counted from the provider's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -82,8 +83,8 @@ def test_a_disabled_account_is_refused_and_disabling_ends_its_sign_in(engine: En
     assert refused.value.reason == "disabled"
 
 
-def test_the_sign_in_ends_a_lifetime_after_the_providers(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANNOTATOR_SESSION_HOURS", "12")
+def test_the_sign_in_ends_a_lifetime_after_the_providers(engine: Engine, set_environment: Callable[..., None]) -> None:
+    set_environment(ANNOTATOR_SESSION_HOURS="12")
     _add(engine, "alice", oidc_email="alice@example.com")
     now = utcnow()
     issued = int((now - timedelta(hours=11)).timestamp())

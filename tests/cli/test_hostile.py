@@ -90,9 +90,10 @@ def _valid_args(command: Command, folder: Path, *, skip: str | None = None) -> l
     return args
 
 
-def _run(args: list[str], url: str) -> subprocess.CompletedProcess[str]:
+def _run(args: list[str], url: str, **variables: str) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("OPENAI_")}
     env["ANNOTATOR_DATABASE_URL"] = url
+    env.update(variables)
     return subprocess.run(
         [sys.executable, "-m", "annotator", *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
         timeout=120, stdin=subprocess.DEVNULL,
@@ -190,6 +191,26 @@ def test_bad_database_urls_for_every_command(folder: Path) -> None:
              for command in COMMANDS for url in BAD_DATABASE_URLS]
     for args, done in _run_all(cases):
         _assert_one_line_or_success(args, done)
+
+
+def test_a_bad_environment_variable_stops_every_command_in_one_line_before_it_does_anything(folder: Path) -> None:
+    url = f"sqlite:///{folder / 'db.sqlite'}"
+    bad = [  # (variable, value, what the line says is allowed), taken in turn by the commands
+        ("ANNOTATOR_SESSION_HOURS", "soon", "a number of hours from 0.1 to 8,760"),
+        ("ANNOTATOR_SESSION_RECHECK_SECONDS", "-1", "a number of seconds from 0 to 3,600"),
+        ("ANNOTATOR_PAGE_BUSY_SECONDS", "nan", "a number of seconds from 0.05 to 60"),
+        ("ANNOTATOR_HEARTBEAT_TIMEOUT", "inf", "a number of seconds from 0.5 to 86,400"),
+        ("ANNOTATOR_LOG_DIR", str(folder / "fine.jsonl"), "a folder (not a file)"),
+        ("ANNOTATOR_TMP_DIR", str(folder / "fine.jsonl"), "a folder (not a file)"),
+        ("ANNOTATOR_DATABASE_URL", "db.sqlite",
+         "a database URL: sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/NAME"),
+    ]
+    cases = [([*command.words, *_valid_args(command, folder)], bad[i % len(bad)]) for i, command in enumerate(COMMANDS)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        done = list(pool.map(lambda case: _run(case[0], url, **{case[1][0]: case[1][1]}), cases))
+    for (args, (name, value, allowed)), result in zip(cases, done, strict=True):
+        assert (result.returncode, result.stderr) == (2, f"error: {name}={value!r}: {allowed}\n"), (args, result)
+    assert not (folder / "db.sqlite").exists() and sorted(p.name for p in folder.iterdir()) == ["fine.jsonl"]
 
 
 def test_bad_base_urls_are_usage_errors(folder: Path) -> None:

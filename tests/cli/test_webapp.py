@@ -1,5 +1,6 @@
 """`annotator app` (= `python -m annotator app`): the web app started through the CLI, its arguments passed to
-`streamlit run`, the database checked first."""
+`streamlit run`, the database and the `ANNOTATOR_*` settings checked first; `streamlit run server.py` itself
+refuses to start on a bad setting."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def test_the_app_command_starts_the_server_with_streamlits_arguments(tmp_path: P
     port = free_port()
     database = tmp_path / "app.sqlite"
     # From another folder, the package found as an installed one would be: app.py is found from the package.
-    env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{database}", "PYTHONPATH": str(PROJECT_ROOT)}
+    env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{database}", "PYTHONPATH": str(PROJECT_ROOT),
+           "ANNOTATOR_SESSION_HOURS": "0.5", "ANNOTATOR_PAGE_BUSY_SECONDS": "1"}
     server = subprocess.Popen(
         [sys.executable, "-m", "annotator", "app", "--server.port", str(port), "--server.headless", "true"],
         cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -41,3 +43,32 @@ def test_the_app_command_starts_the_server_with_streamlits_arguments(tmp_path: P
         output = server.communicate(timeout=30)[0].decode()
     assert "Traceback" not in output
 
+
+
+BAD = ("ANNOTATOR_SESSION_HOURS", "soon", "a number of hours from 0.1 to 8,760")
+
+
+def test_the_app_command_refuses_a_bad_setting_before_it_starts_the_server(tmp_path: Path) -> None:
+    name, value, allowed = BAD
+    database = tmp_path / "app.sqlite"
+    env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{database}", name: value}
+    done = subprocess.run([sys.executable, "-m", "annotator", "app", "--server.port", str(free_port()),
+                           "--server.headless", "true"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {name}={value!r}: {allowed}\n")
+    assert not database.exists()
+
+
+def test_the_server_refuses_to_start_on_a_bad_setting_in_one_line(tmp_path: Path) -> None:
+    """`streamlit run server.py` (how every app server of a deployment starts): the last line says which variable,
+    and no traceback."""
+    database = tmp_path / "app.sqlite"
+    for name, value, allowed in (BAD, ("ANNOTATOR_HEARTBEAT_TIMEOUT", "-1", "a number of seconds from 0.5 to 86,400")):
+        env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{database}", name: value}
+        done = subprocess.run([sys.executable, "-m", "streamlit", "run", "server.py", "--server.port", str(free_port()),
+                               "--server.headless", "true"], cwd=PROJECT_ROOT, env=env, capture_output=True,
+                              text=True, timeout=120, stdin=subprocess.DEVNULL)
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stdout + done.stderr
+        assert done.stderr.splitlines()[-1] == f"error: {name}={value!r}: {allowed}"
+    assert not database.exists()

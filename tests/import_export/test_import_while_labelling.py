@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,9 +71,9 @@ def _import_holds_the_write_lock(path: str) -> bool:
 
 @pytest.mark.slow
 def test_labels_during_a_300k_label_import_are_saved_or_refused_never_lost(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, set_environment: Callable[..., None]
 ) -> None:
-    monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", str(BUSY_SECONDS))
+    set_environment(ANNOTATOR_PAGE_BUSY_SECONDS=str(BUSY_SECONDS))
     db = tmp_path / "busy.sqlite"
     url = f"sqlite:///{db}"
     engine: Engine = get_engine(url)

@@ -8,9 +8,9 @@ import io
 import json
 import sqlite3
 import zipfile
+from collections.abc import Callable
 from typing import Any
 
-import pytest
 from sqlalchemy import Engine, func, select
 
 from annotator.accounts import auth
@@ -78,9 +78,9 @@ def test_a_disabled_admin_imports_nothing(engine: Engine) -> None:
 
 
 def test_a_setting_changed_while_the_database_is_busy_says_so_and_shows_the_stored_value(
-    sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch
+    sqlite_engine: Engine, set_environment: Callable[..., None]
 ) -> None:
-    monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", "0.3")
+    set_environment(ANNOTATOR_PAGE_BUSY_SECONDS="0.3")
     app = open_page("overview", sqlite_engine, name="ada", role="admin")
     holder = sqlite3.connect(sqlite_engine.url.database, timeout=0)
     holder.execute("BEGIN IMMEDIATE")  # as an import holds it

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Annotation, AnnotationEvent
 from annotator.labelling import queue
 from tests.support.candidates import add_candidates, add_user, sign_in_app
+from ui.markdown import escape_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY = str(ROOT / "app.py")
@@ -23,9 +25,9 @@ PASSWORD = "pw-1234-long-enough"
 
 
 @pytest.fixture
-def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
+def engine(tmp_path: Path, set_environment: Callable[..., None]) -> Engine:
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
-    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
+    set_environment(ANNOTATOR_DATABASE_URL=url)
     return get_engine(url)
 
 
@@ -38,6 +40,27 @@ def _app(*, buttons_mounted: bool = True) -> AppTest:
     app.run()
     assert not app.exception, app.exception
     return app
+
+
+@pytest.mark.parametrize(("name", "value", "allowed"), [
+    ("ANNOTATOR_SESSION_HOURS", "soon", "a number of hours from 0.1 to 8,760"),
+    ("ANNOTATOR_SESSION_RECHECK_SECONDS", "-1", "a number of seconds from 0 to 3,600"),
+    ("ANNOTATOR_PAGE_BUSY_SECONDS", "nan", "a number of seconds from 0.05 to 60"),
+    ("ANNOTATOR_HEARTBEAT_TIMEOUT", "inf", "a number of seconds from 0.5 to 86,400"),
+    ("ANNOTATOR_DATABASE_URL", "db.sqlite",
+     "a database URL: sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/NAME"),
+])
+def test_a_bad_environment_variable_is_one_line_on_the_page_and_nothing_else(
+    tmp_path: Path, set_environment: Callable[..., None], name: str, value: str, allowed: str
+) -> None:
+    database = tmp_path / "annotator.sqlite"
+    set_environment(**{"ANNOTATOR_DATABASE_URL": f"sqlite:///{database}", name: value})
+    app = AppTest.from_file(ENTRY, default_timeout=60)
+    app.run()
+    assert not app.exception, app.exception
+    assert [e.value for e in app.error] == [escape_markdown(f"The app cannot start: {name}={value!r}: {allowed}")]
+    assert not app.text_input and not app.button  # no sign-in form
+    assert not database.exists()
 
 
 def _sign_in(app: AppTest, name: str, password: str = PASSWORD) -> AppTest:
@@ -131,9 +154,9 @@ def test_a_key_pressed_after_the_account_was_disabled_stores_nothing(engine: Eng
 
 
 def test_a_queue_opened_while_the_database_is_locked_says_busy_not_empty(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, set_environment: Callable[..., None]
 ) -> None:
-    monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", "0.3")
+    set_environment(ANNOTATOR_PAGE_BUSY_SECONDS="0.3")
     add_candidates(engine, 2)
     app = AppTest.from_file(ENTRY, default_timeout=60)
     sign_in_app(app, engine, add_user(engine, "ann", password=PASSWORD))  # signed in before, e.g. a reload

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,7 +18,6 @@ from annotator.database.engine import read_session, write_session
 from annotator.database.models import Run
 from annotator.database.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 from annotator.runs import RunError
-from annotator.settings.limits import RangeError
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -72,18 +72,13 @@ def test_a_running_run_goes_stale_when_its_heartbeat_stops_whatever_its_pid() ->
             "no sign of life for over 60 s")
 
 
-def test_the_heartbeat_timeout_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_heartbeat_timeout_comes_from_the_environment(set_environment: Callable[..., None]) -> None:
     run = _run(status=RunStatus.running, started_at=NOW, heartbeat_at=NOW)
-    monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", "2.5")
+    assert runs.stale_after() == runs.STALE_AFTER == timedelta(seconds=60)
+    set_environment(ANNOTATOR_HEARTBEAT_TIMEOUT="2.5")
     assert runs.stale_after() == timedelta(seconds=2.5)
     assert runs.stale_reason(run, now=NOW + timedelta(seconds=2)) is None
     assert runs.stale_reason(run, now=NOW + timedelta(seconds=3)) == "no sign of life for over 2.5 s"
-    for bad in ("soon", "0", "-1"):
-        monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", bad)
-        with pytest.raises(RangeError, match="ANNOTATOR_HEARTBEAT_TIMEOUT must be a number from 0.5 to 86,400"):
-            runs.stale_after(strict=True)
-        # a page reads a bad value as the default rather than failing
-        assert runs.stale_after() == runs.STALE_AFTER
 
 
 def test_a_queued_run_waits_for_a_worker_and_goes_stale_only_when_its_own_process_failed() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 import pytest
@@ -130,9 +130,9 @@ def test_a_cancel_ends_a_run_whose_process_ended_without_a_worker(engine: Engine
 
 
 def test_a_stale_run_held_elsewhere_is_still_decided_by_its_heartbeat(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, set_environment: Callable[..., None]
 ) -> None:
-    monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", "5")
+    set_environment(ANNOTATOR_HEARTBEAT_TIMEOUT="5")
     pid, gone = _gone_name()
     elsewhere = f"another-{gone}"
     run_id = _running(engine, elsewhere)

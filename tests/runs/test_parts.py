@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -104,9 +105,9 @@ def test_a_jobs_status_from_its_parts(statuses: list[str], status: str) -> None:
 
 
 def test_a_stale_job_is_resumed_by_the_same_settings_and_marked_failed_fails_its_parts(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, set_environment: Callable[..., None]
 ) -> None:
-    monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", "5")
+    set_environment(ANNOTATOR_HEARTBEAT_TIMEOUT="5")
     add_judged_transcripts(engine, SPECS)
     job_id = _queue(engine, _options(parts=2))
     parts = _job(engine, job_id)[1]

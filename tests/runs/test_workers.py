@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -81,9 +82,9 @@ def test_on_postgres_a_claim_skips_a_run_another_worker_is_claiming_without_wait
 
 
 def test_a_run_whose_heartbeat_stopped_is_taken_over_and_a_live_one_is_not(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, set_environment: Callable[..., None]
 ) -> None:
-    monkeypatch.setenv("ANNOTATOR_HEARTBEAT_TIMEOUT", "5")
+    set_environment(ANNOTATOR_HEARTBEAT_TIMEOUT="5")
     now = utcnow()
     live, = _add(engine, status=RunStatus.running, worker=ELSEWHERE, heartbeat_at=now - timedelta(seconds=4))
     dead, = _add(engine, status=RunStatus.running, worker=ELSEWHERE, started_at=now - timedelta(hours=1),

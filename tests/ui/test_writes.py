@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -14,9 +14,10 @@ from sqlalchemy import Engine, create_engine, select, text
 
 from annotator.accounts import auth
 from annotator.accounts.policies import Capability
-from annotator.database.engine import DatabaseBusy, read_session, write_session
+from annotator.database.engine import DatabaseBusy, page_busy_seconds, read_session, write_session
 from annotator.database.models import Annotation
 from annotator.labelling import queue
+from annotator.settings.environment import SettingsError
 from tests.support.candidates import add_candidates, add_user
 from ui.writes import busy_message, declaring, page_write
 
@@ -85,9 +86,9 @@ def _held_lock(engine: Engine, candidate_id: int) -> Iterator[None]:
 
 
 def test_a_held_lock_makes_the_write_busy_briefly_and_the_same_write_works_after(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, set_environment: Callable[..., None]
 ) -> None:
-    monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", str(BUSY_SECONDS))
+    set_environment(ANNOTATOR_PAGE_BUSY_SECONDS=str(BUSY_SECONDS))
     (candidate_id,) = add_candidates(engine, 1)
     ann = add_user(engine, "ann")
     with _held_lock(engine, candidate_id):
@@ -105,12 +106,21 @@ def test_the_busy_message_is_one_line() -> None:
     assert busy_message("label") == "The database is busy, your label was not saved, press again."
 
 
-@pytest.mark.parametrize(("value", "seconds"), [("2.5", 2.5), ("", 5.0), ("soon", 5.0), ("-1", 5.0), ("nan", 5.0),
-                                                 ("1e9", 5.0)])
-def test_the_page_busy_timeout_setting_falls_back_on_a_bad_value(
-    monkeypatch: pytest.MonkeyPatch, value: str, seconds: float
+@pytest.mark.parametrize(("value", "seconds"), [("2.5", 2.5), ("", 5.0), (" 0.05 ", 0.05), ("60", 60.0)])
+def test_the_page_busy_timeout_comes_from_the_environment(
+    set_environment: Callable[..., None], value: str, seconds: float
 ) -> None:
-    from annotator.database.engine import page_busy_seconds
-
-    monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", value)
+    set_environment(ANNOTATOR_PAGE_BUSY_SECONDS=value)
     assert page_busy_seconds() == seconds
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "0", "60.5", "1e9", "nan", "inf"])
+def test_a_bad_page_busy_timeout_is_refused_naming_it_not_ignored(
+    set_environment: Callable[..., None], value: str
+) -> None:
+    """An operator who mistypes the value is told (as the app starts: tests/pages/test_app.py), rather than every
+    page silently waiting the default."""
+    set_environment(ANNOTATOR_PAGE_BUSY_SECONDS=value)
+    with pytest.raises(SettingsError) as refused:
+        page_busy_seconds()
+    assert str(refused.value) == f"ANNOTATOR_PAGE_BUSY_SECONDS={value!r}: a number of seconds from 0.05 to 60"

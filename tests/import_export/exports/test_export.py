@@ -5,6 +5,7 @@ are loaded only when an export runs."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -45,9 +46,9 @@ def test_formats_both_read_and_written_have_one_name_and_the_same_aliases() -> N
             assert set(spec.aliases) <= set(fmt.aliases), spec.name
 
 
-def test_an_unknown_format_is_refused_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unknown_format_is_refused_first(tmp_path: Path, set_environment: Callable[..., None]) -> None:
     database = tmp_path / "never.sqlite"
-    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", f"sqlite:///{database}")
+    set_environment(ANNOTATOR_DATABASE_URL=f"sqlite:///{database}")
     with pytest.raises(exports.UnknownExportFormat, match="unknown export format 'xlsx'; choose one of reliablemath"):
         exports.export("xlsx", tmp_path / "out")
     assert not database.exists() and not (tmp_path / "out").exists()
