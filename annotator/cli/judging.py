@@ -13,10 +13,10 @@ from annotator.cli._app import app, bounded, fail
 from annotator.cli._runs import create_and_execute
 from annotator.database.vocabulary import RunKind
 from annotator.settings import limits
+from annotator.transcripts.judge.rule_sets import registry as rule_sets
 
-# The judge's rule sets, named here so that `--help` loads no judge (see annotator.transcripts.judge.rules.RULES), and
-# the LLM judge's rule (`judge.LLM_RULE`), which a run of its own applies.
-RULE_NAMES = ("reliablemath", "reliablemath-exact")
+# The LLM judge's rule (`judge.LLM_RULE`), which a run of its own applies, written out so that `--help` loads no judge
+# (the rule sets' list, `rule_sets`, names them without loading one).
 LLM_RULE = "llm"
 JUDGE_PROMPT_VERSION = "v2"  # `judge_prompt.DEFAULT_VERSION`, written out for the same reason (a test keeps them equal)
 
@@ -24,8 +24,8 @@ JUDGE_PROMPT_VERSION = "v2"  # `judge_prompt.DEFAULT_VERSION`, written out for t
 @app.command()
 def judge(
     rule: Annotated[
-        str, typer.Option(help=f"Rule: {' | '.join((*RULE_NAMES, LLM_RULE))} (llm: an LLM judges, in a run).")
-    ] = RULE_NAMES[0],
+        str, typer.Option(help=f"Rule: {' | '.join((*rule_sets.names(), LLM_RULE))} (llm: an LLM judges, in a run).")
+    ] = rule_sets.REFERENCE_RULE,
     workers: Annotated[
         int | None,
         typer.Option(help="Rule sets: worker processes (default: the cores, at most 4).", **bounded(limits.WORKERS)),
@@ -86,8 +86,8 @@ def judge(
 
         create_and_execute(RunKind.judge, run_id=run_id, options=options, progress=progress, queue=queue)
         return
-    if rule not in RULE_NAMES:
-        fail(f"unknown judge rule {rule!r}; choose one of {', '.join((*RULE_NAMES, LLM_RULE))}", 2)
+    if rule not in rule_sets.names():
+        fail(f"unknown judge rule {rule!r}; choose one of {', '.join((*rule_sets.names(), LLM_RULE))}", 2)
     if model or base_url or only_reviewed or limit is not None:
         fail("--model, --base-url, --only-reviewed and --limit go with --rule llm", 2)
     if parts is not None or queue:
@@ -104,10 +104,14 @@ def _rejudge(rule: str, workers: int | None) -> None:
     verdicts = ", ".join(f"{v} {n}" for v, n in sorted(summary.verdicts.items())) or "none"
     typer.echo(
         f"judged {summary.judged} transcripts with {summary.rule} v{summary.version} in {summary.seconds:.1f} s: "
-        f"{verdicts}; {summary.rules_disagree} verdicts differ under the other rule set"
+        f"{verdicts}; {differs_text(summary.differs_from_reference)}"
         + (f"; {summary.timed_out} answers ran out of time (counted incorrect)" if summary.timed_out else "")
         + (f"; {undecided_text(summary.pairs_undecided)}" if summary.pairs_undecided else "")
     )
+
+
+def differs_text(count: int) -> str:
+    return f"{count} verdicts differ from the reference rule ({rule_sets.REFERENCE_RULE})"
 
 
 def _figure(value: float | None) -> str:
@@ -115,7 +119,7 @@ def _figure(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def to_text(rows: list[dict[str, Any]], disagree: int) -> str:
+def to_text(rows: list[dict[str, Any]], differs: int) -> str:
     """The paper's layout (Tables 3, 6-9): per model and prompt, S/R/F, Prec. and Prud. of A, of U, and both,
     each with its 95% interval."""
     from annotator.transcripts.report.scores import paper_layout
@@ -129,7 +133,7 @@ def to_text(rows: list[dict[str, Any]], disagree: int) -> str:
     notes = sorted({f"{row['model']} · {row['prompt']}: {row['ci_note']}" for row in rows if row["ci_note"]})
     lines += [f"no interval for {note}" for note in notes]
     lines.append(width_note(rows))
-    lines.append(f"{disagree} verdicts differ between the rule sets reliablemath and reliablemath-exact")
+    lines.append(differs_text(differs))
     return "\n".join(lines)
 
 
@@ -241,7 +245,8 @@ def _another_table(judges: bool, disagreed: int | None, *, model: str | None, by
 @app.command()
 def report(
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the rows as a JSON list (the rule sets' disagreements on stderr).")
+        bool, typer.Option("--json", help="Print the rows as a JSON list (how many verdicts differ from the reference "
+                                          "rule on stderr).")
     ] = False,
     model: Annotated[str | None, typer.Option(help="Only this model.")] = None,
     by: Annotated[
@@ -301,16 +306,16 @@ def report(
     # Through Core, not an ORM session: the command's start-up skips SQLModel and the table classes (issue 20).
     with read_connection(get_engine()) as connection:
         rows = reporting.report(connection, model=model, by=breakdowns, resamples=bootstrap, seed=seed)
-        disagree = reporting.rules_disagree(connection, model=model)
+        differs = reporting.differs_from_reference(connection, model=model)
     if as_json:
-        # A list of rows with exactly the issue's keys, for tools; the count of verdicts the two rule sets give
-        # differently is for people, on stderr.
+        # A list of rows with exactly the issue's keys, for tools; the count of verdicts that differ from the
+        # reference rule is for people, on stderr.
         typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
-        typer.echo(f"{disagree} verdicts differ between the rule sets reliablemath and reliablemath-exact", err=True)
+        typer.echo(differs_text(differs), err=True)
     elif not rows:
         typer.echo("no transcripts" + (f" of model {model!r}" if model else ""))
     else:
-        typer.echo(to_text(rows, disagree))
+        typer.echo(to_text(rows, differs))
 
 
 def judges_text(rows: list[dict[str, Any]]) -> str:

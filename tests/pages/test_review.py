@@ -57,7 +57,7 @@ def test_a_reviewer_overrides_agrees_and_tags_in_queue_order(engine: Engine) -> 
     add_transcripts(engine, [
         {"judge_class": "incorrect"},
         {"judge_class": "unmatched", "extracted_answer": None},
-        {"judge_class": "unsolvable", "rules_disagree": True, "reasoning": "Let me think. " * 40},
+        {"judge_class": "unsolvable", "differs_from_reference": True, "reasoning": "Let me think. " * 40},
     ])
     app = _open(engine)
     # The rule sets' disagreement comes first, with the judge's class and verdict and the model.
@@ -93,7 +93,7 @@ def test_a_reviewer_overrides_agrees_and_tags_in_queue_order(engine: Engine) -> 
 
 
 def test_blind_mode_hides_the_model_and_the_judge(engine: Engine) -> None:
-    add_transcripts(engine, [{"judge_class": "unsolvable", "model": "secret-model", "rules_disagree": True}])
+    add_transcripts(engine, [{"judge_class": "unsolvable", "model": "secret-model", "differs_from_reference": True}])
     app = _open(engine)
     app.toggle(key="review_blind").set_value(True).run()
     text = _text(app) + "\n".join(c.value for c in app.caption)

@@ -1,9 +1,9 @@
 """The review queue's order, read a page at a time from its index (issue 21, item 3: Review at 1,000,000 transcripts).
 
-Order (issue 10, item 4): unreviewed before reviewed; within each, the transcripts whose rule sets disagree,
-then those the judge is unsure of (`unmatched`, or no verdict), both by id, then the rest, a sample in a random
-order. The part is the SQL expression `tables.QUEUE_PART`, the place within it `tables.QUEUE_WITHIN`: the id, or
-for the sample a fixed pseudo-random rank of the id (`tables.SAMPLE_RANK`). Both are the keys of the index
+Order (issue 10, item 4): unreviewed before reviewed; within each, the transcripts whose verdict differs from the
+reference rule's, then those the judge is unsure of (`unmatched`, or no verdict), both by id, then the rest, a sample
+in a random order. The part is the SQL expression `tables.QUEUE_PART`, the place within it `tables.QUEUE_WITHIN`:
+the id, or for the sample a fixed pseudo-random rank of the id (`tables.SAMPLE_RANK`). Both are the keys of the index
 `ix_transcript_review`, so the next page of the queue is a short range of that index (keyset pagination), never a
 read of every transcript. A reviewer's seed chooses where the sample starts in the ranks' circle: each reviewer's
 sample starts elsewhere and keeps its order, and a transcript keeps its place in it when others are added.
