@@ -24,7 +24,8 @@ from annotator.database.vocabulary import JudgeClass, Verdict
 from annotator.transcripts.judge import answers, equivalence
 from annotator.transcripts.judge.equivalence import Pair, equivalent
 from annotator.transcripts.judge.rule_sets import registry
-from annotator.transcripts.judge.rule_sets.registry import REFERENCE_RULE, RuleSet
+from annotator.transcripts.judge.rule_sets.registry import REFERENCE_RULE
+from annotator.transcripts.judge.rule_sets.rule_set import RuleSet
 
 Known = Mapping[Pair, bool | None] | None
 

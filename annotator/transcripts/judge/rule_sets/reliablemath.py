@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from annotator.database.vocabulary import JudgeClass
 from annotator.transcripts.judge import answers
-from annotator.transcripts.judge.rule_sets.registry import Correct, RuleSet
+from annotator.transcripts.judge.rule_sets.rule_set import Correct, RuleSet
 
 
 def classify(answer: str, correct: Correct) -> JudgeClass:
