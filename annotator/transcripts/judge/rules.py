@@ -198,14 +198,6 @@ def judge_with_reference(
     return judge_for(rule_name).response(response, question, known)
 
 
-def judge_final(
-    final: str | None, question: Question, *, rule_name: str = REFERENCE_RULE, known: Known = None
-) -> tuple[Judgement, bool]:
-    """`judge_with_reference` of a response whose `final_text` is `final` (responses with the same final text and
-    item get the same judgement)."""
-    return judge_for(rule_name).final(final, question, known)
-
-
 def judge_response(response: str, question: Question, *, rule_name: str = REFERENCE_RULE) -> Judgement:
     """One response's judgement under one rule set."""
     return judge_with_reference(response, question, rule_name=rule_name)[0]
