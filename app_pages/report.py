@@ -16,6 +16,7 @@ from annotator.database.engine import read_session
 from annotator.figures.agreement.intervals import wilson
 from annotator.figures.pages import JUDGES, REPORT
 from annotator.figures.snapshots import Snapshot
+from annotator.transcripts.judge.rule_sets import registry as rule_sets
 from annotator.transcripts.report import disagreed, judges, scores
 from ui import charts, guard, transcripts
 from ui.snapshot import show_freshness
@@ -221,8 +222,9 @@ pooled = [row for row in data["by_source"] if row["data_source"] == scores.ALL]
 figures = st.container(horizontal=True, gap="medium")  # wraps rather than cutting the titles at 1024 px
 figures.metric("Responses reviewed", sum(row["reviewed"] for row in pooled), width="content")
 figures.metric("Responses", sum(row["A"] + row["U"] for row in pooled), width="content")
-figures.metric("Verdicts the two rule sets differ on", data["rules_disagree"], width="content",
-               help="reliablemath (any case, either apostrophe) against reliablemath-exact (the reference code)")
+figures.metric(f"Verdicts that differ from the reference rule ({rule_sets.REFERENCE_RULE})",
+               data["differs_from_reference"], width="content",
+               help="; ".join(f"{entry.name}: {entry.description}" for entry in rule_sets.RULE_SETS))
 agreement = pd.DataFrame([{"model": r["model"], "prompt": r["prompt"], "reviewed": r["reviewed"],
                            "kappa": r["judge_human_kappa"]} for r in pooled])
 st.dataframe(agreement, hide_index=True, width="stretch",

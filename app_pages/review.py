@@ -3,9 +3,9 @@
 `S` successful, `R` refused, `F` failed, `Enter` agrees with the judge, `1`..`9` toggle the hallucination
 tags, `M` typesets the math of the response on screen, `B` back, `N` next without reviewing. A verdict key
 saves the verdict, the tags and the comment in a button callback (one transaction, with its event), before the
-next transcript is drawn. The queue (rule sets disagree, judge unsure, a sample of the rest; unreviewed first) is
-opened when the page opens or a filter changes and read a page at a time from its index as the reviewer goes
-(`transcripts.ReviewQueue`); a keypress reruns only the workspace fragment, as on Annotate.
+next transcript is drawn. The queue (verdicts that differ from the reference rule, judge unsure, a sample of the
+rest; unreviewed first) is opened when the page opens or a filter changes and read a page at a time from its index
+as the reviewer goes (`transcripts.ReviewQueue`); a keypress reruns only the workspace fragment, as on Annotate.
 
 A response and its reasoning are shown as text (`st.text`: no Markdown, so no link, image or HTML; the math
 source as the model wrote it) until the reviewer asks for typeset math: `M` for the response on screen, or the
@@ -22,6 +22,7 @@ from annotator import transcripts
 from annotator.accounts.policies import Capability
 from annotator.database.engine import read_session
 from annotator.database.vocabulary import Verdict
+from annotator.transcripts.judge.rule_sets import registry as rule_sets
 from ui import guard, pages
 from ui import transcripts as side_by_side
 from ui import view as _view
@@ -223,8 +224,9 @@ def _response(view: dict[str, Any]) -> None:
         judged += f" · **Judge:** {_view.text(view['judge_class'])} → {verdict} ({_view.text(view['judge_rule'])})"
         if view.get("judge_reason"):  # an LLM judge says why
             judged += f" · **Why:** {_view.text(view['judge_reason'])}"
-        if view["rules_disagree"]:
-            judged += " · :orange-badge[the two rule sets disagree]"
+        if view["differs_from_reference"]:  # judged by the reference rule: another rule set's verdict differs
+            judged += (" · :orange-badge[another rule set differs]" if view["judge_rule"] == rule_sets.REFERENCE_RULE
+                       else " · :orange-badge[differs from the reference rule]")
     st.markdown(judged)
     if view["reasoning"]:
         with st.expander(f"Reasoning ({len(view['reasoning']):,} characters)"):

@@ -8,7 +8,7 @@ form or another (`\\dfrac`, a decimal, `$...$`), a wrong number, the original an
 reliable prompt's refusals (curly and straight apostrophes), or no boxed answer at all.
 
 Timed:
-- `judge_transcripts(engine, workers=W)`: read every response, judge it under both rule sets, write the verdicts
+- `judge_transcripts(engine, workers=W)`: read every response, judge it under every rule set, write the verdicts
   back (executemany), W worker processes;
 - the same judging of a sample in this process, one core (`verdicts.judge_jobs`), no database;
 - the plain loop: `verify(parse(gold), parse(response))` per response of the same sample, math-verify's own
@@ -128,13 +128,13 @@ def main() -> None:
     print(f"{args.responses:,} responses over 1,415 items, {os.cpu_count()} cores, {args.workers} workers")
     print(f"  plain loop verify(parse(gold), parse(response)), {len(sample):,} sampled: "
           f"{plain:.1f} s = {len(sample) / plain:,.0f} responses/s")
-    print(f"  judge_jobs in this process, same sample, both rule sets: {one_core:.1f} s = "
+    print(f"  judge_jobs in this process, same sample, every rule set: {one_core:.1f} s = "
           f"{len(sample) / one_core:,.0f} responses/s")
     rate = summary.judged / ours
     print(f"  judge_transcripts, all {summary.judged:,} (read, judge, write back): {ours:.1f} s = "
           f"{rate:,.0f} responses/s = {rate / (len(sample) / plain):.1f}x the plain loop")
     print(f"  verdicts {dict(summary.verdicts)}, classes {dict(summary.classes)}, "
-          f"rules disagree {summary.rules_disagree:,}, timed out {summary.timed_out}")
+          f"differ from the reference rule {summary.differs_from_reference:,}, timed out {summary.timed_out}")
 
 
 if __name__ == "__main__":

@@ -99,7 +99,7 @@ def _chunk(session, start: int, stop: int, people: list[int], rng: random.Random
             "response": f"{response} (response r{i}x)", "reasoning": REASONING, "extracted_answer": "4",
             "judge_rule": "reliablemath", "judge_class": judge_class,
             "judge": VERDICTS.get(judge_class, "F") if judge_class else None,
-            "rules_disagree": i % 211 == 0, "source": "bench", "created_at": now,
+            "differs_from_reference": i % 211 == 0, "source": "bench", "created_at": now,
         })
     session.execute(insert(Transcript), transcripts)
 

@@ -14,7 +14,7 @@ Timed, one run:
 - the plain loop: `verify(parse(gold), parse(response))` per response, math-verify's own timeouts off (as
   ours are), one core, over all of them, or a random sample of `--plain` responses extrapolated (math-verify
   caches its parses, so a sample's rate is lower than the whole loop's: the bigger the sample, the fairer);
-- `judge_transcripts(engine, workers=W)` over all of them (read, judge under both rule sets, write back);
+- `judge_transcripts(engine, workers=W)` over all of them (read, judge against the reference rule, write back);
 - end to end: `python -m annotator import FILE` (stores and judges) then `python -m annotator report --json`,
   each a fresh process on a fresh copy of the database, as a user runs them (`--report-runs N`: report N times,
   the first cold, the rest warm);
@@ -122,7 +122,7 @@ def plain_loop(jobs: list[tuple[str, object]]) -> float:
 
 def stored_verdicts(url: str) -> list[tuple[object, ...]]:
     columns = (Transcript.id, Transcript.extracted_answer, Transcript.judge_rule, Transcript.judge_version,
-               Transcript.judge_class, Transcript.judge, Transcript.rules_disagree)
+               Transcript.judge_class, Transcript.judge, Transcript.differs_from_reference)
     with read_session(get_engine(url)) as session:
         return [tuple(row) for row in session.execute(select(*columns).order_by(Transcript.id))]
 
@@ -213,8 +213,8 @@ def main() -> None:
         rate = summary.judged / summary.seconds
         print(f"  judge_transcripts, all {summary.judged:,}, {args.workers} workers (read, judge, write back): "
               f"{summary.seconds:.1f} s = {rate:,.0f} responses/s = {rate / plain_rate:.1f}x the plain loop")
-        print(f"  verdicts {dict(summary.verdicts)}, rules disagree {summary.rules_disagree:,}, "
-              f"timed out {summary.timed_out}")
+        print(f"  verdicts {dict(summary.verdicts)}, "
+              f"differ from the reference rule {summary.differs_from_reference:,}, timed out {summary.timed_out}")
         same = stored_verdicts(url) == imported_verdicts
         print(f"  the import's stored verdicts are judge_transcripts' (every judge column of every row): {same}")
     print(f"  machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, Python "

@@ -51,7 +51,7 @@ def seed(url: str, models: int) -> int:
                     "data_id": item.data_id, "problem_id": item.problem_id, "candidate_id": item.candidate_id,
                     "model": f"model-{m:02d}", "prompt": prompt, "sample": 0, "response": "\\boxed{1}",
                     "source": "bench", "created_at": now, "judge_rule": "reliablemath", "judge_version": "1",
-                    "judge_class": "correct", "judge": rng.choices("SRF", rates)[0], "rules_disagree": False,
+                    "judge_class": "correct", "judge": rng.choices("SRF", rates)[0], "differs_from_reference": False,
                     "human": rng.choice("SRF") if rng.random() < 0.02 else None,
                 })
     insert_transcripts(url, rows)

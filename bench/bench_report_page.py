@@ -54,7 +54,8 @@ def seed(url: str, count: int) -> None:
             "data_id": item.data_id, "problem_id": item.problem_id, "candidate_id": item.candidate_id,
             "model": f"model-{round_ % 7}", "prompt": ("standard", "reliable")[round_ // 7 % 2], "sample": round_ // 14,
             "response": RESPONSE, "source": "bench", "created_at": now, "judge_rule": "reliablemath",
-            "judge_version": "1", "judge_class": "correct", "judge": judge, "rules_disagree": rng.random() < 0.01,
+            "judge_version": "1", "judge_class": "correct", "judge": judge,
+            "differs_from_reference": rng.random() < 0.01,
             "human": rng.choice("SRF") if rng.random() < 0.02 else None,
         })
     insert_transcripts(url, rows)

@@ -43,7 +43,7 @@ def fill(engine, count: int) -> None:  # type: ignore[no-untyped-def]
                 "model": f"model-{i % 4}", "prompt": "standard", "sample": i, "response": "So \\boxed{4}." * 20,
                 "extracted_answer": "4", "judge_class": judge_class,
                 "judge": {"unsolvable": "F", "unknown": "R"}.get(judge_class or "", "F") if judge_class else None,
-                "rules_disagree": i % 211 == 0, "source": "bench", "created_at": now,
+                "differs_from_reference": i % 211 == 0, "source": "bench", "created_at": now,
             })
         session.execute(insert(Transcript), rows)
 
@@ -64,7 +64,7 @@ def main() -> None:
         with read_session(engine) as session:
             start = time.perf_counter()
             cursor = session.connection().connection.driver_connection.cursor()
-            cursor.execute("SELECT id, rules_disagree, judge_class, judge, human FROM transcript")
+            cursor.execute("SELECT id, differs_from_reference, judge_class, judge, human FROM transcript")
             cursor.fetchall()
             floor_times.append(time.perf_counter() - start)
             start = time.perf_counter()

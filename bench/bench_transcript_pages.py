@@ -69,7 +69,7 @@ def core(engine: Any, repeat: int) -> None:
     steps = {
         "Report: counting.read": lambda s: counting.read(s),
         "Report: figures (read, 3 breakdowns, disagreed)": figures,
-        "Report: rules_disagree": reporting.rules_disagree,
+        "Report: differs_from_reference": reporting.differs_from_reference,
         "Report: tag_counts": transcripts.tag_counts,
         "Report: transcripts_version (every look)": fingerprints.transcripts_version,
         "Review: queue opened": lambda s: transcripts.ReviewQueue.open(s, seed=5),

@@ -146,7 +146,7 @@ def _copy_decisions(cur: psycopg.Cursor, decisions: list[tuple], reviewer: int, 
 def _copy_transcripts(cur: psycopg.Cursor, candidates: int, problems: int, reviewer: int, rng: random.Random) -> None:
     columns = ("id, data_id, problem_id, candidate_id, model, prompt, sample, response, finish_reason, "
                "completion_tokens, source, extracted_answer, judge_rule, judge_version, judge_class, judge, "
-               "rules_disagree, human, tags, reviewed_by, reviewed_at, created_at")
+               "differs_from_reference, human, tags, reviewed_by, reviewed_at, created_at")
     with cur.copy(f"COPY transcript ({columns}) FROM STDIN") as copy:
         for cid in range(1, candidates + 1):
             pid = (cid - 1) // 5 + 1

@@ -14,10 +14,10 @@ from annotator.cli._app import app, bounded, fail, runs_alone
 from annotator.cli._runs import create_and_execute
 from annotator.database.vocabulary import RunKind
 from annotator.settings import limits
+from annotator.transcripts.judge.rule_sets import registry as rule_sets
 
-# The judge's rule sets, named here so that `--help` loads no judge (annotator.transcripts.judge.rules.RULES; a test
-# keeps them equal, and `Rule` below offers exactly these).
-RULE_NAMES = ("reliablemath", "reliablemath-exact")
+# The rule sets' list names them without loading one, so `--help` loads no judge.
+RULE_NAMES = tuple(rule_sets.names())
 JUDGE_PROMPT_VERSION = "v2"  # `llm_prompt.DEFAULT_VERSION`, written out for the same reason (a test keeps them equal)
 
 
@@ -25,8 +25,8 @@ judging = typer.Typer(invoke_without_command=True, subcommand_metavar="[COMMAND 
 app.add_typer(judging, name="judge")
 
 Rule = Annotated[
-    Literal["reliablemath", "reliablemath-exact"],
-    typer.Option(help="The rule set: reliablemath (math-verify), or reliablemath-exact (exact match only)."),
+    Literal[RULE_NAMES],  # type: ignore[valid-type]  # the list's names, whatever they are
+    typer.Option(help=f"The rule set: {' | '.join(RULE_NAMES)} (the reference: {rule_sets.REFERENCE_RULE})."),
 ]
 Workers = Annotated[
     int | None, typer.Option(help="Worker processes (default: the cores, at most 4).", **bounded(limits.WORKERS))
@@ -34,7 +34,7 @@ Workers = Annotated[
 
 
 @judging.callback()
-def judge(ctx: typer.Context, rule: Rule = RULE_NAMES[0], workers: Workers = None) -> None:
+def judge(ctx: typer.Context, rule: Rule = rule_sets.REFERENCE_RULE, workers: Workers = None) -> None:
     """Judge every transcript with a rule set in this process (`judge rules`, what `judge` alone does), or with an
     LLM in a run (`judge llm`); the verdicts become the transcripts'."""
     if runs_alone(ctx):
@@ -42,7 +42,7 @@ def judge(ctx: typer.Context, rule: Rule = RULE_NAMES[0], workers: Workers = Non
 
 
 @judging.command("rules")
-def rules(rule: Rule = RULE_NAMES[0], workers: Workers = None) -> None:
+def rules(rule: Rule = rule_sets.REFERENCE_RULE, workers: Workers = None) -> None:
     """Re-judge every transcript with RULE in this process and make its verdicts the transcripts' (with the
     rule's name and version)."""
     _rejudge(rule, workers)
@@ -110,10 +110,14 @@ def _rejudge(rule: str, workers: int | None) -> None:
     verdicts = ", ".join(f"{v} {n}" for v, n in sorted(summary.verdicts.items())) or "none"
     typer.echo(
         f"judged {summary.judged} transcripts with {summary.rule} v{summary.version} in {summary.seconds:.1f} s: "
-        f"{verdicts}; {summary.rules_disagree} verdicts differ under the other rule set"
+        f"{verdicts}; {differs_text(summary.differs_from_reference)}"
         + (f"; {summary.timed_out} answers ran out of time (counted incorrect)" if summary.timed_out else "")
         + (f"; {undecided_text(summary.pairs_undecided)}" if summary.pairs_undecided else "")
     )
+
+
+def differs_text(count: int) -> str:
+    return f"{count} verdicts differ from the reference rule ({rule_sets.REFERENCE_RULE})"
 
 
 def _figure(value: float | None) -> str:
@@ -121,7 +125,7 @@ def _figure(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def to_text(rows: list[dict[str, Any]], disagree: int) -> str:
+def to_text(rows: list[dict[str, Any]], differs: int) -> str:
     """The paper's layout (Tables 3, 6-9): per model and prompt, S/R/F, Prec. and Prud. of A, of U, and both,
     each with its 95% interval."""
     from annotator.transcripts.report.scores import paper_layout
@@ -135,7 +139,7 @@ def to_text(rows: list[dict[str, Any]], disagree: int) -> str:
     notes = sorted({f"{row['model']} · {row['prompt']}: {row['ci_note']}" for row in rows if row["ci_note"]})
     lines += [f"no interval for {note}" for note in notes]
     lines.append(width_note(rows))
-    lines.append(f"{disagree} verdicts differ between the rule sets reliablemath and reliablemath-exact")
+    lines.append(differs_text(differs))
     return "\n".join(lines)
 
 
@@ -247,7 +251,8 @@ DISAGREED = 20
 def report(
     ctx: typer.Context,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the rows as a JSON list (the rule sets' disagreements on stderr).")
+        bool, typer.Option("--json", help="Print the rows as a JSON list (how many verdicts differ from the reference "
+                                          "rule on stderr).")
     ] = False,
     model: Model = None,
     by: Annotated[
@@ -276,16 +281,16 @@ def report(
     # Through Core, not an ORM session: the command's start-up skips SQLModel and the table classes.
     with read_connection(get_engine()) as connection:
         rows = reporting.report(connection, model=model, by=breakdowns, resamples=bootstrap, seed=seed)
-        disagree = reporting.rules_disagree(connection, model=model)
+        differs = reporting.differs_from_reference(connection, model=model)
     if as_json:
-        # A list of rows with exactly the documented keys, for tools; the count of verdicts the two rule sets give
-        # differently is for people, on stderr.
+        # A list of rows with exactly the documented keys, for tools; the count of verdicts that differ from the
+        # reference rule is for people, on stderr.
         typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
-        typer.echo(f"{disagree} verdicts differ between the rule sets reliablemath and reliablemath-exact", err=True)
+        typer.echo(differs_text(differs), err=True)
     elif not rows:
         typer.echo("no transcripts" + (f" of model {model!r}" if model else ""))
     else:
-        typer.echo(to_text(rows, disagree))
+        typer.echo(to_text(rows, differs))
 
 
 @reporting.command("compare")

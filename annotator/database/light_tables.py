@@ -14,17 +14,18 @@ from sqlalchemy import column, table
 
 # The review queue's order as two SQL expressions of a transcript row, one index over them (`ix_transcript_review`),
 # so that Review reads the next few transcripts of the queue from the index (`review.queue`).
-# QUEUE_PART: reviewed (3) or not (0), plus the part (`review.REASONS`: rules disagree 0, judge unsure 1, sample 2).
-QUEUE_PART = ("(CASE WHEN human IS NULL THEN 0 ELSE 3 END + CASE WHEN rules_disagree THEN 0 "
+# QUEUE_PART: reviewed (3) or not (0), plus the part (`review.REASONS`: differs from the reference rule 0, judge
+# unsure 1, sample 2).
+QUEUE_PART = ("(CASE WHEN human IS NULL THEN 0 ELSE 3 END + CASE WHEN differs_from_reference THEN 0 "
               "WHEN judge IS NULL OR judge_class = 'unmatched' THEN 1 ELSE 2 END)")
 # A transcript's place in the sample: a fixed pseudo-random rank of its id below 2^31 - 1 (a multiplicative
 # step, a square and an affine step modulo the prime 2^31 - 1: integer arithmetic every SQL database does in 64
-# bits without overflow); the rule sets' disagreements and the judge's unsure cases go by id.
+# bits without overflow); the verdicts that differ from the reference rule and the judge's unsure cases go by id.
 _STEP = "(CAST(id AS BIGINT) * 48271 % 2147483647)"
 SAMPLE_RANK_MODULUS = 2147483647
 SAMPLE_RANK = f"(({_STEP} * {_STEP} % 2147483647) * 16807 + {_STEP}) % 2147483647"
-QUEUE_WITHIN = (f"(CASE WHEN rules_disagree THEN id WHEN judge IS NULL OR judge_class = 'unmatched' THEN id "
-                f"ELSE {SAMPLE_RANK} END)")
+QUEUE_WITHIN = (f"(CASE WHEN differs_from_reference THEN id WHEN judge IS NULL OR judge_class = 'unmatched' "
+                f"THEN id ELSE {SAMPLE_RANK} END)")
 # Reviewed transcripts are few: what the report and the tags chart read of them comes from this partial index.
 REVIEWED = "human IS NOT NULL"
 # Responses beyond an item's first sample: where there are none, the report counts each response as its item's.

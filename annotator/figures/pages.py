@@ -61,7 +61,8 @@ def team(session: Session) -> dict[str, Any]:
 
 def report(session: Session) -> dict[str, Any]:
     """The Report page's figures: the rows by data source, rewrite type and difficulty_eval (one read, one
-    bootstrap), the items the models disagree on most, the rule sets' differences and the tags per model."""
+    bootstrap), the items the models disagree on most, the verdicts that differ from the reference rule and the
+    tags per model."""
     from annotator.transcripts import tag_counts
     from annotator.transcripts.report import counting, disagreed, scores
 
@@ -72,7 +73,7 @@ def report(session: Session) -> dict[str, Any]:
     return {
         "by_source": by_source, "rewrite_type": by_type, "difficulty_eval": by_difficulty,
         "disagreed": disagreed.disagreed_items(session, groups=groups),
-        "rules_disagree": scores.rules_disagree(session),
+        "differs_from_reference": scores.differs_from_reference(session),
         "tags": tag_counts(session),
     }
 

@@ -14,15 +14,15 @@ from annotator.cli.judging import DISAGREED, JUDGE_PROMPT_VERSION, RULE_NAMES, R
 from annotator.database.engine import get_engine, read_session
 from annotator.transcripts import evaluation_items
 from annotator.transcripts.judge.llm_prompt import DEFAULT_VERSION
-from annotator.transcripts.judge.rules import RULES
+from annotator.transcripts.judge.rule_sets import registry as rule_sets
 from annotator.transcripts.report import disagreed
 from annotator.transcripts.report.scores import KEYS
 from tests.import_export.test_importer import run_cli
 from tests.support.transcripts import records_for
 
 
-def test_the_rule_names_the_cli_offers_are_the_judges() -> None:
-    assert RULE_NAMES == tuple(RULES) == typing.get_args(typing.get_args(Rule)[0])  # what `--rule` takes
+def test_the_rule_names_the_cli_offers_are_the_lists() -> None:
+    assert RULE_NAMES == tuple(rule_sets.names()) == typing.get_args(typing.get_args(Rule)[0])  # what `--rule` takes
     assert JUDGE_PROMPT_VERSION == DEFAULT_VERSION
     assert DISAGREED == disagreed.DISAGREED
 
@@ -34,7 +34,7 @@ def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None
     assert done.returncode == 0, done.stderr
     records = records_for(get_engine(url), data_source="aime", model="m", prompt="reliable", a=(21, 0, 9),
                           u=(52, 3, 77))
-    records[0]["response"] = "\\boxed{Sorry, I don't know}"  # the rule sets disagree on this one
+    records[0]["response"] = "\\boxed{Sorry, I don't know}"  # reliablemath-exact's verdict differs from the reference's
     path = tmp_path / "m.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     done = run_cli(url, "import", str(path))
@@ -42,7 +42,7 @@ def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None
     assert "162 transcripts added and judged" in done.stdout
 
     reported = run_cli(url, "report", "--json")
-    assert reported.stderr.startswith("1 verdicts differ between the rule sets")
+    assert reported.stderr.startswith("1 verdicts differ from the reference rule (reliablemath)")
     [row] = json.loads(reported.stdout)
     assert list(row) == list(KEYS) and (row["A"], row["AS"], row["AR"], row["U"], row["US"]) == (30, 20, 1, 132, 52)
     text = run_cli(url, "report", "--by", "data_source").stdout.splitlines()
@@ -55,6 +55,7 @@ def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None
     judged = run_cli(url, "judge", "rules", "--rule", "reliablemath-exact")
     assert judged.returncode == 0, judged.stderr
     assert judged.stdout.startswith("judged 162 transcripts with reliablemath-exact v1")
+    assert "; 1 verdicts differ from the reference rule (reliablemath)" in judged.stdout
     [row] = json.loads(run_cli(url, "report", "--json").stdout)
     assert (row["AS"], row["AR"], row["AF"]) == (20, 0, 10)
 
@@ -159,22 +160,23 @@ def test_report_by_rewrite_type_and_the_most_disagreed_items(tmp_path: Path) -> 
 
 def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
     """`report` reads over `annotator.database.light_tables` on a Core connection: its start-up loads neither SQLModel,
-    SQLAlchemy's ORM nor the table classes, and its rows and the rule
-    sets' disagreements are those an ORM session reads, reviews and several samples included, on each backend."""
+    SQLAlchemy's ORM nor the table classes, and its rows and the verdicts that differ from the reference rule are
+    those an ORM session reads, reviews and several samples included, on each backend."""
     from sqlalchemy import update
 
     from annotator.database.engine import read_session, write_session
     from annotator.database.models import Transcript
-    from annotator.transcripts.report.scores import report, rules_disagree
+    from annotator.transcripts.report.scores import differs_from_reference, report
     from tests.import_export.test_importer import PROJECT_ROOT
     from tests.transcripts.report.test_disagreed import TABLE, add_answers
 
     engine = get_engine(database_url)
     add_answers(engine, TABLE, solvable=frozenset({6}))
-    with write_session(engine) as session:  # a review (kappa, `reviewed`) and a disagreement of the rule sets
-        session.execute(update(Transcript).where(Transcript.model == "a").values(human="R", rules_disagree=True))
+    with write_session(engine) as session:  # a review (kappa, `reviewed`) and verdicts that differ
+        session.execute(update(Transcript).where(Transcript.model == "a")
+                        .values(human="R", differs_from_reference=True))
     with read_session(engine) as session:
-        expected, disagree = report(session, resamples=300, seed=7), rules_disagree(session)
+        expected, disagree = report(session, resamples=300, seed=7), differs_from_reference(session)
     assert disagree > 0 and any(row["reviewed"] for row in expected)
 
     done = subprocess.run(
@@ -184,7 +186,7 @@ def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == expected
-    assert f"{disagree} verdicts differ between the rule sets" in done.stderr
+    assert f"{disagree} verdicts differ from the reference rule (reliablemath)" in done.stderr
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "annotator.transcripts.report.scores" in imported  # the importtime listing is there to be read
     assert imported.isdisjoint({"sqlmodel", "sqlalchemy.orm", "annotator.database.models",

@@ -150,3 +150,45 @@ def test_0014_backfills_each_candidates_agreement_and_the_open_disputes(engine: 
     with engine.connect() as conn:
         assert "agreement" not in conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys()
     command.upgrade(config, "heads")
+
+
+def test_0018_renames_rules_disagree_to_differs_from_reference_with_its_values(engine: Engine) -> None:
+    """Transcripts stored with `rules_disagree` keep each value (True, False, None) under `differs_from_reference`,
+    the review queue's index is built over the new name and still puts those first; the downgrade gives the old
+    column its values back."""
+    from annotator.database.engine import read_session
+    from annotator.transcripts import ReviewQueue
+    from annotator.transcripts.report.scores import differs_from_reference
+
+    config = _alembic_config(engine)
+    command.downgrade(config, "0017_run_parts")
+    # id -> (rules_disagree, judge_class, human)
+    stored = {1: (False, "incorrect", None), 2: (True, "unsolvable", None), 3: (None, None, None),
+              4: (True, "incorrect", "F"), 5: (False, "unmatched", None), 6: (True, "correct", None)}
+    with engine.begin() as conn:
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        for transcript_id, (disagree, judge_class, human) in stored.items():
+            _insert(conn, "transcript", id=transcript_id, data_id="aime_0", problem_id=1, model="m", prompt="standard",
+                    sample=transcript_id, response="\\boxed{1}", source="test", judge_class=judge_class,
+                    judge=None if judge_class is None else "F", rules_disagree=disagree, human=human, created_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.connect() as conn:
+        values = dict(conn.execute(text("SELECT id, differs_from_reference FROM transcript")).all())
+        columns = list(conn.execute(text("SELECT * FROM transcript LIMIT 0")).keys())
+        index = conn.execute(text(
+            "SELECT sql FROM sqlite_master WHERE name = 'ix_transcript_review'" if engine.dialect.name == "sqlite"
+            else "SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_transcript_review'")).scalar_one()
+    assert {key: None if value is None else bool(value) for key, value in values.items()} == {
+        key: disagree for key, (disagree, _, _) in stored.items()}
+    assert "rules_disagree" not in columns and "differs_from_reference" in index and "rules_disagree" not in index
+    with read_session(engine) as session:
+        assert differs_from_reference(session) == 3
+        # Unreviewed first: the two that differ (by id), then the judge unsure of two; the reviewed one last.
+        assert ReviewQueue.open(session).ids[:4] == [2, 6, 3, 5] and ReviewQueue.open(session).ids[-1] == 4
+
+    command.downgrade(config, "0017_run_parts")
+    with engine.connect() as conn:
+        values = dict(conn.execute(text("SELECT id, rules_disagree FROM transcript")).all())
+    assert {key: None if value is None else bool(value) for key, value in values.items()} == {
+        key: disagree for key, (disagree, _, _) in stored.items()}
+    command.upgrade(config, "heads")

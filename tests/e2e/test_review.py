@@ -79,7 +79,7 @@ def test_review_ten_transcripts_with_the_keyboard_only(app: RunningApp, browser)
     specs = [{"judge_class": "incorrect"}] * 6 + [
         {"judge_class": "unmatched", "extracted_answer": None},
         {"judge_class": None, "judge": None, "extracted_answer": None},
-        {"judge_class": "unsolvable", "rules_disagree": True},
+        {"judge_class": "unsolvable", "differs_from_reference": True},
         {"judge_class": "unknown"},
     ]
     tids = add_transcripts(engine, specs)

@@ -56,6 +56,7 @@ def test_reviewers_see_table_6_plots_and_agreement(engine: Engine, shared_data: 
     assert '"rewrite_type"' in by_type.proto.spec and '"difficulty_eval"' in by_difficulty.proto.spec
     metrics = {metric.label: metric.value for metric in app.metric}
     assert metrics["Responses reviewed"] == "4" and metrics["Responses"] == "324"
+    assert metrics["Verdicts that differ from the reference rule (reliablemath)"] == "0"  # curly refusals only
     agreement = next(frame.value for frame in app.dataframe
                      if {"model", "reviewed"} <= set(frame.value.columns)).set_index("model")
     assert agreement.loc["DeepSeek-R1", "reviewed"] == 4 and agreement.loc["GPT-4o", "reviewed"] == 0

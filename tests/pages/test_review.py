@@ -57,13 +57,15 @@ def test_a_reviewer_overrides_agrees_and_tags_in_queue_order(engine: Engine) -> 
     add_transcripts(engine, [
         {"judge_class": "incorrect"},
         {"judge_class": "unmatched", "extracted_answer": None},
-        {"judge_class": "unsolvable", "rules_disagree": True, "reasoning": "Let me think. " * 40},
+        {"judge_class": "unsolvable", "differs_from_reference": True, "reasoning": "Let me think. " * 40},
     ])
     app = _open(engine)
-    # The rule sets' disagreement comes first, with the judge's class and verdict and the model.
+    # The verdict another rule set gives otherwise comes first, with the judge's class and verdict and the model.
     assert _heading(app) == "#### math\\_2\\_remove\\_1 · math · remove"
     text = _text(app)
-    assert "**Judge:** unsolvable → Successful (reliablemath)" in text and "model\\-a · standard prompt" in text
+    assert "**Judge:** unsolvable → Successful (reliablemath) · :orange-badge[another rule set differs]" in text
+    assert "model\\-a · standard prompt" in text
+    assert "in the queue because: differs from the reference rule" in app.caption[0].value
     assert "**Rewritten question** · :green-background[added or changed]" in text
     assert [e.label for e in app.expander][0].startswith("Reasoning (560 characters)")
     # Tags 1 and 5 on, 1 off again, 2 on; a comment; F overrides the judge's S.
@@ -92,12 +94,21 @@ def test_a_reviewer_overrides_agrees_and_tags_in_queue_order(engine: Engine) -> 
     assert _reviews(engine)["math_0_remove_1"] == ("F", None, None, None)
 
 
+def test_a_verdict_that_differs_from_the_reference_rules_is_marked(engine: Engine) -> None:
+    """Judged by another rule set, a transcript marked `differs_from_reference` says so (judged by the reference
+    rule, it says another rule set differs: above)."""
+    add_transcripts(engine, [{"judge_class": "incorrect", "judge_rule": "reliablemath-exact",
+                              "differs_from_reference": True}])
+    text = _text(_open(engine))
+    assert "→ Failed (reliablemath\\-exact) · :orange-badge[differs from the reference rule]" in text
+
+
 def test_blind_mode_hides_the_model_and_the_judge(engine: Engine) -> None:
-    add_transcripts(engine, [{"judge_class": "unsolvable", "model": "secret-model", "rules_disagree": True}])
+    add_transcripts(engine, [{"judge_class": "unsolvable", "model": "secret-model", "differs_from_reference": True}])
     app = _open(engine)
     app.toggle(key="review_blind").set_value(True).run()
     text = _text(app) + "\n".join(c.value for c in app.caption)
-    assert "secret" not in text and "Judge" not in text and "unsolvable →" not in text and "disagree" not in text
+    assert "secret" not in text and "Judge" not in text and "unsolvable →" not in text and "differ" not in text
     assert "**Extracted answer:** 4" in text
     assert app.button(key="agree").disabled
     _click(app, "verdict_S")

@@ -59,7 +59,7 @@ def add_transcripts(
                     "extracted_answer": "4",
                     "judge_rule": "reliablemath",
                     "judge_version": "1",
-                    "rules_disagree": False,
+                    "differs_from_reference": False,
                     "source": "test",
                     "created_at": now,
                     **spec,

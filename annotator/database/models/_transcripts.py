@@ -43,8 +43,9 @@ class Transcript(SQLModel, table=True):
     judge_version: str | None = Field(default=None, max_length=50)
     judge_class: str | None = Field(default=None, max_length=20)  # a JudgeClass
     judge: str | None = Field(default=None, max_length=1)  # a Verdict
-    # True when the other rule set gives another verdict (the review queue shows these first).
-    rules_disagree: bool | None = None
+    # True when the verdict differs from the reference rule's, or under the reference rule when another rule set's
+    # does (`annotator.transcripts.judge.rule_sets.registry`); the review queue shows these first.
+    differs_from_reference: bool | None = None
     # The latest human review (its history is in `transcriptevent`).
     human: str | None = Field(default=None, max_length=1)  # a Verdict
     tags: list[Any] | None = json_column()

@@ -17,13 +17,13 @@ from annotator.database.queries import execute_many
 from annotator.import_export.records import Location, TranscriptRecord
 from annotator.transcripts.evaluation_set import Item, items_by_data_id
 from annotator.transcripts.judge import verdicts
-from annotator.transcripts.judge.rules import DEFAULT_RULE, Question, final_pairs, final_text, judge_final, rule
+from annotator.transcripts.judge.rules import REFERENCE_RULE, Question, final_pairs, final_text, judge_for
 from annotator.transcripts.judge.verdicts import PairVerifier
 
 _IN_CHUNK = 900
 _INSERT = insert(Transcript.__table__)
 Key = tuple[str, str, str, int]
-JUDGE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge", "rules_disagree")
+JUDGE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge", "differs_from_reference")
 _UNJUDGED = dict.fromkeys(JUDGE_FIELDS)
 
 
@@ -159,7 +159,7 @@ def iter_transcripts(
 
 class PendingTranscripts:
     """The transcripts one import adds: stored in chunks inside its transaction (duplicates across chunks
-    refused), each judged (`DEFAULT_RULE`) as it is stored, so that a judging error stores nothing.
+    refused), each judged (`REFERENCE_RULE`) as it is stored, so that a judging error stores nothing.
 
     math-verify is asked about the (gold, answer) pairs of every transcript the import will add (`upcoming`) at
     once, in a process pool when there are many (`workers`: the caller's, started while it read the file): it works
@@ -177,7 +177,7 @@ class PendingTranscripts:
         self.seen: dict[Key, Location] = {}
         self.stored = 0
         self.undecided = 0  # (gold, answer) pairs math-verify gave no verdict on, once judged
-        self._rule = rule(DEFAULT_RULE)
+        self._judge = judge_for(REFERENCE_RULE)
         self._pool = ExitStack()
         weakref.finalize(self, self._pool.close)  # an import that fails before judging stops the pool too
         self._items: dict[str, Item] = {}  # the items of this import's transcripts, read once
@@ -248,16 +248,16 @@ class PendingTranscripts:
         question = self._question(data_id)
         if question is None or any(pair not in known for pair in final_pairs(final, question)):
             return None
-        judgement, disagree = judge_final(final, question, rule_name=self._rule.name, known=known)
+        judgement, differs = self._judge.final(final, question, known)
         if len(self._judged) >= _JUDGED_MAX:  # bounds memory on a huge import of ever new answers
             self._judged.clear()
         judged = self._judged[(data_id, final)] = {
             "extracted_answer": judgement.extracted_answer,
-            "judge_rule": self._rule.name,
-            "judge_version": self._rule.version,
+            "judge_rule": self._judge.chosen.name,
+            "judge_version": self._judge.chosen.version,
             "judge_class": judgement.judge_class.value,
             "judge": judgement.verdict.value,
-            "rules_disagree": disagree,
+            "differs_from_reference": differs,
         }
         return judged
 

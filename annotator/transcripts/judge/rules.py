@@ -5,44 +5,33 @@ Classes (`JudgeClass`): `unmatched` (no boxed answer), `correct` (equivalent to 
 R = unknown, F = the rest; on an unsolvable item S = unsolvable, R = unknown, F = the rest, the original
 answer included.
 
-Two rule sets:
-- `reliablemath-exact` is the reference code (`ReliableRewardMathFn` in `code/metrics/rewards/math_reward.py`
-  of a public fork of the authors' repository, yi-qian-zhang/ReliableMath): unmatched, then correct, then
-  "unsolvable" (case-sensitive) in the boxed answer, then "don’t know" (U+2019 only), else incorrect.
-- `reliablemath` (the default) checks the phrases first, in any case and with either apostrophe: math-verify
-  reads "it's unsolvable" as a product of one-letter symbols.
-TreeCut items follow TreeCut's rule under both (Appendix B.2): lower-case the response; "unknown" after the
-last "answer" says the problem cannot be answered (class `unsolvable`), otherwise the number there is the answer.
+How a boxed answer is classified is a rule set's (`rule_sets.registry.RULE_SETS`: `reliablemath`, the reference
+rule, and `reliablemath-exact`, the authors' code). A judgement under one rule set says too whether its verdict
+differs from the reference rule's (under the reference rule: whether another rule set's does); every rule set
+shares the response's one extraction and at most one math-verify call.
+TreeCut items follow TreeCut's rule under every rule set (Appendix B.2): lower-case the response; "unknown" after
+the last "answer" says the problem cannot be answered (class `unsolvable`), otherwise the number there is the answer.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from annotator.database.vocabulary import JudgeClass, Verdict
 from annotator.transcripts.judge import answers, equivalence
 from annotator.transcripts.judge.equivalence import Pair, equivalent
+from annotator.transcripts.judge.rule_sets import registry
+from annotator.transcripts.judge.rule_sets.registry import REFERENCE_RULE
+from annotator.transcripts.judge.rule_sets.rule_set import RuleSet
 
 Known = Mapping[Pair, bool | None] | None
 
 
-@dataclass(frozen=True)
-class Rule:
-    name: str
-    version: str  # stored with each verdict; bump it when the rule's behaviour changes
-    exact: bool  # the reference code's phrase matching and order
-
-
-RULES = {
-    "reliablemath": Rule("reliablemath", "1", exact=False),
-    "reliablemath-exact": Rule("reliablemath-exact", "1", exact=True),
-}
-DEFAULT_RULE = "reliablemath"
 # The LLM judge (`annotator.transcripts.judge.llm`): a rule too, but judged by a model in a run of its own, so not
-# in RULES (which are applied in process); its verdicts name the model and the prompt version.
+# in RULE_SETS (which are applied in process); its verdicts name the model and the prompt version.
 LLM_RULE = "llm"
 VERSION_CHARS = 50  # Transcript.judge_version's length
 
@@ -83,29 +72,26 @@ def verdict_of(judge_class: JudgeClass, *, unsolvable: bool) -> Verdict:
     return Verdict.S if judge_class == success else Verdict.F
 
 
-def rule(name: str) -> Rule:
+def rule(name: str) -> RuleSet:
     """The rule set of this name; ValueError naming the choices otherwise."""
-    try:
-        return RULES[name]
-    except KeyError:
-        raise ValueError(f"unknown judge rule {name!r}; choose one of {', '.join(RULES)}") from None
+    return registry.load(name)
 
 
-def _classify(answer: str, exact: bool, correct: Callable[[], bool | None]) -> tuple[JudgeClass, bool]:
-    """The class of a boxed answer under one rule set, and whether math-verify ran out of time."""
-    phrase = (
-        JudgeClass.unsolvable
-        if answers.says_unsolvable(answer, exact=exact)
-        else JudgeClass.unknown
-        if answers.says_unknown(answer, exact=exact)
-        else None
-    )
-    if phrase is not None and not exact:
-        return phrase, False
-    is_correct = correct()
-    if is_correct:
-        return JudgeClass.correct, False
-    return phrase or JudgeClass.incorrect, is_correct is None
+class _MathVerify:
+    """math-verify's verdict on one boxed answer (`registry.Correct`), asked when a rule set first needs it."""
+
+    __slots__ = ("_answer", "_gold", "_known", "asked", "value")
+
+    def __init__(self, gold: Any, answer: str, known: Known) -> None:
+        self._gold, self._answer, self._known = gold, answer, known
+        self.asked = False
+        self.value: bool | None = None
+
+    def __call__(self) -> bool | None:
+        if not self.asked:
+            self.asked = True
+            self.value = equivalent(self._gold, self._answer, known=self._known)
+        return self.value
 
 
 def final_text(response: str, question: Question) -> str | None:
@@ -142,43 +128,76 @@ def open_pairs(response: str, question: Question) -> list[Pair]:
     return final_pairs(final_text(response, question), question)
 
 
-def judge_both(
-    response: str, question: Question, *, rule_name: str = DEFAULT_RULE, known: Known = None
-) -> tuple[Judgement, bool]:
-    """The judgement under `rule_name`, and whether the other rule set gives another verdict.
-
-    Both rule sets share one extraction and at most one math-verify call; `known` holds math-verify's verdicts
-    already computed for (gold, answer) pairs (`equivalence.verify_pairs`)."""
-    return judge_final(final_text(response, question), question, rule_name=rule_name, known=known)
-
-
-def judge_final(
-    final: str | None, question: Question, *, rule_name: str = DEFAULT_RULE, known: Known = None
-) -> tuple[Judgement, bool]:
-    """`judge_both` of a response whose `final_text` is `final` (responses with the same final text and item get
-    the same judgement)."""
-    chosen = rule(rule_name)
+def _alike(final: str | None, question: Question, known: Known) -> Judgement | None:
+    """The judgement every rule set gives a TreeCut item's response or one without a final answer; None for the
+    others."""
     if question.treecut:
         extracted, judge_class = _treecut(final, question, known)
-        return Judgement(extracted, judge_class, verdict_of(judge_class, unsolvable=question.unsolvable)), False
-    boxed = final
-    if boxed is None:
-        verdict = verdict_of(JudgeClass.unmatched, unsolvable=question.unsolvable)
-        return Judgement(None, JudgeClass.unmatched, verdict), False
-    memo: list[bool | None] = []
-
-    def correct() -> bool | None:
-        if not memo:
-            memo.append(equivalent(question.ground_truth, boxed, known=known))
-        return memo[0]
-
-    results = {exact: _classify(boxed, exact, correct) for exact in (chosen.exact, not chosen.exact)}
-    verdicts = {exact: verdict_of(cls, unsolvable=question.unsolvable) for exact, (cls, _) in results.items()}
-    judge_class, timed_out = results[chosen.exact]
-    judgement = Judgement(boxed, judge_class, verdicts[chosen.exact], timed_out)
-    return judgement, verdicts[True] != verdicts[False]
+        return Judgement(extracted, judge_class, verdict_of(judge_class, unsolvable=question.unsolvable))
+    if final is None:
+        return Judgement(None, JudgeClass.unmatched, verdict_of(JudgeClass.unmatched, unsolvable=question.unsolvable))
+    return None
 
 
-def judge_response(response: str, question: Question, *, rule_name: str = DEFAULT_RULE) -> Judgement:
+@dataclass(frozen=True)
+class Judge:
+    """Judging under one chosen rule set, against the reference rule: `judge_for` makes one."""
+
+    chosen: RuleSet
+    reference: RuleSet
+    others: tuple[RuleSet, ...]  # every rule set but the reference
+
+    def final(self, final: str | None, question: Question, known: Known = None) -> tuple[Judgement, bool]:
+        """The judgement of a response whose `final_text` is `final`, and whether it differs from the reference
+        rule's (under the reference rule: whether another rule set's verdict differs from it). Each rule set
+        classifies the answer at most once; `known` holds math-verify's verdicts already computed."""
+        shared = _alike(final, question, known)
+        if shared is not None:
+            return shared, False
+        assert final is not None  # `_alike` judges a response without a final text
+        correct = _MathVerify(question.ground_truth, final, known)
+        judge_class = self.chosen.classify(final, correct)
+        verdict = verdict_of(judge_class, unsolvable=question.unsolvable)
+        judgement = Judgement(final, judge_class, verdict, correct.asked and correct.value is None)
+        if self.chosen is not self.reference:
+            return judgement, verdict_of(self.reference.classify(final, correct),
+                                         unsolvable=question.unsolvable) != verdict
+        return judgement, any(verdict_of(other.classify(final, correct), unsolvable=question.unsolvable) != verdict
+                              for other in self.others)
+
+    def response(self, response: str, question: Question, known: Known = None) -> tuple[Judgement, bool]:
+        """`final` of a whole response."""
+        return self.final(final_text(response, question), question, known)
+
+
+def judge_for(rule_name: str = REFERENCE_RULE) -> Judge:
+    """A `Judge` under the rule set `rule_name` (ValueError naming the choices for another name)."""
+    chosen = rule(rule_name)
+    loaded = {name: chosen if name == chosen.name else rule(name) for name in registry.names()}
+    reference = loaded[REFERENCE_RULE]
+    return Judge(chosen, reference, tuple(found for found in loaded.values() if found is not reference))
+
+
+def every_verdict(response: str, question: Question, rule_sets: Sequence[RuleSet]) -> list[Verdict]:
+    """The verdict of each of `rule_sets` on a response, in their order (math-verify asked at most once)."""
+    final = final_text(response, question)
+    shared = _alike(final, question, None)
+    if shared is not None:
+        return [shared.verdict] * len(rule_sets)
+    assert final is not None  # `_alike` judges a response without a final text
+    correct = _MathVerify(question.ground_truth, final, None)
+    return [verdict_of(rule_set.classify(final, correct), unsolvable=question.unsolvable) for rule_set in rule_sets]
+
+
+def judge_with_reference(
+    response: str, question: Question, *, rule_name: str = REFERENCE_RULE, known: Known = None
+) -> tuple[Judgement, bool]:
+    """The judgement under `rule_name`, and whether it differs from the reference rule's (`Judge.final`); `known`
+    holds math-verify's verdicts already computed for (gold, answer) pairs (`equivalence.verify_pairs`). A caller
+    judging many responses makes one `judge_for` and asks it."""
+    return judge_for(rule_name).response(response, question, known)
+
+
+def judge_response(response: str, question: Question, *, rule_name: str = REFERENCE_RULE) -> Judgement:
     """One response's judgement under one rule set."""
-    return judge_both(response, question, rule_name=rule_name)[0]
+    return judge_with_reference(response, question, rule_name=rule_name)[0]

@@ -2,7 +2,8 @@
 
 `judge_transcripts` reads transcripts in windows and judges them (`annotator.transcripts.judge.rules`); each window is
 written back with one executemany. Each transcript gets the rule, its version, the extracted answer, the class,
-the verdict and `rules_disagree` (the other rule set gives another verdict).
+the verdict and `differs_from_reference` (the verdict differs from the reference rule's; under the reference rule:
+another rule set's does).
 
 Where the time goes is math-verify (parsing and sympy), and on a leaderboard final answers repeat across models,
 prompts and samples. So a job first collects the distinct (gold, answer) pairs the texts do not settle, asks
@@ -32,7 +33,7 @@ from annotator.database.models import Transcript
 from annotator.transcripts.evaluation_set import Item, items_by_data_id
 from annotator.transcripts.judge.equivalence import Pair, verify_pairs
 from annotator.transcripts.judge.pair_workers import Workers, bare_main, shared_worker, verify_stoppable
-from annotator.transcripts.judge.rules import DEFAULT_RULE, Question, judge_both, open_pairs, rule
+from annotator.transcripts.judge.rules import REFERENCE_RULE, Question, judge_for, open_pairs, rule
 
 PARALLEL_MIN = 2000  # fewer transcripts: the process's one shared worker (a pool costs a second or two to start)
 CHUNK = 24  # (gold, answer) pairs per task sent to a worker: enough work per task to outweigh sending it
@@ -48,7 +49,7 @@ class JudgeSummary:
     judged: int = 0
     verdicts: Counter[str] = field(default_factory=Counter)
     classes: Counter[str] = field(default_factory=Counter)
-    rules_disagree: int = 0
+    differs_from_reference: int = 0
     timed_out: int = 0  # responses judged with a pair undecided
     pairs_undecided: int = 0  # distinct (gold, answer) pairs without a verdict (`PairVerifier.undecided`)
     seconds: float = 0.0
@@ -60,7 +61,7 @@ class JudgeSummary:
             "judged": self.judged,
             "verdicts": dict(sorted(self.verdicts.items())),
             "classes": dict(sorted(self.classes.items())),
-            "rules_disagree": self.rules_disagree,
+            "differs_from_reference": self.differs_from_reference,
             "timed_out": self.timed_out,
             "pairs_undecided": self.pairs_undecided,
             "seconds": round(self.seconds, 3),
@@ -75,10 +76,11 @@ def judge_jobs(
     rule_name: str, jobs: Sequence[Job], known: dict[Pair, bool | None] | None = None
 ) -> list[dict[str, Any]]:
     """The stored fields of each job's judgement; `known`: math-verify's verdicts already computed."""
-    chosen = rule(rule_name)
+    judge = judge_for(rule_name)
+    chosen = judge.chosen
     rows = []
     for transcript_id, response, question in jobs:
-        judgement, disagree = judge_both(response, question, rule_name=rule_name, known=known)
+        judgement, differs = judge.response(response, question, known)
         rows.append(
             {
                 "_id": transcript_id,
@@ -87,7 +89,7 @@ def judge_jobs(
                 "judge_version": chosen.version,
                 "judge_class": judgement.judge_class.value,
                 "judge": judgement.verdict.value,
-                "rules_disagree": disagree,
+                "differs_from_reference": differs,
                 "_timed_out": judgement.timed_out,
             }
         )
@@ -291,7 +293,8 @@ def judge_workers(size: int, workers: int | None = None) -> Iterator[list[Execut
         yield Workers(stack, count)
 
 
-_UPDATE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge", "rules_disagree")
+_UPDATE_FIELDS = ("extracted_answer", "judge_rule", "judge_version", "judge_class", "judge",
+                  "differs_from_reference")
 
 
 def _write(session: Session, rows: list[dict[str, Any]]) -> None:
@@ -332,7 +335,7 @@ def _judge_in(
             for row in rows:
                 summary.verdicts[row["judge"]] += 1
                 summary.classes[row["judge_class"]] += 1
-                summary.rules_disagree += row["rules_disagree"]
+                summary.differs_from_reference += row["differs_from_reference"]
                 summary.timed_out += row["_timed_out"]
             summary.judged += len(rows)
         summary.pairs_undecided = verifier.undecided
@@ -343,7 +346,7 @@ def _judge_in(
 def judge_transcripts(
     target: Engine | Session,
     *,
-    rule: str = DEFAULT_RULE,
+    rule: str = REFERENCE_RULE,
     transcript_ids: Collection[int] | None = None,
     workers: int | None = None,
     verifier: PairVerifier | None = None,

@@ -131,7 +131,7 @@ def _data_ids(session: Session, items: Sequence[tuple[int, int]]) -> dict[tuple[
 _SIDE_BY_SIDE = (
     Transcript.id, Transcript.model, Transcript.prompt, Transcript.sample, Transcript.response, Transcript.reasoning,
     Transcript.extracted_answer, Transcript.judge_rule, Transcript.judge_class, Transcript.judge,
-    Transcript.rules_disagree, Transcript.human, Transcript.tags,
+    Transcript.differs_from_reference, Transcript.human, Transcript.tags,
 )
 
 

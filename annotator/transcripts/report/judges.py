@@ -3,8 +3,9 @@
 One row per judge, in the layout of UMWP's judge evaluation (Sun et al. 2024, Table 3: each automatic judge
 against human labels): the reviewed responses it was compared on, the share where it agrees with the reviewer,
 Cohen's kappa (None with its reason when undefined) and the confusion matrix of judge verdict x human verdict.
-The rule sets are applied afresh to the reviewed responses (a few hundred or thousand: math-verify's answers are
-cached), so every rule is compared on the same responses whichever rule judged the transcripts last. Each LLM judge
+Every rule set of the list (`judge.rule_sets.registry.RULE_SETS`) is applied afresh to the reviewed responses (a
+few hundred or thousand: math-verify's answers are cached, and asked once per response for all rule sets), so every
+rule is compared on the same responses whichever rule judged the transcripts last. Each LLM judge
 (a model and a prompt version, `judge.llm`) gets a row from its stored verdicts (`judgement`), on the reviewed
 responses it has judged: its `reviewed` count says how many that is.
 """
@@ -22,7 +23,8 @@ from annotator.database.models import Judgement, Transcript
 from annotator.database.vocabulary import Verdict
 from annotator.figures.agreement.cohen import cohen
 from annotator.transcripts.evaluation_set import with_items
-from annotator.transcripts.judge.rules import LLM_RULE, RULES, Question, judge_response
+from annotator.transcripts.judge.rule_sets import registry
+from annotator.transcripts.judge.rules import LLM_RULE, Question, every_verdict
 
 VERDICTS = tuple(verdict.value for verdict in Verdict)
 
@@ -85,11 +87,12 @@ def _llm_rows(session: Session, model: str | None) -> list[dict[str, Any]]:
 
 
 def judge_agreement(session: Session, *, model: str | None = None) -> list[dict[str, Any]]:
-    """Every rule set, then every LLM judge, against the reviewers, on the reviewed responses (of `model`, if
-    given); an LLM judge that has judged none of the reviewed responses has a row with `reviewed` 0."""
+    """Every rule set in the list's order, then every LLM judge, against the reviewers, on the reviewed responses
+    (of `model`, if given); an LLM judge that has judged none of the reviewed responses has a row with `reviewed` 0."""
     reviewed = _reviewed(session, model)
+    rule_sets = [registry.load(name) for name in registry.names()]
+    verdicts = [every_verdict(response, question, rule_sets) for response, _, question in reviewed]
     return [
-        judge_row(name, ((judge_response(response, question, rule_name=name).verdict.value, human)
-                         for response, human, question in reviewed))
-        for name in RULES
+        judge_row(rule_set.name, ((each[index].value, human) for each, (_, human, _) in zip(verdicts, reviewed)))
+        for index, rule_set in enumerate(rule_sets)
     ] + _llm_rows(session, model)

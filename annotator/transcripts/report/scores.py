@@ -248,9 +248,9 @@ def _order(row: dict[str, Any]) -> tuple[Any, ...]:
             *(rank(row[name]) for name in _U_ONLY if name in row))
 
 
-def rules_disagree(session: Session | Connection, *, model: str | None = None) -> int:
-    """How many responses' verdicts differ between the two rule sets."""
-    # The rule sets' disagreements are parts 0 and 3 of the review queue: a range of its index, not a full read.
+def differs_from_reference(session: Session | Connection, *, model: str | None = None) -> int:
+    """How many responses' verdicts differ from the reference rule's (`Transcript.differs_from_reference`)."""
+    # They are parts 0 and 3 of the review queue: a range of its index, not a full read.
     query = select(func.count()).select_from(transcript).where(literal_column(QUEUE_PART).in_((0, 3)))
     if model is not None:
         query = query.where(transcript.c.model == model)

@@ -4,9 +4,10 @@ The latest review lives on the transcript (`human`, `tags`, `comment`, `reviewed
 change is also appended to `transcriptevent` (who, when, old, new), and a review that changes nothing
 appends nothing. The effective verdict is the human one where present, else the judge's.
 
-The review queue shows first the transcripts whose two rule sets disagree, then those the
-judge is unsure of (no boxed answer, or no verdict at all), then a seeded random sample of the rest, with
-the ones nobody has reviewed yet before the reviewed ones (`review.queue`: the order, read from its index).
+The review queue shows first the transcripts whose verdict differs from the reference rule's
+(`judge.rule_sets.registry`), then those the judge is unsure of (no boxed answer, or no verdict at all), then a
+seeded random sample of the rest, with the ones nobody has reviewed yet before the reviewed ones (`review.queue`:
+the order, read from its index).
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ MAX_TAGS = int(limits.REVIEW_TAGS.high)
 MAX_TAG_LENGTH = int(limits.TAG_LENGTH.high)
 
 # Why a transcript is where it is in the queue, in queue order.
-RULES_DISAGREE = "rules disagree"
+DIFFERS_FROM_REFERENCE = "differs from the reference rule"
 JUDGE_UNSURE = "judge unsure"
 SAMPLE = "sample"
-REASONS = (RULES_DISAGREE, JUDGE_UNSURE, SAMPLE)
+REASONS = (DIFFERS_FROM_REFERENCE, JUDGE_UNSURE, SAMPLE)
 
 # The effective verdict as a column, for queries that count verdicts (reports, exports).
 EFFECTIVE_VERDICT = func.coalesce(Transcript.human, Transcript.judge)
@@ -60,10 +61,10 @@ def effective_verdict(*, human: str | None, judge: str | None) -> str | None:
     return human if human is not None else judge
 
 
-def queue_reason(*, rules_disagree: bool | None, judge_class: str | None, judge: str | None) -> str:
+def queue_reason(*, differs_from_reference: bool | None, judge_class: str | None, judge: str | None) -> str:
     """Which part of the review queue a transcript belongs to (one of `REASONS`)."""
-    if rules_disagree:
-        return RULES_DISAGREE
+    if differs_from_reference:
+        return DIFFERS_FROM_REFERENCE
     if judge is None or judge_class == JudgeClass.unmatched:
         return JUDGE_UNSURE
     return SAMPLE
@@ -202,7 +203,7 @@ _TRANSCRIPT_COLUMNS = (
     Transcript.id, Transcript.data_id, Transcript.problem_id, Transcript.candidate_id, Transcript.model,
     Transcript.prompt, Transcript.sample, Transcript.response, Transcript.reasoning, Transcript.finish_reason,
     Transcript.extracted_answer, Transcript.judge_rule, Transcript.judge_version, Transcript.judge_class,
-    Transcript.judge, Transcript.rules_disagree, Transcript.human, Transcript.tags, Transcript.comment,
+    Transcript.judge, Transcript.differs_from_reference, Transcript.human, Transcript.tags, Transcript.comment,
     Transcript.reviewed_at,
 )
 _ITEM_COLUMNS = (*queries.CANDIDATE_COLUMNS, Candidate.problem_id)
@@ -225,8 +226,8 @@ def load_review(session: Session, *, transcript_id: int) -> dict[str, Any] | Non
     if row is None:
         return None
     view = row._asdict()
-    view["reason"] = queue_reason(rules_disagree=view["rules_disagree"], judge_class=view["judge_class"],
-                                  judge=view["judge"])
+    view["reason"] = queue_reason(differs_from_reference=view["differs_from_reference"],
+                                  judge_class=view["judge_class"], judge=view["judge"])
     view["judge_reason"] = _llm_reason(session, transcript_id, view["judge_version"]) if (
         view["judge_rule"] == LLM_RULE) else None
     if view["candidate_id"] is not None:

@@ -1,6 +1,6 @@
 """The review queue's order, read a page at a time from its index, so Review opens as fast on millions of transcripts.
 
-Order: unreviewed before reviewed; within each, the transcripts whose rule sets disagree,
+Order: unreviewed before reviewed; within each, the transcripts whose verdict differs from the reference rule's,
 then those the judge is unsure of (`unmatched`, or no verdict), both by id, then the rest, a sample in a random
 order. The part is the SQL expression `light_tables.QUEUE_PART`, the place within it `light_tables.QUEUE_WITHIN`: the
 id, or for the sample a fixed pseudo-random rank of the id (`light_tables.SAMPLE_RANK`). Both are the keys of the index

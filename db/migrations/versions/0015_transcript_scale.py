@@ -19,7 +19,14 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from annotator.database.light_tables import QUEUE_PART, QUEUE_WITHIN, REVIEWED, SEVERAL_SAMPLES
+from annotator.database.light_tables import REVIEWED, SEVERAL_SAMPLES
+
+# The review queue's expressions at this revision, written out: 0018_reference_rule renames the column they read.
+_STEP = "(CAST(id AS BIGINT) * 48271 % 2147483647)"
+QUEUE_PART = ("(CASE WHEN human IS NULL THEN 0 ELSE 3 END + CASE WHEN rules_disagree THEN 0 "
+              "WHEN judge IS NULL OR judge_class = 'unmatched' THEN 1 ELSE 2 END)")
+QUEUE_WITHIN = ("(CASE WHEN rules_disagree THEN id WHEN judge IS NULL OR judge_class = 'unmatched' THEN id "
+                f"ELSE (({_STEP} * {_STEP} % 2147483647) * 16807 + {_STEP}) % 2147483647 END)")
 
 revision: str = "0015_transcript_scale"
 down_revision: str | Sequence[str] | None = "0014_label_scale"

@@ -87,11 +87,11 @@ def test_open_pairs_are_those_the_text_does_not_settle() -> None:
 
 @pytest.mark.parametrize("gold", ["7", "-3", "0.25", "023"])
 def test_a_pair_is_judged_alike_with_its_verdict_known_or_not(gold: str) -> None:
-    from annotator.transcripts.judge.rules import Question, judge_both
+    from annotator.transcripts.judge.rules import Question, judge_with_reference
     from annotator.transcripts.judge.rules import open_pairs as response_pairs
 
     question = Question(ground_truth=gold, unsolvable=False)
     for response in (f"so \\boxed{{{gold}}}", "\\boxed{\\frac{14}{2}}", "\\boxed{It's unsolvable}", "\\boxed{x}"):
         pairs = response_pairs(response, question)
         known = dict(zip(pairs, verify_pairs(pairs)))
-        assert judge_both(response, question, known=known) == judge_both(response, question)
+        assert judge_with_reference(response, question, known=known) == judge_with_reference(response, question)

@@ -10,7 +10,7 @@ import pytest
 
 from annotator.database.vocabulary import JudgeClass, Verdict
 from annotator.transcripts.judge import answers
-from annotator.transcripts.judge.rules import Question, judge_both, judge_response, rule, verdict_of
+from annotator.transcripts.judge.rules import Question, judge_response, judge_with_reference, rule, verdict_of
 
 SOLVABLE = Question(ground_truth="113", unsolvable=False)
 UNSOLVABLE = Question(ground_truth="113", unsolvable=True)
@@ -66,8 +66,8 @@ def test_equivalence_by_math_verify(response: str, truth: object, judge_class: J
     ],
 )
 def test_phrases_in_both_rule_sets(response: str, default: JudgeClass, exact: JudgeClass) -> None:
-    loose, loose_disagree = judge_both(response, UNSOLVABLE, rule_name="reliablemath")
-    strict, strict_disagree = judge_both(response, UNSOLVABLE, rule_name="reliablemath-exact")
+    loose, loose_disagree = judge_with_reference(response, UNSOLVABLE, rule_name="reliablemath")
+    strict, strict_disagree = judge_with_reference(response, UNSOLVABLE, rule_name="reliablemath-exact")
     assert (loose.judge_class, strict.judge_class) == (default, exact)
     differ = verdict_of(default, unsolvable=True) != verdict_of(exact, unsolvable=True)
     assert loose_disagree is strict_disagree is differ

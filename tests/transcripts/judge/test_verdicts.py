@@ -22,7 +22,7 @@ from annotator.transcripts.judge.verdicts import judge_transcripts
 from tests.support.transcripts import import_records, records_for
 
 COLUMNS = (Transcript.id, Transcript.extracted_answer, Transcript.judge_rule, Transcript.judge_version,
-           Transcript.judge_class, Transcript.judge, Transcript.rules_disagree)
+           Transcript.judge_class, Transcript.judge, Transcript.differs_from_reference)
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_rejudging_with_the_reference_rule_stores_its_name_and_verdicts(judged: 
     assert [row[0] for row in default if row[6]] == [default[0][0], default[-1][0]]  # the two phrasings
     summary = judge_transcripts(judged, rule="reliablemath-exact")
     exact = _stored(judged)
-    assert summary.judged == len(exact) == 162 and summary.rules_disagree == 2
+    assert summary.judged == len(exact) == 162 and summary.differs_from_reference == 2
     assert {row[2:4] for row in exact} == {("reliablemath-exact", "1")}
     # Only the two phrasings change: the refusal becomes a failure on the solvable item, and so does
     # "It's Unsolvable" on the unsolvable one.

@@ -45,7 +45,7 @@ def add_answers(
                         "candidate_id": None if index in solvable else item.id, "model": model, "prompt": prompt,
                         "sample": sample, "response": f"{model} on {data_id}, sample {sample}: {HOSTILE}",
                         "extracted_answer": "4", "judge_rule": "reliablemath", "judge_version": "1",
-                        "judge_class": "incorrect", "judge": verdict, "rules_disagree": False, "source": "test",
+                        "judge_class": "incorrect", "judge": verdict, "differs_from_reference": False, "source": "test",
                         "created_at": now,
                     })
         session.execute(insert(Transcript), rows)

@@ -10,7 +10,7 @@ from sqlalchemy import Engine, select, update
 
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import Transcript
-from annotator.transcripts.report.scores import KEYS, report, rules_disagree
+from annotator.transcripts.report.scores import KEYS, differs_from_reference, report
 from tests.support.transcripts import import_records, records_for
 
 # ReliableMath Table 6 (AIME, reliable prompt): S/R/F on the 30 solvable and 132 unsolvable items, and the
@@ -72,7 +72,7 @@ def test_human_verdicts_override_the_judge_and_kappa_compares_them(aime: Engine,
             session.execute(update(Transcript).where(Transcript.id == transcript_id).values(human=human))
     with read_session(aime) as session:
         [row] = report(session)
-        assert rules_disagree(session) == 0
+        assert differs_from_reference(session) == 0
     judges = [judge for _, judge in reviewed]
     overridden = sum(1 for j, h in zip(judges, humans) if j != h and h == "S")
     assert overridden == 4 and row["AS"] == 10 + overridden and row["reviewed"] == 12

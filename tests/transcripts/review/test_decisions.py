@@ -135,8 +135,8 @@ def test_queue_order_disagreements_then_unsure_then_a_seeded_sample_unreviewed_f
     specs = (
         [{"judge_class": "incorrect"}] * 12  # the sample
         + [{"judge_class": "unmatched"}, {"judge_class": None, "judge": None}]  # the judge unsure
-        + [{"judge_class": "unsolvable", "rules_disagree": True}]  # the rule sets disagree
-        + [{"judge_class": "incorrect", "rules_disagree": True}]  # reviewed below
+        + [{"judge_class": "unsolvable", "differs_from_reference": True}]  # differs from the reference rule
+        + [{"judge_class": "incorrect", "differs_from_reference": True}]  # reviewed below
         + [{"judge_class": "unmatched", "model": "model-b"}, {"judge_class": "incorrect", "prompt": "reliable"}]
     )
     tids = add_transcripts(engine, specs)

@@ -20,7 +20,7 @@ from tests.support.candidates import add_user
 from tests.support.transcripts import add_transcripts
 
 SPECS = ([{"judge_class": "incorrect"}] * 9 + [{"judge_class": "unmatched"}, {"judge_class": None, "judge": None}]
-         + [{"judge_class": "unsolvable", "rules_disagree": True}] * 2
+         + [{"judge_class": "unsolvable", "differs_from_reference": True}] * 2
          + [{"judge_class": "incorrect", "model": "model-b"}] * 4
          + [{"judge_class": "incorrect", "prompt": "reliable"}])
 
@@ -36,14 +36,14 @@ def _expected(engine: Engine, seed: int, model: str | None = None) -> list[int]:
     sample: the rank, counted round from the seed's start)."""
     start = sample_start(seed)
     with read_session(engine) as session:
-        rows = session.execute(select(Transcript.id, Transcript.rules_disagree, Transcript.judge_class,
+        rows = session.execute(select(Transcript.id, Transcript.differs_from_reference, Transcript.judge_class,
                                       Transcript.judge, Transcript.human, Transcript.model)).all()
     keys = []
     for row in rows:
         if model is not None and row.model != model:
             continue
-        part = REASONS.index(queue_reason(rules_disagree=row.rules_disagree, judge_class=row.judge_class,
-                                          judge=row.judge))
+        part = REASONS.index(queue_reason(differs_from_reference=row.differs_from_reference,
+                                          judge_class=row.judge_class, judge=row.judge))
         within = (0, row.id) if part < 2 else (int(_rank(row.id) < start), _rank(row.id))
         keys.append((row.human is not None, part, *within, row.id))
     return [key[-1] for key in sorted(keys)]
