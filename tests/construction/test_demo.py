@@ -12,7 +12,7 @@ from annotator.database.engine import read_session
 from annotator.database.models import Candidate, Problem
 from tests.support.candidates import add_user, sign_in_app
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_demo_loads_treecut_pairs_and_handwritten_candidates(engine: Engine) -> None:
