@@ -6,16 +6,20 @@ Under CI=true a missing component (PostgreSQL, the shared data) fails the run in
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import uuid
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, event
 
 from annotator.db import get_engine
 from tests.support.postgres import create_database, drop_database, postgres_server
+from tests.support.processes import wait_unreaped
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # Property tests: no per-example deadline (this machine is shared; a slow example is not a failure) and, in
@@ -68,13 +72,34 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 
 @pytest.fixture
-def engine(database_url: str) -> Engine:
-    return get_engine(database_url)
+def engine(database_url: str) -> Iterator[Engine]:
+    made = get_engine(database_url)
+    yield made
+    made.dispose()
 
 
 @pytest.fixture
-def sqlite_engine(sqlite_url: str) -> Engine:
-    return get_engine(sqlite_url)
+def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
+    made = get_engine(sqlite_url)
+    yield made
+    made.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _close_idle_connections() -> Iterator[None]:
+    """Dispose every engine a test used (most tests make their own, and an engine not disposed keeps its database
+    files or server connections open for the rest of the run). An engine shared beyond the test stays usable: it
+    opens new connections when next used."""
+    engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+    def connected(connection: Connection) -> None:
+        engines.add(connection.engine)
+
+    event.listen(Engine, "engine_connect", connected)
+    yield
+    event.remove(Engine, "engine_connect", connected)
+    for used in list(engines):
+        used.dispose()
 
 
 @pytest.fixture
@@ -86,3 +111,13 @@ def aime(engine: Engine, shared_data: Path) -> Engine:
     release = shared_data / "reliablemath"
     import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
     return engine
+
+
+@pytest.fixture
+def exited_pid() -> Iterator[int]:
+    """The pid of a child process that has exited, kept unreaped (a zombie) until the test ends: the kernel gives a
+    reaped pid to the next process that starts, possibly at once, but a zombie's to none."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    wait_unreaped(process)
+    yield process.pid
+    process.wait()

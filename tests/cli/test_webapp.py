@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 
 from annotator.db import PROJECT_ROOT
-from tests.e2e.conftest import free_port
+from tests.support.ports import start_listening
 from tests.support.waiting import wait_for
 
 
@@ -24,20 +24,23 @@ def _healthy(port: int) -> bool:
 
 
 def test_the_app_command_starts_the_server_with_streamlits_arguments(tmp_path: Path) -> None:
-    port = free_port()
-    database = tmp_path / "app.sqlite"
+    database, log = tmp_path / "app.sqlite", tmp_path / "app.log"
     # From another folder, the package found as an installed one would be: app.py is found from the package.
     env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{database}", "PYTHONPATH": str(PROJECT_ROOT)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "annotator", "app", "--server.port", str(port), "--server.headless", "true"],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        with log.open("wb") as out:
+            return subprocess.Popen(
+                [sys.executable, "-m", "annotator", "app", "--server.port", str(port), "--server.headless", "true"],
+                cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            )
+
+    server, port = start_listening(launch, log, what="annotator app")  # the port given reached streamlit
     try:
         wait_for(lambda: _healthy(port) or server.poll() is not None, 60, "the app to answer")
         assert server.poll() is None and _healthy(port)
         assert database.exists()  # created and migrated before the server started
     finally:
         server.send_signal(signal.SIGTERM)
-        output = server.communicate(timeout=30)[0].decode()
-    assert "Traceback" not in output
-
+        server.wait(timeout=30)
+    assert "Traceback" not in log.read_text()
