@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.nodeid import NodeId
 from hypothesis import settings
 from sqlalchemy import Connection, Engine, event
 
@@ -28,6 +29,43 @@ settings.register_profile("annotator", deadline=None, derandomize=IN_CI)
 settings.load_profile("annotator")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data")
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    # pyproject.toml's addopts name pytest-xdist's options; with it off (-p no:xdist) they mean nothing.
+    if not pluginmanager.has_plugin("xdist"):
+        group = parser.getgroup("xdist", "pytest-xdist (off)")
+        group._addoption("-n", "--numprocesses", help="ignored: pytest-xdist is off")  # noqa: SLF001 (as xdist adds it)
+        group.addoption("--dist", default="no", help="ignored: pytest-xdist is off")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """Tests that share a costly server run in one test process (pytest-xdist's `--dist loadgroup`): those of the
+    real model, and those of a module whose own module-scoped fixture they use (once per module, not per worker)."""
+    for item in items:
+        if group := _shared_server_group(item):
+            item.add_marker(pytest.mark.xdist_group(group))
+    yield
+    # pytest-xdist 3.8 tells its scheduler an item's group by appending `@group` to `item._nodeid`, which pytest 9.2
+    # no longer reads (its node id is `item._id`): put the group where the scheduler sees it.
+    for item in items:
+        legacy = getattr(item, "_nodeid", None)
+        if isinstance(legacy, str) and legacy != item.nodeid and hasattr(item, "_id"):
+            item._id = NodeId.parse(legacy)  # noqa: SLF001
+
+
+def _shared_server_group(item: pytest.Item) -> str | None:
+    if "llama_server" in getattr(item, "fixturenames", ()):
+        return "llama"
+    module = item.getparent(pytest.Module)
+    info = getattr(item, "_fixtureinfo", None)
+    if module is None or info is None:
+        return None
+    for definitions in info.name2fixturedefs.values():
+        if any(d.scope == "module" and d.baseid == module.nodeid for d in definitions):
+            return module.nodeid
+    return None
 
 
 def missing(reason: str) -> None:
@@ -121,3 +159,12 @@ def exited_pid() -> Iterator[int]:
     wait_unreaped(process)
     yield process.pid
     process.wait()
+
+
+@pytest.fixture(scope="session")
+def llama_server_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """SmolLM2 under `llama_cpp.server`, once per test process (tests/support/llama_server.py)."""
+    from tests.support.llama_server import serving  # here: it imports this module
+
+    with serving(tmp_path_factory.mktemp("llama") / "server.log") as url:
+        yield url
