@@ -9,8 +9,8 @@ shows the pages the signed-in user's role allows. A sign-in lasts across reruns 
 import streamlit as st
 from sqlalchemy.exc import OperationalError
 
-from annotator import auth, throttle
-from annotator.db import DatabaseBusy, database_url, get_engine, read_session, write_session
+from annotator.accounts import auth, throttle
+from annotator.database.engine import DatabaseBusy, database_url, get_engine, read_session, write_session
 from ui import guard, sign_in
 from ui.markdown import escape_markdown
 from ui.pages import PAGES

@@ -1,7 +1,7 @@
 """The app served with its sign-in cookie set by the server (HttpOnly): `streamlit run server.py`.
 
 The same app as `streamlit run app.py`, through Streamlit's `st.App`, which adds `ui.session_cookie`'s two routes;
-see that module for why, and README's "Sign-in" for the cookie's flags.
+see that module for why, and docs/security.md for the cookie's flags.
 """
 
 import os

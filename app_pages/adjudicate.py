@@ -11,10 +11,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotator import adjudication, queue
-from annotator.db import read_session
-from annotator.policies import Capability
-from annotator.vocabulary import SKIP_KEY, label_name
+from annotator.accounts.policies import Capability
+from annotator.database.engine import read_session
+from annotator.database.vocabulary import SKIP_KEY, label_name
+from annotator.labelling import adjudication, queue
 from ui import guard, pages
 from ui import view as _view
 from ui.keys import keyboard

@@ -13,10 +13,10 @@ from typing import Any
 
 import streamlit as st
 
-from annotator import queue
-from annotator.db import read_session
-from annotator.policies import Capability
-from annotator.vocabulary import BACK_KEY, SKIP_KEY, label_name
+from annotator.accounts.policies import Capability
+from annotator.database.engine import read_session
+from annotator.database.vocabulary import BACK_KEY, SKIP_KEY, label_name
+from annotator.labelling import queue
 from ui import guard, pages
 from ui import queue_progress as _progress
 from ui import view as _view

@@ -6,10 +6,11 @@ Reviewers and admins see everyone's labels; annotators see only their own.
 import pandas as pd
 import streamlit as st
 
-from annotator import auth, browse, gold, queue
-from annotator.db import read_session
-from annotator.policies import Capability
-from annotator.vocabulary import LABELS, label_name
+from annotator.accounts import auth
+from annotator.accounts.policies import Capability
+from annotator.database.engine import read_session
+from annotator.database.vocabulary import LABELS, label_name
+from annotator.labelling import browse, gold, queue
 from ui import guard
 from ui import view as _view
 from ui.markdown import escape_markdown

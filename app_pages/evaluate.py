@@ -2,13 +2,13 @@
 
 import streamlit as st
 
-from annotator import limits
-from annotator.db import read_session
+from annotator.database.engine import read_session
+from annotator.database.queries import data_sources
+from annotator.database.vocabulary import RunKind
 from annotator.runs.kinds import spec
-from annotator.store import data_sources
-from annotator.transcripts.options import ITEM_SETS, EvaluateOptions
-from annotator.transcripts.prompts import PROMPT_NAMES
-from annotator.vocabulary import RunKind
+from annotator.settings import limits
+from annotator.transcripts.collect.options import ITEM_SETS, EvaluateOptions
+from annotator.transcripts.collect.prompts import PROMPT_NAMES
 from ui import guard
 from ui import runs as runs_view
 from ui.llm_form import ModelField, connection

@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from annotator.db import read_session
-from annotator.pipeline import DEFAULT_VERSION, GenerateOptions, available_versions
+from annotator.construction.pipeline import DEFAULT_VERSION, GenerateOptions, available_versions
+from annotator.database.engine import read_session
+from annotator.database.queries import data_sources
+from annotator.database.vocabulary import RunKind
 from annotator.runs.kinds import spec
-from annotator.store import data_sources
-from annotator.vocabulary import RunKind
 from ui import filtered, guard
 from ui import runs as runs_view
 from ui.llm_form import ModelField, connection

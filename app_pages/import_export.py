@@ -1,8 +1,8 @@
 """Import and export (admins): upload files or .zips of them, see what they hold, import them in one transaction;
 download any export format as a .zip of exactly the files `python -m annotator export` writes.
 
-The formats come from the registries (`annotator.formats.FORMATS`, `annotator.exports.EXPORTS`); the work is
-`annotator.transfer`'s.
+The formats come from the registries (`annotator.import_export.formats.FORMATS`,
+`annotator.import_export.exports.EXPORTS`); the work is `annotator.import_export.uploads`'s.
 """
 
 from functools import partial
@@ -11,11 +11,14 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
-from annotator import auth, exports, stats, transfer
-from annotator.db import read_session
-from annotator.formats import InputError, InputErrors, ReadOptions, aliases, registry
-from annotator.formats.table import parse_mapping
-from annotator.policies import Capability
+from annotator.accounts import auth
+from annotator.accounts.policies import Capability
+from annotator.database.engine import read_session
+from annotator.figures import stats
+from annotator.import_export import exports
+from annotator.import_export import uploads as transfer
+from annotator.import_export.formats import InputError, InputErrors, ReadOptions, aliases, registry
+from annotator.import_export.formats.table import parse_mapping
 from ui import guard
 from ui.markdown import escape_markdown
 from ui.writes import authorize, signed_out, writes

@@ -3,12 +3,15 @@
 import pandas as pd
 import streamlit as st
 
-from annotator import auth, limits, queue, stats
-from annotator.db import read_session
-from annotator.demo import load_demo
-from annotator.figures import OVERVIEW
-from annotator.policies import Capability
-from annotator.snapshots import Snapshot
+from annotator.accounts import auth
+from annotator.accounts.policies import Capability
+from annotator.construction.demo import load_demo
+from annotator.database.engine import read_session
+from annotator.figures import stats
+from annotator.figures.pages import OVERVIEW
+from annotator.figures.snapshots import Snapshot
+from annotator.labelling import queue
+from annotator.settings import limits
 from ui import charts, guard
 from ui.snapshot import show_freshness
 from ui.writes import page_write, saves, writes
@@ -25,7 +28,7 @@ engine, user = guard.require_page(__file__)
 @st.cache_resource
 def _snapshot(url: str) -> Snapshot:
     # Labels per person and day over millions of labels take seconds: the figures are stored in the database for
-    # every app server and recomputed by one of them once labels or candidates change (`annotator.snapshots`).
+    # every app server and recomputed by one of them once labels or candidates change (`annotator.figures.snapshots`).
     return Snapshot(engine, OVERVIEW, ttl=TTL_SECONDS, patience=PATIENCE_SECONDS)
 
 

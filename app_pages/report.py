@@ -12,18 +12,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotator.db import read_session
-from annotator.figures import JUDGES, REPORT
-from annotator.metrics.intervals import wilson
-from annotator.snapshots import Snapshot
-from annotator.transcripts import judges, where
-from annotator.transcripts import report as reporting
-from ui import charts, guard
-from ui import transcripts as side_by_side
+from annotator.database.engine import read_session
+from annotator.figures.agreement.intervals import wilson
+from annotator.figures.pages import JUDGES, REPORT
+from annotator.figures.snapshots import Snapshot
+from annotator.transcripts.report import disagreed, judges, scores
+from ui import charts, guard, transcripts
 from ui.snapshot import show_freshness
 
 TTL_SECONDS = 30
-FIGURE_COLUMNS = [title for _, title in reporting.PAPER_FIGURES] + ["kappa"]
+FIGURE_COLUMNS = [title for _, title in scores.PAPER_FIGURES] + ["kappa"]
 
 engine, user = guard.require_page(__file__)
 
@@ -44,7 +42,7 @@ def _width_caption(smallest: int, rows: list[dict[str, Any]]) -> str:
     """How the intervals are made and how wide they are, next to the ranking: the widest Wilson interval of the
     smallest set of responses in the table (`smallest`, 0 for none)."""
     caption = (f"Each figure has its 95% interval: Wilson (1927) for Prec(A) .. Prud(U), "
-               f"{reporting.interval_methods(rows)} for Prec and Prud. With 30 items a Wilson interval is about "
+               f"{scores.interval_methods(rows)} for Prec and Prud. With 30 items a Wilson interval is about "
                "±0.16 wide, so models whose intervals overlap are not ranked apart.")
     if smallest:
         low, high = wilson(smallest // 2, smallest) or (0.0, 0.0)
@@ -56,7 +54,7 @@ def _width_caption(smallest: int, rows: list[dict[str, Any]]) -> str:
 def _snapshot(url: str) -> Snapshot:
     # One read of every transcript's verdicts serves everyone: the latest figures are stored in the database for
     # every app server, recounted by one of them once transcripts, reviews or labels change or they are older
-    # than TTL_SECONDS (`annotator.snapshots`). One per process and database.
+    # than TTL_SECONDS (`annotator.figures.snapshots`). One per process and database.
     return Snapshot(engine, REPORT, ttl=TTL_SECONDS)
 
 
@@ -133,8 +131,8 @@ def _breakdowns(data: dict[str, Any]) -> None:
                 continue
             st.altair_chart(charts.breakdown_chart(points, by=by, figure=figure), width="stretch",
                             key=f"chart_{by}")
-            rows = [row for row in data[by] if row[by] != reporting.ALL]
-            table = pd.DataFrame(reporting.paper_layout(rows, intervals=True)).drop(columns=["data_source"])
+            rows = [row for row in data[by] if row[by] != scores.ALL]
+            table = pd.DataFrame(scores.paper_layout(rows, intervals=True)).drop(columns=["data_source"])
             if by == "difficulty_eval":
                 table[by] = [charts.DIFFICULTY.get(value, str(value)) for value in table[by]]
             st.dataframe(table, hide_index=True, width="stretch", key=f"table_{by}",
@@ -157,7 +155,7 @@ def _disagreed(rows: list[dict[str, Any]]) -> None:
     st.caption("Disagreement: the chance that two different models, each giving one of its responses at random, "
                "get different verdicts (0: all agree, 1: no two agree); verdicts are the reviewers' where given.")
     table = pd.DataFrame([{**row, "rewrite_type": row["rewrite_type"] or "solvable",
-                           "verdicts": where.verdicts_text(row["verdicts"])} for row in rows],
+                           "verdicts": disagreed.verdicts_text(row["verdicts"])} for row in rows],
                          columns=DISAGREED_COLUMNS)
     event = st.dataframe(table, hide_index=True, width="stretch", key="disagreed_table", on_select="rerun",
                          selection_mode="single-row",
@@ -174,12 +172,12 @@ def _disagreed(rows: list[dict[str, Any]]) -> None:
         return
     row = rows[keys.index(chosen)]
     with read_session(engine) as session:
-        opened = where.item_transcripts(session, problem_id=row["problem_id"], candidate_id=row["candidate_id"],
+        opened = disagreed.item_transcripts(session, problem_id=row["problem_id"], candidate_id=row["candidate_id"],
                                         prompt=row["prompt"])
     if opened is None:
         st.caption("This item's transcripts are gone (deleted or imported again); the list updates shortly.")
         return
-    side_by_side.side_by_side(opened)
+    transcripts.side_by_side(opened)
 
 
 st.title("Report")
@@ -191,10 +189,10 @@ if not data["by_source"]:
     st.info("No transcripts yet: collect them on the Evaluate page or import them (`python -m annotator import`).")
     st.stop()
 
-sources = sorted({row["data_source"] for row in data["by_source"]} - {reporting.ALL})
-source = st.selectbox("Data source", [reporting.ALL, *sources], help="'all' pools every data source.")
+sources = sorted({row["data_source"] for row in data["by_source"]} - {scores.ALL})
+source = st.selectbox("Data source", [scores.ALL, *sources], help="'all' pools every data source.")
 rows = [row for row in data["by_source"] if row["data_source"] == source]
-table = pd.DataFrame(reporting.paper_layout(rows, intervals=True)).drop(columns=["data_source"])
+table = pd.DataFrame(scores.paper_layout(rows, intervals=True)).drop(columns=["data_source"])
 show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="report")
 st.caption("S/R/F: successful / refused / failed responses; A: solvable items, U: unsolvable items. Verdicts are "
            "the reviewers' where given, else the judge's. The table scrolls sideways on narrow screens; the model "
@@ -219,7 +217,7 @@ _tags(data["tags"])
 _disagreed(data["disagreed"])
 
 st.header("Judge and reviewers")
-pooled = [row for row in data["by_source"] if row["data_source"] == reporting.ALL]
+pooled = [row for row in data["by_source"] if row["data_source"] == scores.ALL]
 figures = st.container(horizontal=True, gap="medium")  # wraps rather than cutting the titles at 1024 px
 figures.metric("Responses reviewed", sum(row["reviewed"] for row in pooled), width="content")
 figures.metric("Responses", sum(row["A"] + row["U"] for row in pooled), width="content")

@@ -19,9 +19,9 @@ from typing import Any
 import streamlit as st
 
 from annotator import transcripts
-from annotator.db import read_session
-from annotator.policies import Capability
-from annotator.vocabulary import Verdict
+from annotator.accounts.policies import Capability
+from annotator.database.engine import read_session
+from annotator.database.vocabulary import Verdict
 from ui import guard, pages
 from ui import transcripts as side_by_side
 from ui import view as _view

@@ -11,12 +11,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotator import auth, throttle
-from annotator.db import read_session
-from annotator.figures import TEAM
-from annotator.metrics import COEFFICIENTS
-from annotator.policies import Capability
-from annotator.snapshots import Snapshot
+from annotator.accounts import auth, throttle
+from annotator.accounts.policies import Capability
+from annotator.database.engine import read_session
+from annotator.figures.agreement import COEFFICIENTS
+from annotator.figures.pages import TEAM
+from annotator.figures.snapshots import Snapshot
 from ui import charts, guard
 from ui.markdown import escape_markdown
 from ui.snapshot import show_freshness
@@ -31,8 +31,8 @@ unlocking = st.session_state.setdefault("team_unlock", {"message": None, "unlock
 @st.cache_resource
 def _snapshot(url: str) -> Snapshot:
     # Seconds of work over 100,000s of labels: the latest figures are stored in the database for every app server
-    # and recomputed by one of them once labels change or they are older than TTL_SECONDS (`annotator.snapshots`:
-    # the page waits a few seconds for new figures). One per process and database.
+    # and recomputed by one of them once labels change or they are older than TTL_SECONDS
+    # (`annotator.figures.snapshots`: the page waits a few seconds for new figures). One per process and database.
     return Snapshot(engine, TEAM, ttl=TTL_SECONDS)
 
 

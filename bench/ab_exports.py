@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = """
 import json, sys, time
 from pathlib import Path
-from annotator.db import get_engine
-from annotator.exports import export
+from annotator.database.engine import get_engine
+from annotator.import_export.exports import export
 engine = get_engine(f"sqlite:///{sys.argv[3]}")
 start = time.perf_counter()
 export(sys.argv[1], Path(sys.argv[2]), engine=engine, options=json.loads(sys.argv[4]))

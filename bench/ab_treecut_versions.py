@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import statistics, sys, time
 sys.path.insert(0, sys.argv[1])
-from annotator import treecut
+from annotator.construction import treecut
 params = treecut.Params(num_vars=10, ans_depth=8, cut_depth=4)
 runs = []
 for _ in range(5):

@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_agreement import seed  # noqa: E402
 
-from annotator import adjudication  # noqa: E402
-from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.models import Annotator, Candidate  # noqa: E402
+from annotator.database.engine import get_engine, read_session, write_session  # noqa: E402
+from annotator.database.models import Annotator, Candidate  # noqa: E402
+from annotator.labelling import adjudication  # noqa: E402
 from tests.support.candidates import store_resolved_labels  # noqa: E402
 
 

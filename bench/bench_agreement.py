@@ -22,10 +22,10 @@ from sqlalchemy import insert, select
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.labels import label_rows  # noqa: E402
-from annotator.metrics import label_agreement  # noqa: E402
-from annotator.models import Annotation, Annotator, Candidate, utcnow  # noqa: E402
+from annotator.database.engine import get_engine, read_session, write_session  # noqa: E402
+from annotator.database.models import Annotation, Annotator, Candidate, utcnow  # noqa: E402
+from annotator.figures.agreement import label_agreement  # noqa: E402
+from annotator.labelling.labels import label_rows  # noqa: E402
 from tests.support.candidates import add_candidates  # noqa: E402
 
 

@@ -37,10 +37,10 @@ from sqlalchemy import insert
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator import auth  # noqa: E402
-from annotator.db import get_engine, write_session  # noqa: E402
-from annotator.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem, utcnow  # noqa: E402
-from annotator.queue import set_labels_per_candidate  # noqa: E402
+from annotator.accounts import auth  # noqa: E402
+from annotator.database.engine import get_engine, write_session  # noqa: E402
+from annotator.database.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem, utcnow  # noqa: E402
+from annotator.labelling.queue import set_labels_per_candidate  # noqa: E402
 from bench.bench_keypress import PROBE  # noqa: E402  (the one in-page probe of the key benchmarks)
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402
 

@@ -23,11 +23,12 @@ sys.path.insert(0, str(ROOT))
 
 from openpyxl import load_workbook  # noqa: E402
 
-from annotator import exports, queue  # noqa: E402
-from annotator.batches import create_batches  # noqa: E402
-from annotator.db import get_engine, write_session  # noqa: E402
-from annotator.formats import read  # noqa: E402
-from annotator.importer import import_parts  # noqa: E402
+from annotator.database.engine import get_engine, write_session  # noqa: E402
+from annotator.import_export import exports  # noqa: E402
+from annotator.import_export.formats import read  # noqa: E402
+from annotator.import_export.importer import import_parts  # noqa: E402
+from annotator.labelling import queue  # noqa: E402
+from annotator.labelling.batches import create_batches  # noqa: E402
 from tests.support.candidates import add_candidates, add_user  # noqa: E402
 
 

@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import select  # noqa: E402
 
-from annotator.db import get_engine, read_session  # noqa: E402
-from annotator.formats import read  # noqa: E402
-from annotator.importer import import_parts  # noqa: E402
-from annotator.models import Transcript  # noqa: E402
+from annotator.database.engine import get_engine, read_session  # noqa: E402
+from annotator.database.models import Transcript  # noqa: E402
+from annotator.import_export.formats import read  # noqa: E402
+from annotator.import_export.importer import import_parts  # noqa: E402
 from annotator.transcripts import evaluation_items  # noqa: E402
 from tests.support.edge_answers import ATTACK_ANSWERS, EDGE_ANSWERS  # noqa: E402
 

@@ -34,12 +34,12 @@ sys.path.insert(0, str(ROOT))
 import openai  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
 
-from annotator.db import get_engine, write_session  # noqa: E402
-from annotator.llm import RoleConfig  # noqa: E402
-from annotator.models import Problem, utcnow  # noqa: E402
-from annotator.transcripts.collect import run_evaluation  # noqa: E402
-from annotator.transcripts.options import EvaluateOptions  # noqa: E402
-from annotator.transcripts.prompts import messages  # noqa: E402
+from annotator.database.engine import get_engine, write_session  # noqa: E402
+from annotator.database.models import Problem, utcnow  # noqa: E402
+from annotator.runs.llm import RoleConfig  # noqa: E402
+from annotator.transcripts.collect.evaluate import run_evaluation  # noqa: E402
+from annotator.transcripts.collect.options import EvaluateOptions  # noqa: E402
+from annotator.transcripts.collect.prompts import messages  # noqa: E402
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:

@@ -4,8 +4,8 @@ the open page every 2 s), against the computation it saves.
     python bench/bench_freshness.py [--candidates 100000] [--transcripts 100000] [--repeat 20]
 
 A real SQLite file: N candidates x 3 labels among 12 annotators (bench_agreement's seed) and M transcripts of
-7 models x 2 prompts (bench_report_page's). Timed, median of `repeat`: `freshness.labels_version`,
-`freshness.transcripts_version`; once each (they take seconds): the Team page's figures and the Report page's
+7 models x 2 prompts (bench_report_page's). Timed, median of `repeat`: `fingerprints.labels_version`,
+`fingerprints.transcripts_version`; once each (they take seconds): the Team page's figures and the Report page's
 counts, i.e. what a look waits for (up to the snapshot's patience) when the fingerprint moved.
 """
 
@@ -23,11 +23,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator import freshness, gold, labels  # noqa: E402
-from annotator.db import get_engine, read_session  # noqa: E402
-from annotator.metrics import label_agreement  # noqa: E402
-from annotator.transcripts import counting  # noqa: E402
-from annotator.transcripts import report as reporting  # noqa: E402
+from annotator.database.engine import get_engine, read_session  # noqa: E402
+from annotator.figures import fingerprints  # noqa: E402
+from annotator.figures.agreement import label_agreement  # noqa: E402
+from annotator.labelling import gold, labels  # noqa: E402
+from annotator.transcripts.report import counting  # noqa: E402
+from annotator.transcripts.report import scores as reporting  # noqa: E402
 from bench import bench_agreement, bench_report_page  # noqa: E402
 
 
@@ -70,8 +71,8 @@ def main() -> None:
                 reporting.report(session, by=["difficulty_eval"], groups=groups)
 
         print(f"{args.candidates:,} candidates x 3 labels, {args.transcripts:,} transcripts")
-        print(f"labels_version       {timed(version(freshness.labels_version), args.repeat) * 1000:8.1f} ms")
-        print(f"transcripts_version  {timed(version(freshness.transcripts_version), args.repeat) * 1000:8.1f} ms")
+        print(f"labels_version       {timed(version(fingerprints.labels_version), args.repeat) * 1000:8.1f} ms")
+        print(f"transcripts_version  {timed(version(fingerprints.transcripts_version), args.repeat) * 1000:8.1f} ms")
         print(f"Team figures         {timed(team, 1):8.2f} s")
         print(f"Report counts        {timed(report, 1):8.2f} s")
 

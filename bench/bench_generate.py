@@ -34,13 +34,13 @@ sys.path.insert(0, str(ROOT))
 import openai  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
-from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.llm import Completion, RoleConfig, call_key  # noqa: E402
-from annotator.llm import parse_completion as _completion  # noqa: E402
-from annotator.models import Candidate, Problem  # noqa: E402
-from annotator.pipeline import GenerateOptions, load_prompts, run_generation  # noqa: E402
-from annotator.pipeline.drafts import ProblemInput  # noqa: E402
-from annotator.pipeline.steps import Pipeline  # noqa: E402
+from annotator.construction.pipeline import GenerateOptions, load_prompts, run_generation  # noqa: E402
+from annotator.construction.pipeline.drafts import ProblemInput  # noqa: E402
+from annotator.construction.pipeline.steps import Pipeline  # noqa: E402
+from annotator.database.engine import get_engine, read_session, write_session  # noqa: E402
+from annotator.database.models import Candidate, Problem  # noqa: E402
+from annotator.runs.llm import Completion, RoleConfig, call_key  # noqa: E402
+from annotator.runs.llm import parse_completion as _completion  # noqa: E402
 
 REQUESTS_PER_PROBLEM = 11
 

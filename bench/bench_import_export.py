@@ -71,9 +71,9 @@ def baseline_import(path: Path, db: Path) -> None:
 
 
 def our_import(path: Path, db: Path) -> None:
-    from annotator.db import get_engine
-    from annotator.formats import read
-    from annotator.importer import import_parts
+    from annotator.database.engine import get_engine
+    from annotator.import_export.formats import read
+    from annotator.import_export.importer import import_parts
 
     engine = get_engine(f"sqlite:///{db}")
     start = time.perf_counter()
@@ -92,8 +92,8 @@ def baseline_export(exported: Path, out: Path) -> None:
 
 
 def our_export(db: Path, out: Path) -> None:
-    from annotator.db import get_engine
-    from annotator.exports import export
+    from annotator.database.engine import get_engine
+    from annotator.import_export.exports import export
 
     engine = get_engine(f"sqlite:///{db}")
     start = time.perf_counter()

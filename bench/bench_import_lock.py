@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def setup(path: Path, db: Path) -> None:
     """The candidates without labels, and the annotator who labels during the import."""
-    from annotator import auth
-    from annotator.db import get_engine, write_session
-    from annotator.formats import read
-    from annotator.importer import import_parts
+    from annotator.accounts import auth
+    from annotator.database.engine import get_engine, write_session
+    from annotator.import_export.formats import read
+    from annotator.import_export.importer import import_parts
 
     engine = get_engine(f"sqlite:///{db}")
     import_parts(read(path), engine=engine)
@@ -49,9 +49,9 @@ def setup(path: Path, db: Path) -> None:
 def child(path: Path, db: Path) -> None:
     from sqlalchemy import event
 
-    from annotator.db import get_engine
-    from annotator.formats import ReadOptions, read
-    from annotator.importer import import_parts
+    from annotator.database.engine import get_engine
+    from annotator.import_export.formats import ReadOptions, read
+    from annotator.import_export.importer import import_parts
 
     engine = get_engine(f"sqlite:///{db}")
     marks: dict[str, float] = {}
@@ -77,7 +77,7 @@ def child(path: Path, db: Path) -> None:
 @contextmanager
 def _page_write(engine: Any, user: Any, code: Path) -> Iterator[Any]:
     if not (code / "ui" / "writes.py").exists():  # code from before ui.writes: the page wrote through write_session
-        from annotator.db import write_session
+        from annotator.database.engine import write_session
 
         with write_session(engine) as session:
             yield session
@@ -88,7 +88,7 @@ def _page_write(engine: Any, user: Any, code: Path) -> Iterator[Any]:
         with writes.page_write(engine, user=user) as session:
             yield session
         return
-    from annotator.policies import Capability
+    from annotator.accounts.policies import Capability
 
     with writes.declaring(Capability.annotate), writes.page_write(engine, user=user) as session:
         yield session
@@ -97,8 +97,9 @@ def _page_write(engine: Any, user: Any, code: Path) -> Iterator[Any]:
 def _one(labelled: Path, db: Path, code: Path) -> dict[str, Any]:
     from sqlalchemy import create_engine
 
-    from annotator import auth, queue
-    from annotator.db import _setup_sqlite, read_session
+    from annotator.accounts import auth
+    from annotator.database.engine import _setup_sqlite, read_session
+    from annotator.labelling import queue
 
     # Not `get_engine`: it would upgrade the schema to this checkout's, which `--code`'s may not know.
     engine = create_engine(f"sqlite:///{db}", connect_args={"check_same_thread": False})

@@ -19,10 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator import exports  # noqa: E402
-from annotator.db import get_engine, read_session  # noqa: E402
-from annotator.formats import read  # noqa: E402
-from annotator.importer import import_parts  # noqa: E402
+from annotator.database.engine import get_engine, read_session  # noqa: E402
+from annotator.import_export import exports  # noqa: E402
+from annotator.import_export.formats import read  # noqa: E402
+from annotator.import_export.importer import import_parts  # noqa: E402
 from annotator.transcripts import evaluation_items  # noqa: E402
 
 RELEASE = ROOT.parent / "shared" / "data" / "reliablemath"

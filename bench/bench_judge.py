@@ -31,13 +31,14 @@ from sqlalchemy import insert
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.formats import read  # noqa: E402
-from annotator.importer import import_parts  # noqa: E402
-from annotator.models import Transcript, utcnow  # noqa: E402
-from annotator.transcripts import Item, evaluation_items, verdicts  # noqa: E402
-from annotator.transcripts.equivalence import gold_texts  # noqa: E402
-from annotator.transcripts.judge import Question  # noqa: E402
+from annotator.database.engine import get_engine, read_session, write_session  # noqa: E402
+from annotator.database.models import Transcript, utcnow  # noqa: E402
+from annotator.import_export.formats import read  # noqa: E402
+from annotator.import_export.importer import import_parts  # noqa: E402
+from annotator.transcripts import Item, evaluation_items  # noqa: E402
+from annotator.transcripts.judge import verdicts  # noqa: E402
+from annotator.transcripts.judge.equivalence import gold_texts  # noqa: E402
+from annotator.transcripts.judge.rules import Question  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "reliablemath"
 FILLER = ("We consider the conditions one at a time. Let $x$ be the unknown; then $2x + 3 = 11$ gives $x = 4$, and "

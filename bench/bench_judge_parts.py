@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import select  # noqa: E402
 
-from annotator.db import get_engine, read_session  # noqa: E402
-from annotator.models import Judgement, Run  # noqa: E402
+from annotator.database.engine import get_engine, read_session  # noqa: E402
+from annotator.database.models import Judgement, Run  # noqa: E402
 from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge  # noqa: E402
 from tests.support.openai_server import OpenAIServer  # noqa: E402
 from tests.support.postgres import create_database, drop_database, postgres_server  # noqa: E402

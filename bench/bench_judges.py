@@ -25,8 +25,8 @@ def main() -> None:
     parser.add_argument("--code", default=str(Path(__file__).resolve().parent.parent))
     args = parser.parse_args()
     sys.path.insert(0, args.code)
-    from annotator.db import get_engine, read_session
-    from annotator.transcripts import judges
+    from annotator.database.engine import get_engine, read_session
+    from annotator.transcripts.report import judges
 
     engine = get_engine(args.url)
 

@@ -42,10 +42,10 @@ from sqlalchemy import insert, select
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator import auth  # noqa: E402
-from annotator.db import get_engine, write_session  # noqa: E402
-from annotator.models import Annotation, Annotator, Candidate, Problem, Transcript, utcnow  # noqa: E402
-from annotator.queue import set_labels_per_candidate  # noqa: E402
+from annotator.accounts import auth  # noqa: E402
+from annotator.database.engine import get_engine, write_session  # noqa: E402
+from annotator.database.models import Annotation, Annotator, Candidate, Problem, Transcript, utcnow  # noqa: E402
+from annotator.labelling.queue import set_labels_per_candidate  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402
 from tests.support.candidates import store_resolved_labels  # noqa: E402
 

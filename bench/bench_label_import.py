@@ -136,10 +136,10 @@ def floor(path: Path, db: Path) -> None:
 
 
 def ours(path: Path, db: Path) -> None:
-    from annotator import importer
-    from annotator.db import get_engine
-    from annotator.formats import ReadOptions, read
-    from annotator.importer import import_parts
+    from annotator.database.engine import get_engine
+    from annotator.import_export import importer
+    from annotator.import_export.formats import ReadOptions, read
+    from annotator.import_export.importer import import_parts
 
     engine = get_engine(f"sqlite:///{db}")
     # How `import_parts` reads records on SQLite (a revision older than it lists them plainly).
@@ -157,9 +157,9 @@ def ours(path: Path, db: Path) -> None:
 
 
 def setup(path: Path, db: Path) -> None:
-    from annotator.db import get_engine
-    from annotator.formats import read
-    from annotator.importer import import_parts
+    from annotator.database.engine import get_engine
+    from annotator.import_export.formats import read
+    from annotator.import_export.importer import import_parts
 
     import_parts(read(path), engine=get_engine(f"sqlite:///{db}"))
 

@@ -40,7 +40,7 @@ def _timed(repeat: int, work: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def _adjudicate(run: Callable[..., None]) -> None:
-    from annotator import adjudication
+    from annotator.labelling import adjudication
 
     def first_open(session: Any) -> tuple[int | None, int]:
         queue = adjudication.DisputeQueue()
@@ -51,8 +51,8 @@ def _adjudicate(run: Callable[..., None]) -> None:
 
 
 def _team(run: Callable[..., None]) -> None:
-    from annotator import gold, labels
-    from annotator.metrics import label_agreement
+    from annotator.figures.agreement import label_agreement
+    from annotator.labelling import gold, labels
 
     read = getattr(labels, "label_frame", labels.label_rows)  # what the page reads the labels with
 
@@ -69,7 +69,7 @@ def _team(run: Callable[..., None]) -> None:
 
 
 def _overview(run: Callable[..., None]) -> None:
-    from annotator import stats
+    from annotator.figures import stats
 
     def overview(session: Any) -> dict[str, Any]:
         if hasattr(stats, "groups"):
@@ -81,8 +81,9 @@ def _overview(run: Callable[..., None]) -> None:
 
 
 def _browse(run: Callable[..., None], engine: Any) -> None:
-    from annotator import auth, browse
-    from annotator.db import read_session
+    from annotator.accounts import auth
+    from annotator.database.engine import read_session
+    from annotator.labelling import browse
 
     with read_session(engine) as session:
         viewer = auth.authenticate(session, name="rev", password="bench-password-long")
@@ -105,8 +106,8 @@ def _pages(engine: Any, code: str, repeat: int) -> None:
 
     from streamlit.testing.v1 import AppTest
 
-    from annotator import auth
-    from annotator.db import read_session
+    from annotator.accounts import auth
+    from annotator.database.engine import read_session
     from tests.support.candidates import sign_in_app
 
     with read_session(engine) as session:
@@ -147,7 +148,7 @@ def main() -> None:
     parser.add_argument("--only", default="adjudicate,team,overview,browse")
     args = parser.parse_args()
     sys.path.insert(0, args.code)
-    from annotator.db import get_engine, read_session
+    from annotator.database.engine import get_engine, read_session
 
     engine = get_engine(args.url)
     print(f"code: {args.code}  database: {engine.url.database}")

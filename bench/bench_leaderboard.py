@@ -44,12 +44,13 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import select  # noqa: E402
 
-from annotator.db import get_engine, read_session  # noqa: E402
-from annotator.formats import read  # noqa: E402
-from annotator.importer import import_parts  # noqa: E402
-from annotator.models import Transcript  # noqa: E402
-from annotator.transcripts import Item, evaluation_items, verdicts  # noqa: E402
-from annotator.transcripts.equivalence import gold_texts  # noqa: E402
+from annotator.database.engine import get_engine, read_session  # noqa: E402
+from annotator.database.models import Transcript  # noqa: E402
+from annotator.import_export.formats import read  # noqa: E402
+from annotator.import_export.importer import import_parts  # noqa: E402
+from annotator.transcripts import Item, evaluation_items  # noqa: E402
+from annotator.transcripts.judge import verdicts  # noqa: E402
+from annotator.transcripts.judge.equivalence import gold_texts  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "reliablemath"
 SENTENCES = (

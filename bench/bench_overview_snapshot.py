@@ -21,11 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import select  # noqa: E402
 
-from annotator import freshness, labels  # noqa: E402
-from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.figures import OVERVIEW  # noqa: E402
-from annotator.models import Annotator, Candidate  # noqa: E402
-from annotator.snapshots import Snapshot  # noqa: E402
+from annotator.database.engine import get_engine, read_session, write_session  # noqa: E402
+from annotator.database.models import Annotator, Candidate  # noqa: E402
+from annotator.figures import fingerprints  # noqa: E402
+from annotator.figures.pages import OVERVIEW  # noqa: E402
+from annotator.figures.snapshots import Snapshot  # noqa: E402
+from annotator.labelling import labels
 
 PATIENCE = 0.4  # app_pages/overview.py's PATIENCE_SECONDS
 
@@ -58,7 +59,7 @@ def main() -> None:
     seconds = [_timed(snapshot.get)[0] for _ in range(5)]
     print(f"  look at stored figures, median of 5       {statistics.median(seconds) * 1000:8.1f} ms")
     with read_session(engine) as session:
-        seconds = [_timed(lambda: freshness.overview_version(session))[0] for _ in range(5)]
+        seconds = [_timed(lambda: fingerprints.overview_version(session))[0] for _ in range(5)]
     print(f"  overview_version (every look), median     {statistics.median(seconds) * 1000:8.1f} ms")
     stale, after = [], []
     generation = snapshot.get().generation

@@ -28,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator.db import get_engine, read_session  # noqa: E402
-from annotator.models import utcnow  # noqa: E402
-from annotator.transcripts.counting import verdict_groups  # noqa: E402
-from annotator.transcripts.report import report, tallies  # noqa: E402
-from annotator.transcripts.uncertainty import compare  # noqa: E402
+from annotator.database.engine import get_engine, read_session  # noqa: E402
+from annotator.database.models import utcnow  # noqa: E402
+from annotator.transcripts.report.counting import verdict_groups  # noqa: E402
+from annotator.transcripts.report.scores import report, tallies  # noqa: E402
+from annotator.transcripts.report.uncertainty import compare  # noqa: E402
 from bench.bench_judge import insert_transcripts, release_items  # noqa: E402
 
 PROMPTS = ("standard", "reliable")

@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 import streamlit as st  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.models import FigureSnapshot, Transcript, utcnow  # noqa: E402
+from annotator.database.engine import get_engine, read_session, write_session  # noqa: E402
+from annotator.database.models import FigureSnapshot, Transcript, utcnow  # noqa: E402
 from bench.bench_judge import insert_transcripts, release_items  # noqa: E402
 from tests.support.candidates import add_user, sign_in_app  # noqa: E402
 

@@ -21,8 +21,8 @@ from sqlalchemy import insert, select, update
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.models import Problem, Transcript, utcnow  # noqa: E402
+from annotator.database.engine import get_engine, read_session, write_session  # noqa: E402
+from annotator.database.models import Problem, Transcript, utcnow  # noqa: E402
 from annotator.transcripts import load_review, record_review, review_queue  # noqa: E402
 from tests.support.candidates import add_user  # noqa: E402
 

@@ -36,9 +36,9 @@ import streamlit as st  # noqa: E402
 from sqlalchemy import Engine  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from annotator import auth  # noqa: E402
-from annotator.db import get_engine, write_session  # noqa: E402
-from annotator.vocabulary import LabelState  # noqa: E402
+from annotator.accounts import auth  # noqa: E402
+from annotator.database.engine import get_engine, write_session  # noqa: E402
+from annotator.database.vocabulary import LabelState  # noqa: E402
 from tests.support.candidates import sign_in_app  # noqa: E402
 
 PASSWORD = "bench-password-long"

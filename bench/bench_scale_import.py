@@ -28,7 +28,7 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator.db import get_engine  # noqa: E402
+from annotator.database.engine import get_engine  # noqa: E402
 
 SOURCES = ("bench", "benchgsm")
 KINDS = [("remove", 1), ("remove", 2), ("contradict", 1), ("contradict", 2), ("remove", 3)]

@@ -29,10 +29,10 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import delete, func, select, update  # noqa: E402
 
-from annotator import figures  # noqa: E402
-from annotator.db import get_engine, read_session, write_session  # noqa: E402
-from annotator.models import FigureSnapshot  # noqa: E402
-from annotator.snapshots import Snapshot  # noqa: E402
+from annotator.database.engine import get_engine, read_session, write_session  # noqa: E402
+from annotator.database.models import FigureSnapshot  # noqa: E402
+from annotator.figures import pages as figures  # noqa: E402
+from annotator.figures.snapshots import Snapshot  # noqa: E402
 
 KINDS = {kind.key: kind for kind in (figures.TEAM, figures.OVERVIEW, figures.REPORT, figures.JUDGES)}
 # Each page's patience for a stale look (app_pages: Overview's PATIENCE_SECONDS; Team and Report the default).

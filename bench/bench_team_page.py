@@ -3,8 +3,8 @@
     python bench/bench_team_page.py [--candidates 100000] [--repeat 5]
 
 Timed: the first render (the snapshot computed in the page: reading the labels, every agreement coefficient,
-per-day activity, gold accuracy) and later renders, which serve the latest snapshot (`annotator.snapshots`) and, when
-it is older than the page's time to live, start its recomputation in the background. Goal: under 1 s.
+per-day activity, gold accuracy) and later renders, which serve the latest snapshot (`annotator.figures.snapshots`) and,
+when it is older than the page's time to live, start its recomputation in the background. Goal: under 1 s.
 
 AppTest itself costs seconds a run on this machine (it scans every installed package for components), so the
 same run also renders a one-line page (the floor) and the page's own time is its render minus the floor's.
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from annotator.db import get_engine  # noqa: E402
+from annotator.database.engine import get_engine  # noqa: E402
 from bench.bench_agreement import seed  # noqa: E402
 from tests.support.candidates import add_user, sign_in_app  # noqa: E402
 

@@ -28,11 +28,14 @@ import streamlit as st  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from annotator import auth, freshness, transcripts  # noqa: E402
-from annotator.db import get_engine, read_session  # noqa: E402
-from annotator.models import Annotator  # noqa: E402
-from annotator.transcripts import counting, where  # noqa: E402
-from annotator.transcripts import report as reporting  # noqa: E402
+from annotator import transcripts  # noqa: E402
+from annotator.accounts import auth  # noqa: E402
+from annotator.database.engine import get_engine, read_session  # noqa: E402
+from annotator.database.models import Annotator  # noqa: E402
+from annotator.figures import fingerprints  # noqa: E402
+from annotator.transcripts.report import counting  # noqa: E402
+from annotator.transcripts.report import disagreed as where  # noqa: E402
+from annotator.transcripts.report import scores as reporting  # noqa: E402
 from tests.support.candidates import sign_in_app  # noqa: E402
 
 
@@ -68,7 +71,7 @@ def core(engine: Any, repeat: int) -> None:
         "Report: figures (read, 3 breakdowns, disagreed)": figures,
         "Report: rules_disagree": reporting.rules_disagree,
         "Report: tag_counts": transcripts.tag_counts,
-        "Report: transcripts_version (every look)": freshness.transcripts_version,
+        "Report: transcripts_version (every look)": fingerprints.transcripts_version,
         "Review: queue opened": lambda s: transcripts.ReviewQueue.open(s, seed=5),
         "Review: queue opened, model filter": lambda s: transcripts.ReviewQueue.open(s, seed=5, model="model-1"),
         "Review: queue walked 200 on": walk,

@@ -1,5 +1,5 @@
-"""Importing and exporting through the browser's core (`annotator.transfer`) against the command line's path,
-measured in the same run.
+"""Importing and exporting through the browser's core (`annotator.import_export.uploads`) against the command line's
+path, measured in the same run.
 
     python bench/bench_transfer.py [--umwp 20000] [--repeat 3]
 
@@ -27,10 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator import exports, transfer  # noqa: E402
-from annotator.db import get_engine  # noqa: E402
-from annotator.formats import read  # noqa: E402
-from annotator.importer import import_parts  # noqa: E402
+from annotator.database.engine import get_engine  # noqa: E402
+from annotator.import_export import exports  # noqa: E402
+from annotator.import_export import uploads as transfer  # noqa: E402
+from annotator.import_export.formats import read  # noqa: E402
+from annotator.import_export.importer import import_parts  # noqa: E402
 
 RELEASE = ROOT.parent / "shared" / "data" / "reliablemath"
 

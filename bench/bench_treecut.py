@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotator import treecut  # noqa: E402
+from annotator.construction import treecut  # noqa: E402
 
 SETTINGS = ((4, 2), (10, 8), (20, 16))
 REFERENCE_UNANSWERABLE_PER_SECOND = 7000

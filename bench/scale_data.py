@@ -18,7 +18,7 @@ What it holds (as `../shared/measurements/scale-1m.md` describes the measured da
 - users (password `bench-password-long`): `ann` (annotator without labels: the whole queue is hers), `a1`-`a4`
   (the annotators whose labels these are), `rev` (reviewer), `admin` (admin).
 
-The schema is our migrations' (`annotator.db.upgrade` to head); rows go in with `COPY` (psycopg 3's
+The schema is our migrations' (`annotator.database.engine.upgrade` to head); rows go in with `COPY` (psycopg 3's
 `cursor.copy`) with the secondary indexes, unique and foreign-key constraints dropped and made again after
 (exactly as the catalog defined them), then `VACUUM ANALYZE`. The database is dropped and made anew.
 """
@@ -37,10 +37,10 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator import auth  # noqa: E402
-from annotator._label_rows import _resolved_labels  # noqa: E402
-from annotator.db import get_engine, write_session  # noqa: E402
-from annotator.queue import set_labels_per_candidate  # noqa: E402
+from annotator.accounts import auth  # noqa: E402
+from annotator.database.engine import get_engine, write_session  # noqa: E402
+from annotator.labelling._label_writer import _resolved_labels  # noqa: E402
+from annotator.labelling.queue import set_labels_per_candidate  # noqa: E402
 
 PASSWORD = "bench-password-long"
 USERS = [("ann", "annotator"), ("a1", "annotator"), ("a2", "annotator"), ("a3", "annotator"),

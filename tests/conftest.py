@@ -18,7 +18,7 @@ from _pytest.nodeid import NodeId
 from hypothesis import settings
 from sqlalchemy import Connection, Engine, event
 
-from annotator.db import get_engine
+from annotator.database.engine import get_engine
 from tests.support.postgres import create_database, drop_database, postgres_server
 from tests.support.processes import wait_unreaped
 
@@ -143,8 +143,8 @@ def _close_idle_connections() -> Iterator[None]:
 @pytest.fixture
 def aime(engine: Engine, shared_data: Path) -> Engine:
     """The ReliableMath release's AIME problems and candidates, imported."""
-    from annotator.formats import read  # here: most tests never import anything
-    from annotator.importer import import_parts
+    from annotator.import_export.formats import read  # here: most tests never import anything
+    from annotator.import_export.importer import import_parts
 
     release = shared_data / "reliablemath"
     import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)

@@ -20,12 +20,12 @@ from tests.conftest import PROJECT_ROOT
 CASES = {
     "postgres": (
         {"ANNOTATOR_PG_BINDIR": "/nonexistent"},
-        "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[postgres]",
+        "tests/import_export/formats/test_reliablemath.py::test_reimport_is_a_no_op[postgres]",
         "cannot start PostgreSQL",
     ),
     "shared data": (
         {"ANNOTATOR_SHARED_DATA": "/nonexistent"},
-        "tests/formats/test_reliablemath.py::test_reimport_is_a_no_op[sqlite]",
+        "tests/import_export/formats/test_reliablemath.py::test_reimport_is_a_no_op[sqlite]",
         "the shared public data is not at /nonexistent",
     ),
 }

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from annotator.vocabulary import Role
+from annotator.database.vocabulary import Role
 from tests.support import callgraph
 from tests.support.imports import PROJECT_ROOT, modules_loaded_by
 
@@ -38,16 +38,78 @@ def test_the_core_never_imports_streamlit_typer_ui_or_pages() -> None:
     assert not offenders
 
 
+def _reaches_into_private(package: str, name: str) -> bool:
+    """Whether code in `package` importing `name` reaches into a private module or package it is not inside: a
+    private name (`annotator._util`, `annotator.import_export._problems`) belongs to its parent package and everything
+    under that package."""
+    parts = name.split(".")
+    private = [i for i, part in enumerate(parts) if part.startswith("_") and part != "__future__"]
+    if not private:
+        return False
+    owner = ".".join(parts[: private[0]])
+    return package != owner and not package.startswith(owner + ".")
+
+
 def test_no_module_imports_another_packages_private_module() -> None:
     offenders = []
     for path in [*CORE.rglob("*.py"), *(PROJECT_ROOT / "app_pages").glob("*.py"), *(PROJECT_ROOT / "ui").glob("*.py")]:
         package = ".".join(path.relative_to(PROJECT_ROOT).parent.parts)
-        for name in _imported_names(path):
-            parts = name.split(".")
-            private = [i for i, part in enumerate(parts) if part.startswith("_") and part != "__future__"]
-            if private and ".".join(parts[: private[0]]) != package:
-                offenders.append(f"{path.relative_to(PROJECT_ROOT)} imports {name}")
+        offenders += [f"{path.relative_to(PROJECT_ROOT)} imports {name}"
+                      for name in _imported_names(path) if _reaches_into_private(package, name)]
     assert not offenders
+
+
+def test_the_private_rule_tells_inside_from_outside() -> None:
+    assert not _reaches_into_private("annotator.import_export", "annotator.import_export._problems")
+    assert not _reaches_into_private("annotator.import_export.formats", "annotator._util.bitset")
+    assert _reaches_into_private("annotator.labelling", "annotator.import_export._problems")
+    assert _reaches_into_private("ui", "annotator._util.files")
+    assert _reaches_into_private("annotator.cli", "annotator.import_export.formats._io")
+
+
+# The core's packages in layers: a package imports its own layer and those below, never one above. The domain
+# packages share a layer: they use each other (an import writes labels, a report reads the queue's settings).
+PACKAGE_LAYERS = (
+    {"_util", "settings"},
+    {"database"},
+    {"accounts"},
+    {"labelling", "import_export", "figures", "construction", "transcripts", "runs"},
+    {"cli"},
+)
+
+
+def _layer_of(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "annotator" or len(parts) < 2:
+        return None
+    return next((i for i, layer in enumerate(PACKAGE_LAYERS) if parts[1] in layer), None)
+
+
+def _imports_upwards(module: str, imported: set[str]) -> list[str]:
+    own = _layer_of(module)
+    return sorted(name for name in imported
+                  if own is not None and (layer := _layer_of(name)) is not None and layer > own)
+
+
+def test_every_core_package_has_a_layer() -> None:
+    packages = {path.name for path in CORE.iterdir() if path.is_dir() and (path / "__init__.py").exists()}
+    assert packages == set().union(*PACKAGE_LAYERS)
+
+
+def test_no_core_package_imports_a_layer_above_its_own() -> None:
+    offenders = {}
+    for path in CORE.rglob("*.py"):
+        module = ".".join(path.relative_to(PROJECT_ROOT).with_suffix("").parts)
+        if upwards := _imports_upwards(module, _imported_names(path)):
+            offenders[module] = upwards
+    assert offenders == {}
+
+
+def test_the_layer_rule_finds_an_import_upwards() -> None:
+    assert _imports_upwards("annotator.database.queries", {"annotator.labelling.queue", "annotator._util.files"}) == [
+        "annotator.labelling.queue"]
+    assert _imports_upwards("annotator.accounts.auth", {"annotator.cli._app"}) == ["annotator.cli._app"]
+    assert _imports_upwards("annotator.labelling.queue", {"annotator.import_export.records", "sqlalchemy"}) == []
 
 
 def test_no_core_module_is_over_450_lines() -> None:
@@ -112,8 +174,8 @@ def test_the_write_finder_finds_an_undeclared_callback() -> None:
     page = PROJECT_ROOT / "app_pages" / "annotate.py"
     source = page.read_text(encoding="utf-8")
     bare = source.replace('@saves(state, "skip", capability=Capability.annotate)\n', "")
-    demo = source.replace("from annotator import queue\n",
-                          "from annotator import queue\nfrom annotator.demo import load_demo\n")
+    demo = source.replace("from annotator.labelling import queue\n",
+                          "from annotator.labelling import queue\nfrom annotator.construction.demo import load_demo\n")
     demo += "\n\ndef _demo() -> None:\n    load_demo(engine)\n\n\nst.button('demo', on_click=_demo)\n"
     modules, checked = _ui_and_core()
     for changed, expected in ((bare, "app_pages.annotate._skip"), (demo, "app_pages.annotate._demo")):
@@ -124,7 +186,7 @@ def test_the_write_finder_finds_an_undeclared_callback() -> None:
 
 ROLE_NAMES = {role.value for role in Role}
 # Where "role" is not a person's: a GSM-IC distractor sentence's role (in-topic, off-topic).
-OTHER_ROLES = {CORE / "distract.py"}
+OTHER_ROLES = {CORE / "construction" / "gsm_ic.py"}
 
 
 def _role_checks(path: Path) -> list[str]:
@@ -156,6 +218,7 @@ def _role_checks(path: Path) -> list[str]:
 
 
 def test_no_role_set_or_role_check_outside_the_policies() -> None:
-    """What a role may do is written once, in `annotator/policies.py`; everything else asks for a capability."""
-    paths = [*UI_FILES, *(path for path in CORE.rglob("*.py") if path != CORE / "policies.py")]
+    """What a role may do is written once, in `annotator/accounts/policies.py`; everything else asks for a
+    capability."""
+    paths = [*UI_FILES, *(path for path in CORE.rglob("*.py") if path != CORE / "accounts" / "policies.py")]
     assert [hit for path in paths for hit in _role_checks(path)] == []

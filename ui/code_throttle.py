@@ -3,7 +3,7 @@ codes from one client, each further attempt must wait, twice as long after every
 `MAX_DELAY`; a client's count is forgotten `FORGET_AFTER` after its last wrong code.
 
 A code is 256 random bits, so guessing one is hopeless; this keeps a client that posts code after code from
-making the database answer each. It lives in the process (not the database like `annotator.throttle`): the
+making the database answer each. It lives in the process (not the database like `annotator.accounts.throttle`): the
 refusal costs no query, which is its point. An attempt is counted when it is let through, before the database
 answers, and handed back when its code was right: a burst of requests sent at once is held to the same count
 as one sent in turns, and signing in (a right code) never counts against a client, such as an office's one

@@ -10,9 +10,9 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from annotator.db import read_session
-from annotator.models import Run
-from annotator.pipeline import filtered_examples
+from annotator.construction.pipeline import filtered_examples
+from annotator.database.engine import read_session
+from annotator.database.models import Run
 from ui.markdown import escape_markdown
 
 NONE = "(choose an example)"

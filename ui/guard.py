@@ -18,8 +18,8 @@ from urllib.parse import unquote, urlparse
 import streamlit as st
 from sqlalchemy import Engine
 
-from annotator import auth, policies
-from annotator.policies import Capability
+from annotator.accounts import auth, policies
+from annotator.accounts.policies import Capability
 from ui import pages, sign_in
 from ui.markdown import escape_markdown
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotator.vocabulary import BACK_KEY, LABELS, SKIP_KEY, SOLVABLE_BY_DESIGN
+from annotator.database.vocabulary import BACK_KEY, LABELS, SKIP_KEY, SOLVABLE_BY_DESIGN
 
 
 def keys_line(rewrite_type: str | None = None) -> str:

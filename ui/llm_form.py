@@ -11,9 +11,9 @@ from typing import Any
 
 import streamlit as st
 
-from annotator import limits
-from annotator.llm import DEFAULT_API_KEY_ENV, RoleConfig
 from annotator.runs import RunError
+from annotator.runs.llm import DEFAULT_API_KEY_ENV, RoleConfig
+from annotator.settings import limits
 
 KEY_HELP = "The NAME of an environment variable of the server process; the key is never stored."
 

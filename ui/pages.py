@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotator.policies import Capability
+from annotator.accounts.policies import Capability
 
 FOLDER = Path(__file__).resolve().parent.parent / "app_pages"
 

@@ -1,6 +1,6 @@
 """Annotate's progress bars: my queue (done / left for me under the filters) and the project's.
 
-The figures live in session state (`annotator.queue_progress.QueueProgress`): counted when the page first
+The figures live in session state (`annotator.labelling.queue_progress.QueueProgress`): counted when the page first
 draws them, moved by each of this annotator's decisions in the decision's own transaction (`decided`: one
 primary-key read, so a keypress costs no count), and counted again when the filters change, after
 `RECOUNT_DECISIONS` decisions or `RECOUNT_SECONDS` (what the others did meanwhile).
@@ -13,8 +13,8 @@ from typing import Any
 import streamlit as st
 from sqlalchemy import Engine
 
-from annotator import queue_progress
-from annotator.db import read_session
+from annotator.database.engine import read_session
+from annotator.labelling import queue_progress
 
 _KEY = "queue_progress"
 

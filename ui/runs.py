@@ -22,13 +22,14 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from annotator import auth, runs
-from annotator.db import DatabaseBusy, read_session
-from annotator.llm import LLMConfigError
-from annotator.models import Run
-from annotator.policies import Capability
+from annotator import runs
+from annotator.accounts import auth
+from annotator.accounts.policies import Capability
+from annotator.database.engine import DatabaseBusy, read_session
+from annotator.database.models import Run
+from annotator.database.vocabulary import RunStatus
 from annotator.runs.kinds import RunKindSpec
-from annotator.vocabulary import RunStatus
+from annotator.runs.llm import LLMConfigError
 from ui.markdown import escape_markdown
 from ui.writes import busy_message, page_write, saves, signed_out, writes
 

@@ -6,8 +6,8 @@ routes next to Streamlit's: `server.py` mounts `ROUTES`, and the script hands th
 (`issue`) that the page posts to `/_annotator/session`; that route answers with the token in an HttpOnly,
 SameSite=Strict cookie, which no script in the page can read, and Streamlit hands back in `st.context.cookies` on
 the next visit. The code is useless after one use or `sign_in_codes.HANDOFF_SECONDS`, and never the token itself.
-The codes are kept in the database (`annotator.sign_in_codes`), so the POST, a plain HTTP request, may reach any
-of several app servers, not only the one whose websocket holds the page. `/_annotator/sign-out` deletes the
+The codes are kept in the database (`annotator.accounts.sign_in_codes`), so the POST, a plain HTTP request, may reach
+any of several app servers, not only the one whose websocket holds the page. `/_annotator/sign-out` deletes the
 cookie (the token is already ended in the database by then).
 
 Both routes refuse a body over `MAX_BODY_BYTES` before reading it (413): by its Content-Length, or, sent without
@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
-from annotator import auth, sign_in_codes
-from annotator.db import database_url, get_engine
+from annotator.accounts import auth, sign_in_codes
+from annotator.database.engine import database_url, get_engine
 from ui.code_throttle import CodeThrottle
 
 if TYPE_CHECKING:

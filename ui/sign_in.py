@@ -21,8 +21,9 @@ import streamlit as st
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
-from annotator import auth, queue
-from annotator.db import DatabaseBusy, read_session, write_session
+from annotator.accounts import auth
+from annotator.database.engine import DatabaseBusy, read_session, write_session
+from annotator.labelling import queue
 from ui import session_cookie
 
 COOKIE = session_cookie.COOKIE

@@ -1,9 +1,9 @@
-"""The age of the slow pages' shared figures on the page (`annotator.snapshots`: stored in the database for every
-app server, recomputed by one of them once stale): a ticking caption and a Recompute now button."""
+"""The age of the slow pages' shared figures on the page (`annotator.figures.snapshots`: stored in the database for
+every app server, recomputed by one of them once stale): a ticking caption and a Recompute now button."""
 
 from __future__ import annotations
 
-from annotator.snapshots import Reading, Snapshot
+from annotator.figures.snapshots import Reading, Snapshot
 
 
 def age_text(reading: Reading, *, ttl: float) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.vocabulary import Verdict
+from annotator.database.vocabulary import Verdict
 from ui import view as _view
 from ui.markdown import escape_markdown
 

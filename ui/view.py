@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.vocabulary import LABELS, NOT_ACCEPTABLE
+from annotator.database.vocabulary import LABELS, NOT_ACCEPTABLE
 from ui.diff import side_by_side
 from ui.guidelines import guideline_for, umwp_category
 from ui.markdown import escape_markdown
@@ -156,7 +156,7 @@ def candidate(view: dict[str, Any], *, shown: Collection[str] | None = None) -> 
     """The candidate as annotators judge it: both questions with the diff, the other fields, the verdicts.
 
     Args:
-        view: A candidate as `annotator.queue.load` returns it.
+        view: A candidate as `annotator.labelling.queue.load` returns it.
         shown: The sections (`SECTIONS`) to draw open, in bordered boxes; None draws them all as expanders
             (the model outputs expanded, the solution and guideline collapsed), as the browse page wants.
     """

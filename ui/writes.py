@@ -30,9 +30,9 @@ import streamlit as st
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from annotator import auth
-from annotator.db import DatabaseBusy, page_busy_seconds, write_session
-from annotator.policies import Capability
+from annotator.accounts import auth
+from annotator.accounts.policies import Capability
+from annotator.database.engine import DatabaseBusy, page_busy_seconds, write_session
 from ui import guard, sign_in
 
 P = ParamSpec("P")

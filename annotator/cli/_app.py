@@ -15,8 +15,8 @@ from typing import Any, NoReturn
 
 import typer
 
-from annotator.limits import Range, RangeError
-from annotator.records import InputError, InputErrors
+from annotator.import_export.records import InputError, InputErrors
+from annotator.settings.limits import Range, RangeError
 
 app = typer.Typer(
     name="annotator",
@@ -80,7 +80,7 @@ def _log_internal_error(exc: BaseException) -> str:
     import os
     import tempfile
 
-    from annotator.db import PROJECT_ROOT
+    from annotator.database.engine import PROJECT_ROOT
 
     chosen = Path(os.environ.get("ANNOTATOR_LOG_DIR") or PROJECT_ROOT / "logs")
     for folder in (chosen, Path(tempfile.gettempdir())):

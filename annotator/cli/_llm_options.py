@@ -6,17 +6,17 @@ from typing import Annotated, Any
 
 import typer
 
-from annotator import limits
 from annotator.cli._app import bounded, fail
+from annotator.settings import limits
 
-# The default of `annotator.llm.DEFAULT_API_KEY_ENV`, written out so that `--help` needs no client (a test
+# The default of `annotator.runs.llm.DEFAULT_API_KEY_ENV`, written out so that `--help` needs no client (a test
 # keeps them equal).
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
 
 
 def check_url(value: str | None) -> str | None:
-    from annotator.llm.config import url_problem
+    from annotator.runs.llm.config import url_problem
 
     if value is not None and (problem := url_problem(value)):
         raise typer.BadParameter(f"{value[:80]!r} {problem}")
@@ -59,8 +59,8 @@ Progress = Annotated[bool, typer.Option(help="Show a progress bar (without: a li
 def role(model: str | None, *, missing: str, **settings: Any) -> Any:
     """The `RoleConfig` of a run's one model from the command's options (`settings`: base_url, api_key_env,
     temperature, max_tokens, timeout); exits 2 saying `missing` when no model was given."""
-    from annotator import names
-    from annotator.llm import RoleConfig
+    from annotator.database import names
+    from annotator.runs.llm import RoleConfig
 
     if not model:
         fail(missing, 2)

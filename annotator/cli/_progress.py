@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from annotator.llm import CallStats
+    from annotator.runs.llm import CallStats
 
 
 @contextmanager

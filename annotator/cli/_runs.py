@@ -14,7 +14,7 @@ import typer
 
 from annotator.cli._app import fail
 from annotator.cli._progress import progress_bar
-from annotator.vocabulary import RunKind, RunStatus
+from annotator.database.vocabulary import RunKind, RunStatus
 
 ERRORS_SHOWN = 10  # a run's kept errors printed after its summary
 
@@ -30,11 +30,11 @@ def create_and_execute(
 
     from sqlalchemy import select
 
-    from annotator.db import get_engine, write_session
-    from annotator.llm import LLMConfigError
-    from annotator.models import Run
+    from annotator.database.engine import get_engine, write_session
+    from annotator.database.models import Run
     from annotator.runs import RunError
     from annotator.runs.kinds import spec
+    from annotator.runs.llm import LLMConfigError
     from annotator.runs.workers import Heartbeat, heartbeat_every
 
     if queue and run_id is not None:

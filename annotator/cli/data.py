@@ -12,9 +12,9 @@ from typing import Annotated
 
 import typer
 
-from annotator import exports
 from annotator.cli._app import app, fail, out_directory
-from annotator.formats import FORMATS as IMPORT_FORMATS
+from annotator.import_export import exports
+from annotator.import_export.formats import FORMATS as IMPORT_FORMATS
 
 
 def import_format_help() -> str:
@@ -55,7 +55,7 @@ def _redacted(url: str) -> str:
 @app.command()
 def init() -> None:
     """Create the database, or upgrade it to the newest schema."""
-    from annotator.db import current_revision, database_url, get_engine
+    from annotator.database.engine import current_revision, database_url, get_engine
 
     engine = get_engine()
     typer.echo(f"database {_redacted(database_url())} at revision {', '.join(current_revision(engine))}")
@@ -95,10 +95,10 @@ def import_command(
 ) -> None:
     """Import problems, candidates, labels and transcripts in one transaction: on any error nothing is imported;
     every bad file is named, one line each."""
-    from annotator.db import get_engine
-    from annotator.formats import ReadOptions, read_all
-    from annotator.formats.table import parse_mapping
-    from annotator.importer import import_parts
+    from annotator.database.engine import get_engine
+    from annotator.import_export.formats import ReadOptions, read_all
+    from annotator.import_export.formats.table import parse_mapping
+    from annotator.import_export.importer import import_parts
 
     try:
         options = ReadOptions(mapping=parse_mapping(mapping), annotator=annotator, data_source=data_source,
@@ -111,7 +111,7 @@ def import_command(
 
 
 def _nothing_to_write(format: str) -> str | None:
-    from annotator.db import get_engine, read_session
+    from annotator.database.engine import get_engine, read_session
 
     with read_session(get_engine()) as session:
         return exports.nothing_to_write(session, format)
@@ -137,8 +137,8 @@ def export_command(
 ) -> None:
     """Write the dataset; `reliablemath` keeps only vetted candidates (labels_per_candidate labels resolving to
     human_check = 1, or adjudicated so); `labels` writes every annotator's labels."""
-    from annotator.db import PROJECT_ROOT
-    from annotator.exports.rows import FILE_FORMATS
+    from annotator.database.engine import PROJECT_ROOT
+    from annotator.import_export.exports.rows import FILE_FORMATS
 
     try:
         # The database is opened only once the format is known to have a writer.
@@ -168,8 +168,8 @@ def export_command(
 def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON (deterministic).")] = False) -> None:
     """Per data source: candidates by rewrite type and difficulty, checked versus vetted (paper Tables 2,
     10, 11)."""
-    from annotator import stats as stats_module
-    from annotator.db import get_engine, read_session
+    from annotator.database.engine import get_engine, read_session
+    from annotator.figures import stats as stats_module
 
     with read_session(get_engine()) as session:
         result = stats_module.compute(session)

@@ -9,11 +9,11 @@ from typing import Annotated, Any
 
 import typer
 
-from annotator import limits
 from annotator.cli import _llm_options as llm
 from annotator.cli._app import app, bounded
 from annotator.cli._runs import create_and_execute
-from annotator.vocabulary import RunKind
+from annotator.database.vocabulary import RunKind
+from annotator.settings import limits
 
 
 @app.command()
@@ -58,7 +58,7 @@ def evaluate(
     if any request failed after its retries.
     """
     def options() -> Any:
-        from annotator.transcripts.options import EvaluateOptions
+        from annotator.transcripts.collect.options import EvaluateOptions
 
         return EvaluateOptions(
             model=llm.role(model, missing="--model is required (or --run-id of a queued run)", base_url=base_url,

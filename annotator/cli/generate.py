@@ -11,14 +11,14 @@ from typing import Annotated, Any
 
 import typer
 
-from annotator import limits
 from annotator.cli import _llm_options as llm
 from annotator.cli._app import app, bounded, fail
 from annotator.cli._runs import create_and_execute
-from annotator.vocabulary import RunKind
+from annotator.database.vocabulary import RunKind
+from annotator.settings import limits
 
-# The default of `annotator.pipeline.DEFAULT_VERSION`, written out so that `--help` needs no pipeline (a test
-# keeps them equal).
+# The default of `annotator.construction.pipeline.DEFAULT_VERSION`, written out so that `--help` needs no pipeline (a
+# test keeps them equal).
 DEFAULT_PROMPT_VERSION = "v1"
 
 
@@ -63,7 +63,7 @@ def generate(
         str, typer.Option(help="1 (extract + rewrite; candidates wait as unverified), 2 (verify them), or 1,2.")
     ] = "1,2",
     prompt_version: Annotated[
-        str, typer.Option(help="Folder under annotator/pipeline/prompts/.")
+        str, typer.Option(help="Folder under annotator/construction/pipeline/prompts/.")
     ] = DEFAULT_PROMPT_VERSION,
     temperature: Annotated[
         float, typer.Option(help="Sampling temperature for both models.", **bounded(limits.TEMPERATURE))
@@ -91,8 +91,8 @@ def generate(
     them. Exits non-zero if any item failed after its retries.
     """
     def options() -> Any:
-        from annotator.llm import RoleConfig
-        from annotator.pipeline import GenerateOptions
+        from annotator.construction.pipeline import GenerateOptions
+        from annotator.runs.llm import RoleConfig
 
         if not extract_model or not rewrite_model:
             fail("--extract-model and --rewrite-model are required (or --run-id of a queued run)", 2)

@@ -8,13 +8,13 @@ from typing import Annotated, Any
 
 import typer
 
-from annotator import limits
 from annotator.cli import _llm_options as llm
 from annotator.cli._app import app, bounded, fail
 from annotator.cli._runs import create_and_execute
-from annotator.vocabulary import RunKind
+from annotator.database.vocabulary import RunKind
+from annotator.settings import limits
 
-# The judge's rule sets, named here so that `--help` loads no judge (see annotator.transcripts.judge.RULES), and
+# The judge's rule sets, named here so that `--help` loads no judge (see annotator.transcripts.judge.rules.RULES), and
 # the LLM judge's rule (`judge.LLM_RULE`), which a run of its own applies.
 RULE_NAMES = ("reliablemath", "reliablemath-exact")
 LLM_RULE = "llm"
@@ -32,7 +32,7 @@ def judge(
     ] = None,
     model: Annotated[str | None, typer.Option(help="--rule llm: the judge's model, as the endpoint names it.")] = None,
     prompt_version: Annotated[
-        str, typer.Option(help="--rule llm: the judge prompt's version (annotator/transcripts/judge_prompts/: v2 "
+        str, typer.Option(help="--rule llm: the judge prompt's version (annotator/transcripts/judge/prompts/: v2 "
                           "fences the texts it grades, v1 does not).")
     ] = JUDGE_PROMPT_VERSION,
     only_reviewed: Annotated[
@@ -74,7 +74,7 @@ def judge(
             fail("--workers goes with the rule sets, not with --rule llm", 2)
 
         def options() -> Any:
-            from annotator.transcripts.judge_options import JudgeOptions
+            from annotator.transcripts.judge.llm_options import JudgeOptions
 
             return JudgeOptions(
                 model=llm.role(model, missing="--rule llm needs --model (or --run-id of a queued run)",
@@ -96,9 +96,9 @@ def judge(
 
 
 def _rejudge(rule: str, workers: int | None) -> None:
-    from annotator.db import get_engine
-    from annotator.import_summary import undecided_text
-    from annotator.transcripts.verdicts import judge_transcripts
+    from annotator.database.engine import get_engine
+    from annotator.import_export.import_summary import undecided_text
+    from annotator.transcripts.judge.verdicts import judge_transcripts
 
     summary = judge_transcripts(get_engine(), rule=rule, workers=workers)
     verdicts = ", ".join(f"{v} {n}" for v, n in sorted(summary.verdicts.items())) or "none"
@@ -118,7 +118,7 @@ def _figure(value: float | None) -> str:
 def to_text(rows: list[dict[str, Any]], disagree: int) -> str:
     """The paper's layout (Tables 3, 6-9): per model and prompt, S/R/F, Prec. and Prud. of A, of U, and both,
     each with its 95% interval."""
-    from annotator.transcripts.report import paper_layout
+    from annotator.transcripts.report.scores import paper_layout
 
     laid_out = paper_layout(rows, intervals=True)
     header = list(laid_out[0])
@@ -139,14 +139,14 @@ WIDTH_NOTE = ("95% intervals: Wilson for Prec(A)..Prud(U), {methods} for Prec an
 
 def width_note(rows: list[dict[str, Any]]) -> str:
     """The intervals' note, naming the method of Prec and Prud's intervals in these rows (`ci_method`)."""
-    from annotator.transcripts.report import interval_methods
+    from annotator.transcripts.report.scores import interval_methods
 
     return WIDTH_NOTE.format(methods=interval_methods(rows))
 
 
 def compare_text(result: dict[str, Any], names: tuple[str, str], prompt: str) -> str:
     """`report --compare`: both models' figures on the shared items, the difference with its interval, McNemar."""
-    from annotator.transcripts.report import PAPER_FIGURES, interval_text
+    from annotator.transcripts.report.scores import PAPER_FIGURES, interval_text
 
     first, second = names
     lines = [f"{first} against {second}, prompt {prompt}: {result['items_a']} solvable and {result['items_u']} "
@@ -172,9 +172,9 @@ DIFF_METHODS = {"newcombe-mover": "Newcombe's paired interval per set, MOVER ove
 
 def _compare(session: Any, names: tuple[str, str], prompt: str | None, resamples: int, seed: int) -> list[Any]:
     """[(prompt, result)] for each prompt both models answered (or the one asked for); fails naming what's missing."""
-    from annotator.transcripts import counting
-    from annotator.transcripts import report as reporting
-    from annotator.transcripts.uncertainty import compare
+    from annotator.transcripts.report import counting
+    from annotator.transcripts.report import scores as reporting
+    from annotator.transcripts.report.uncertainty import compare
 
     pooled = reporting.tallies(counting.verdict_groups(session))
     prompts = {name: {p for m, p in pooled if m == name} for name in names}
@@ -194,7 +194,7 @@ def _compare(session: Any, names: tuple[str, str], prompt: str | None, resamples
 
 def disagreed_text(rows: list[dict[str, Any]]) -> str:
     """`report --disagreed N`: the items the models disagree on most, each model's verdicts on one line."""
-    from annotator.transcripts.where import verdicts_text
+    from annotator.transcripts.report.disagreed import verdicts_text
 
     if not rows:
         return "no item that two models answered differently"
@@ -214,8 +214,8 @@ DISAGREEMENT_NOTE = ("disagreement: the chance that two different models, each g
 
 
 def _disagreed(limit: int, as_json: bool) -> None:
-    from annotator.db import get_engine, read_session
-    from annotator.transcripts.where import disagreed_items
+    from annotator.database.engine import get_engine, read_session
+    from annotator.transcripts.report.disagreed import disagreed_items
 
     with read_session(get_engine()) as session:
         rows = disagreed_items(session, limit=limit)
@@ -274,8 +274,8 @@ def report(
     """Precision and Prudence per model and prompt (ReliableMath Eq. 1-2), from the effective verdicts, with
     95% intervals (Wilson 1927 for each proportion; for Prec and Prud, MOVER over those with one response per item,
     else a percentile bootstrap over items; `ci_method` in --json says which)."""
-    from annotator.db import get_engine, read_connection, read_session
-    from annotator.transcripts import report as reporting
+    from annotator.database.engine import get_engine, read_connection, read_session
+    from annotator.transcripts.report import scores as reporting
 
     names = [name.strip() for name in (by or "").split(",") if name.strip()]
     try:
@@ -315,7 +315,7 @@ def report(
 
 def judges_text(rows: list[dict[str, Any]]) -> str:
     """`report --judges`: one line per judge, the confusion matrix as judge verdict -> human S/R/F counts."""
-    from annotator.transcripts.judges import VERDICTS
+    from annotator.transcripts.report.judges import VERDICTS
 
     header = ["judge", "reviewed", "agreement", "kappa",
               "confusion (judge verdict: reviewers' " + "/".join(VERDICTS) + ")"]
@@ -331,8 +331,8 @@ def judges_text(rows: list[dict[str, Any]]) -> str:
 
 
 def _judges(model: str | None, as_json: bool) -> None:
-    from annotator.db import get_engine, read_session
-    from annotator.transcripts.judges import judge_agreement
+    from annotator.database.engine import get_engine, read_session
+    from annotator.transcripts.report.judges import judge_agreement
 
     with read_session(get_engine()) as session:
         rows = judge_agreement(session, model=model)

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from annotator import limits
 from annotator.cli._app import app, bounded, fail
+from annotator.settings import limits
 
 
 @app.command()
@@ -24,8 +24,9 @@ def settings(
     ] = None,
 ) -> None:
     """Show the project settings, or change the ones given."""
-    from annotator import gold, queue, store  # imported when used: `--help` stays fast
-    from annotator.db import get_engine, read_session, write_session
+    from annotator.database import queries
+    from annotator.database.engine import get_engine, read_session, write_session
+    from annotator.labelling import gold, queue  # imported when used: `--help` stays fast
 
     engine = get_engine()
     try:
@@ -42,6 +43,6 @@ def settings(
             gold.GOLD_EVERY: (gold.gold_every(session), limits.GOLD_EVERY),
         }
         for key, (value, allowed) in shown.items():
-            problem = store.setting_problem(session, key=key, allowed=allowed)
+            problem = queries.setting_problem(session, key=key, allowed=allowed)
             typer.echo(f"{key} = {value}" + (f" ({problem}: this value is used until it is set again)"
                                              if problem else ""))

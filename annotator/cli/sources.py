@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from annotator import limits
 from annotator.cli._app import app, bounded, fail, out_directory
+from annotator.settings import limits
 
 
 @app.command()
@@ -49,7 +49,7 @@ def treecut(
     do_import: Annotated[bool, typer.Option("--import", help="Also add the pairs to the database.")] = False,
 ) -> None:
     """Generate answerable/unanswerable TreeCut pairs, every one checked exactly, as TreeCut JSONL files."""
-    from annotator import treecut as treecut_module
+    from annotator.construction import treecut as treecut_module
 
     if count < 1:
         fail("--count must be at least 1", 2)
@@ -74,9 +74,9 @@ def treecut(
     typer.echo(f"{count} pairs generated and checked in {elapsed:.2f} s")
     typer.echo(f"{answerable}\n{unanswerable}")
     if do_import:
-        from annotator.db import get_engine
-        from annotator.formats import treecut as treecut_format
-        from annotator.importer import import_parts
+        from annotator.database.engine import get_engine
+        from annotator.import_export.formats import treecut as treecut_format
+        from annotator.import_export.importer import import_parts
 
         parts = [treecut_format.read_file(answerable), treecut_format.read_file(unanswerable)]
         summary = import_parts(parts, engine=get_engine())
@@ -103,9 +103,9 @@ def distract(
 ) -> None:
     """Add GSM-IC-style variants (an irrelevant sentence, in topic or off topic as Table 9) of solvable problems
     as `distractor` candidates."""
-    from annotator import distract as distract_module
-    from annotator.db import get_engine
-    from annotator.importer import import_parts
+    from annotator.construction import gsm_ic as distract_module
+    from annotator.database.engine import get_engine
+    from annotator.import_export.importer import import_parts
 
     try:
         options = distract_module.Options(

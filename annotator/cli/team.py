@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from annotator import limits
 from annotator.cli._app import app, bounded, fail, out_directory
+from annotator.settings import limits
 
 LABELS = ("human_check", "difficulty_eval")
 
@@ -21,7 +21,7 @@ def _figure(value: Any) -> str:
 
 
 def _text(report: dict[str, Any]) -> str:
-    from annotator.metrics import COEFFICIENTS
+    from annotator.figures.agreement import COEFFICIENTS
 
     lines = []
     for label in LABELS:
@@ -55,10 +55,10 @@ def agreement(
     ] = None,
 ) -> None:
     """Inter-annotator agreement on human_check and difficulty_eval (percent, alpha, Fleiss, AC1, Cohen)."""
-    from annotator.db import get_engine, read_session  # imported when used: `--help` stays fast
-    from annotator.gold import gold_accuracy
-    from annotator.labels import label_rows
-    from annotator.metrics import label_agreement
+    from annotator.database.engine import get_engine, read_session  # imported when used: `--help` stays fast
+    from annotator.figures.agreement import label_agreement
+    from annotator.labelling.gold import gold_accuracy
+    from annotator.labelling.labels import label_rows
 
     names = [name.strip() for name in (include or "").split(",") if name.strip()]
     with read_session(get_engine()) as session:
@@ -79,10 +79,10 @@ def gold(
     """List the gold items (candidates with a known label, mixed into queues), or mark and unmark them."""
     from sqlalchemy import select
 
-    from annotator import gold as gold_items
-    from annotator.db import get_engine, read_session, write_session
-    from annotator.models import Candidate
-    from annotator.vocabulary import LABEL_KEYS
+    from annotator.database.engine import get_engine, read_session, write_session
+    from annotator.database.models import Candidate
+    from annotator.database.vocabulary import LABEL_KEYS
+    from annotator.labelling import gold as gold_items
 
     by_key = {key: value for value, key in LABEL_KEYS.items()}
     engine = get_engine()
@@ -127,8 +127,8 @@ def batches(
                                        **bounded(limits.DAYS))] = 14,
 ) -> None:
     """Excel sheets to label offline, in the ReliableMath authors' layout; `import` reads them back."""
-    from annotator.batches import BatchError, create_batches, file_name
-    from annotator.db import get_engine
+    from annotator.database.engine import get_engine
+    from annotator.labelling.batches import BatchError, create_batches, file_name
 
     names = [name.strip() for name in annotators.split(",") if name.strip()]
     try:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from annotator.cli._app import app, fail
-from annotator.vocabulary import Role
+from annotator.database.vocabulary import Role
 
 ROLES = tuple(role.value for role in Role)
 
@@ -67,8 +67,8 @@ def list_command(
     all_: Annotated[bool, typer.Option("--all", help="Also list import/pipeline pseudo-annotators.")] = False,
 ) -> None:
     """Accounts with their role and whether they are active."""
-    from annotator import auth
-    from annotator.db import get_engine, read_session
+    from annotator.accounts import auth
+    from annotator.database.engine import get_engine, read_session
 
     with read_session(get_engine()) as session:
         rows = auth.list_users(session, include_system=all_)
@@ -80,8 +80,8 @@ def list_command(
 
 def _change_accounts(change: Callable[[Any, Any], Any]) -> Any:
     """`change(session, auth)` in one transaction; a refused change (`AuthError`) is a one-line error."""
-    from annotator import auth  # imported when used: `--help` stays fast
-    from annotator.db import get_engine, write_session
+    from annotator.accounts import auth  # imported when used: `--help` stays fast
+    from annotator.database.engine import get_engine, write_session
 
     try:
         with write_session(get_engine()) as session:

@@ -15,7 +15,7 @@ from annotator.cli._app import app, fail
 @app.command(name="app", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run_app(ctx: typer.Context) -> None:
     """Start the web app (`streamlit run server.py`); further arguments go to `streamlit run`."""
-    from annotator.db import PROJECT_ROOT, get_engine
+    from annotator.database.engine import PROJECT_ROOT, get_engine
 
     script = PROJECT_ROOT / "server.py"
     if not script.is_file():

@@ -11,9 +11,9 @@ from typing import Annotated, Any
 
 import typer
 
-from annotator import limits
 from annotator.cli._app import app, bounded, fail
 from annotator.cli._llm_options import RunId
+from annotator.settings import limits
 
 
 def _kinds(value: str | None) -> list[str]:
@@ -53,7 +53,7 @@ def worker(
     import threading
 
     from annotator.cli._progress import log_lines
-    from annotator.db import get_engine
+    from annotator.database.engine import get_engine
     from annotator.runs import RunError, hand_back, stale_after
     from annotator.runs.workers import serve
 
@@ -141,7 +141,7 @@ def list_runs(
     workers. A run is stale, not running, once its process on this machine has ended, or (a worker elsewhere) once
     its heartbeat is older than ANNOTATOR_HEARTBEAT_TIMEOUT seconds. A job split into parts is listed with its parts
     under it."""
-    from annotator.db import get_engine, read_session
+    from annotator.database.engine import get_engine, read_session
     from annotator.runs import recent_runs
     from annotator.runs.health import live_workers
     from annotator.runs.parts import job_parts

@@ -10,12 +10,12 @@ from pathlib import Path
 
 from sqlalchemy import Engine, update
 
-from annotator.db import PROJECT_ROOT, read_session, write_session
-from annotator.models import Run, utcnow
+from annotator.database.engine import PROJECT_ROOT, read_session, write_session
+from annotator.database.models import Run, utcnow
+from annotator.database.vocabulary import RunStatus
 from annotator.runs.health import serving
 from annotator.runs.lifecycle import RunError
 from annotator.runs.spec import command
-from annotator.vocabulary import RunStatus
 
 
 def start(engine: Engine, *, run_id: int, log_dir: Path | None = None) -> int | None:

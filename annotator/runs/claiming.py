@@ -14,11 +14,11 @@ from typing import Any
 
 from sqlalchemy import Engine, select, update
 
-from annotator.db import read_session, write_session
-from annotator.models import Run, utcnow
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Run, utcnow
+from annotator.database.vocabulary import RunStatus
 from annotator.runs.lifecycle import claim_next, worker_id
 from annotator.runs.parts import part_number, roll_up_parents
-from annotator.vocabulary import RunStatus
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Engine
 
-from annotator.db import write_session
+from annotator.database.engine import write_session
+from annotator.database.vocabulary import RunStatus
 from annotator.runs.lifecycle import handing_back, worker_id
 from annotator.runs.progress import RunProgress
-from annotator.vocabulary import RunStatus
 
 Item = TypeVar("Item")
 Progress = TypeVar("Progress", bound=RunProgress)
@@ -122,7 +122,7 @@ async def run_to_end(
     work: Callable[[Client], Awaitable[tuple[RunStatus, str | None]]],
 ) -> RunStatus:
     """A claimed run's body: open its client, `work` with it, and whatever happens close the client and the
-    run's database thread (`db`, an `annotator.llm.Database`) and write the outcome with the final counters.
+    run's database thread (`db`, an `annotator.runs.llm.Database`) and write the outcome with the final counters.
 
     A client that cannot be built (e.g. no API key) fails the run; an interrupt (KeyboardInterrupt /
     SystemExit in the CLI) is recorded, then re-raised.
@@ -168,7 +168,7 @@ async def run_requests(
     `handler(client, db, options, progress)`, and the outcome (items that failed, or whose answer was unreadable,
     make it partial) is written by `run_to_end`.
     """
-    from annotator.llm import Database, LLMClient  # the client (and openai) only in a run's process
+    from annotator.runs.llm import Database, LLMClient  # the client (and openai) only in a run's process
 
     with short_switch_interval():
         options, cancelled, items, progress = claim(engine, run_id)
@@ -195,7 +195,7 @@ async def run_requests(
 @dataclass
 class ItemHandler:
     """What handles the items of a run of requests (a kind subclasses it with `__call__(item)`): the run's client
-    and database thread (`annotator.llm`), its options and progress, and who wants to hear of each item done."""
+    and database thread (`annotator.runs.llm`), its options and progress, and who wants to hear of each item done."""
 
     client: Any
     db: Any

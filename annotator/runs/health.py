@@ -18,10 +18,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from annotator import limits
-from annotator.models import Run, Worker, utcnow
+from annotator.database.models import Run, Worker, utcnow
+from annotator.database.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 from annotator.runs.holders import ended, here_suffix
-from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
+from annotator.settings import limits
 
 # A running run's worker beats every few seconds (`workers.Heartbeat`, and with its counters every second); one
 # silent this long has died (killed, crashed, its machine gone). `ANNOTATOR_HEARTBEAT_TIMEOUT` sets another.

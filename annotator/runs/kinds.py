@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import importlib
 
+from annotator.database.vocabulary import RunKind
 from annotator.runs.lifecycle import RunError
 from annotator.runs.spec import RunKindSpec, command
-from annotator.vocabulary import RunKind
 
 # The one list: each kind of run and the module that declares its `SPEC`.
 KINDS: dict[RunKind, str] = {
-    RunKind.generate: "annotator.pipeline.generate",
-    RunKind.evaluate: "annotator.transcripts.collect",
-    RunKind.judge: "annotator.transcripts.llm_judge",
+    RunKind.generate: "annotator.construction.pipeline.generate",
+    RunKind.evaluate: "annotator.transcripts.collect.evaluate",
+    RunKind.judge: "annotator.transcripts.judge.llm",
 }
 
 

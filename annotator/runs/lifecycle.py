@@ -27,11 +27,11 @@ from typing import Any
 from sqlalchemy import and_, false, func, or_, select, text, update
 from sqlmodel import Session
 
-from annotator.models import Run, utcnow
+from annotator.database.models import Run, utcnow
+from annotator.database.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 from annotator.runs.health import ended_here, is_stale, stale_after, stale_reason
 from annotator.runs.holders import holder_id
 from annotator.runs.parts import cancel_job, fail_job, roll_up, roll_up_parents
-from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 
 
 class RunError(ValueError):

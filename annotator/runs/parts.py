@@ -22,9 +22,9 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlmodel import Session
 
-from annotator.models import Run, utcnow
+from annotator.database.models import Run, utcnow
+from annotator.database.vocabulary import ACTIVE_RUN_STATUSES, RunStatus
 from annotator.runs.health import is_stale
-from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunStatus
 
 MAX_STORED_ERRORS = 200  # a run's first errors kept (a job: its parts', in part order)
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select, update
 from sqlmodel import Session
 
-from annotator.models import Run, utcnow
+from annotator.database.models import Run, utcnow
+from annotator.database.vocabulary import RunStatus
 from annotator.runs.lifecycle import handing_back, worker_id
 from annotator.runs.parts import MAX_STORED_ERRORS, roll_up
-from annotator.vocabulary import RunStatus
 
 if TYPE_CHECKING:  # the client (and openai) is the run's process's business, not that of who lists runs
-    from annotator.llm import CallStats
+    from annotator.runs.llm import CallStats
 
 
 @dataclass

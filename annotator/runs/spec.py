@@ -7,14 +7,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from annotator.database.vocabulary import RunKind
 from annotator.runs.lifecycle import ResumableRunError, RunError, resume_run
-from annotator.vocabulary import RunKind
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlmodel import Session
 
-    from annotator.models import Run
+    from annotator.database.models import Run
     from annotator.runs.progress import Summary
 
 
@@ -47,7 +47,7 @@ class RunKindSpec:
         """Create a run of this kind and execute it in this thread (tests' and benchmarks' way in)."""
         import asyncio
 
-        from annotator.db import write_session
+        from annotator.database.engine import write_session
 
         with write_session(engine) as session:
             run_id = self.create(session, options=options, created_by=created_by).id

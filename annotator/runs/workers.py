@@ -30,12 +30,12 @@ from collections.abc import Callable, Sequence
 from sqlalchemy import Engine, delete, select, update
 from sqlalchemy.exc import DBAPIError
 
-from annotator.db import write_session
-from annotator.models import Run, Worker, utcnow
+from annotator.database.engine import write_session
+from annotator.database.models import Run, Worker, utcnow
+from annotator.database.vocabulary import RunStatus
 from annotator.runs.claiming import Claimed, claim, fail_if_held
 from annotator.runs.health import stale_after
 from annotator.runs.lifecycle import RunError, worker_id
-from annotator.vocabulary import RunStatus
 
 Say = Callable[[str], None]
 
@@ -93,8 +93,8 @@ class Heartbeat:
 
 def execute(engine: Engine, claimed: Claimed, *, say: Say, progress: Callable[[str], object]) -> RunStatus | None:
     """Execute a claimed run with its kind's `execute`; says its summary; returns its status (None: it broke)."""
-    from annotator.llm import LLMConfigError
     from annotator.runs.kinds import spec
+    from annotator.runs.llm import LLMConfigError
 
     taken = f" (taken over from {claimed.taken_from})" if claimed.taken_from else ""
     what = f"{claimed.kind}, {claimed.part}" if claimed.part else claimed.kind

@@ -15,8 +15,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from annotator.transcripts.items import Item, ItemSet, evaluation_items, items_by_data_id, problem_data_id
-    from annotator.transcripts.review import (
+    from annotator.transcripts.evaluation_set import Item, ItemSet, evaluation_items, items_by_data_id, problem_data_id
+    from annotator.transcripts.judge.verdicts import JudgeSummary, judge_transcripts
+    from annotator.transcripts.review.decisions import (
         DEFAULT_TAGS,
         EFFECTIVE_VERDICT,
         ReviewError,
@@ -29,18 +30,17 @@ if TYPE_CHECKING:
         set_tags,
         tag_counts,
     )
-    from annotator.transcripts.review_order import ReviewQueue, review_options, review_queue
-    from annotator.transcripts.verdicts import JudgeSummary, judge_transcripts
+    from annotator.transcripts.review.queue import ReviewQueue, review_options, review_queue
 
 # name -> the module that defines it
 _LAZY = {
     **dict.fromkeys(("Item", "ItemSet", "evaluation_items", "items_by_data_id", "problem_data_id"),
-                    "annotator.transcripts.items"),
+                    "annotator.transcripts.evaluation_set"),
     **dict.fromkeys(("DEFAULT_TAGS", "EFFECTIVE_VERDICT", "ReviewError", "clear_review", "effective_verdict",
                      "get_tags", "load_review", "queue_reason", "record_review", "set_tags", "tag_counts"),
-                    "annotator.transcripts.review"),
-    **dict.fromkeys(("ReviewQueue", "review_options", "review_queue"), "annotator.transcripts.review_order"),
-    **dict.fromkeys(("JudgeSummary", "judge_transcripts"), "annotator.transcripts.verdicts"),
+                    "annotator.transcripts.review.decisions"),
+    **dict.fromkeys(("ReviewQueue", "review_options", "review_queue"), "annotator.transcripts.review.queue"),
+    **dict.fromkeys(("JudgeSummary", "judge_transcripts"), "annotator.transcripts.judge.verdicts"),
 }
 
 __all__ = [

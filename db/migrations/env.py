@@ -5,8 +5,8 @@ from alembic import context
 from sqlalchemy import create_engine, text
 from sqlmodel import SQLModel
 
-import annotator.models  # noqa: F401  (registers the tables on SQLModel.metadata)
-from annotator.db import database_url
+import annotator.database.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from annotator.database.engine import database_url
 
 target_metadata = SQLModel.metadata
 # The advisory lock every process upgrading a PostgreSQL database takes first (any constant of our own).

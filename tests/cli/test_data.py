@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from tests.conftest import PROJECT_ROOT
+from tests.import_export.test_importer import run_cli
 from tests.support.imports import modules_loaded_by
-from tests.test_importer import run_cli
 
 
 def test_init_creates_the_default_style_database_with_wal(tmp_path: Path) -> None:
@@ -79,7 +79,7 @@ def test_import_help_lists_exactly_the_registered_formats() -> None:
 
     from annotator.cli import app
     from annotator.cli.data import import_format_help
-    from annotator.formats import aliases, registry
+    from annotator.import_export.formats import aliases, registry
 
     listed = re.findall(r"(?:omitted\. |; )(\w+): ", import_format_help())
     assert listed == list(registry())
@@ -100,7 +100,7 @@ def test_import_help_lists_exactly_the_registered_formats() -> None:
 
 
 def test_export_help_lists_every_exporter() -> None:
-    from annotator.exports import EXPORTS
+    from annotator.import_export.exports import EXPORTS
 
     shown = run_cli("sqlite://", "export", "--help").stdout
     assert all(name in shown for spec in EXPORTS for name in (spec.name, *spec.aliases))
@@ -115,11 +115,14 @@ def test_the_data_commands_import_nothing_heavy_at_start_up() -> None:
             top_level.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             top_level.add(node.module or "")
-    light = {"__future__", "pathlib", "typing", "typer", "annotator", "annotator.cli._app", "annotator.formats"}
+    light = {"__future__", "pathlib", "typing", "typer", "annotator", "annotator.cli._app",
+             "annotator.import_export.formats"}
     assert top_level == light
-    heavy = ("sqlalchemy", "sqlmodel", "alembic", "pandas", "pyarrow", "openai", "annotator.db", "annotator.stats")
-    statement = "import annotator.exports, annotator.formats"
-    assert modules_loaded_by(statement, *heavy, "annotator.importer", "annotator.formats.table") == []
+    heavy = ("sqlalchemy", "sqlmodel", "alembic", "pandas", "pyarrow", "openai", "annotator.database.engine",
+             "annotator.figures.stats")
+    statement = "import annotator.import_export.exports, annotator.import_export.formats"
+    readers = ("annotator.import_export.importer", "annotator.import_export.formats.table")
+    assert modules_loaded_by(statement, *heavy, *readers) == []
 
 
 def test_an_export_with_nothing_to_write_says_so_and_writes_nothing(tmp_path: Path) -> None:

@@ -14,18 +14,18 @@ from pathlib import Path
 
 from sqlalchemy import Engine, select
 
-from annotator.db import get_engine, read_session
-from annotator.models import LLMCall, Run, Transcript
+from annotator.database.engine import get_engine, read_session
+from annotator.database.models import LLMCall, Run, Transcript
 from annotator.runs import is_stale
 from tests.cli.test_generate import heavy_imports
 from tests.conftest import PROJECT_ROOT
-from tests.pipeline.conftest import add_problems
+from tests.construction.pipeline.conftest import add_problems
 from tests.support.evaluation_items import add_evaluation_items, scripted_solver
 from tests.support.openai_server import OpenAIServer, Reply
 from tests.support.waiting import wait_for
-from tests.transcripts.test_collect import count_rows, transcripts
+from tests.transcripts.collect.test_evaluate import count_rows, transcripts
 
-HEAVY = ("openai", "pandas", "tqdm", "sqlalchemy", "annotator.transcripts", "annotator.llm", "annotator.runs")
+HEAVY = ("openai", "pandas", "tqdm", "sqlalchemy", "annotator.transcripts", "annotator.runs.llm", "annotator.runs")
 
 
 def _cli(server: OpenAIServer, *extra: str, key_env: str = "UNSET_TEST_KEY") -> list[str]:

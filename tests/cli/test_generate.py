@@ -12,13 +12,13 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from annotator.cli.generate import generate
-from annotator.db import get_engine, read_session
-from annotator.llm import DEFAULT_API_KEY_ENV
-from annotator.models import Run
-from annotator.pipeline import DEFAULT_VERSION
+from annotator.construction.pipeline import DEFAULT_VERSION
+from annotator.database.engine import get_engine, read_session
+from annotator.database.models import Run
+from annotator.runs.llm import DEFAULT_API_KEY_ENV
 from tests.conftest import PROJECT_ROOT
 
-HEAVY = ("openai", "pandas", "tqdm", "annotator.pipeline", "annotator.llm", "annotator.runs")
+HEAVY = ("openai", "pandas", "tqdm", "annotator.construction.pipeline", "annotator.runs.llm", "annotator.runs")
 
 # Import the command module on its own (not the other commands of the package) and list what it added.
 SCRIPT = f"""

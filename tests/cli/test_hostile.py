@@ -20,8 +20,8 @@ import typer.main
 from sqlalchemy import func, select
 
 from annotator.cli import app
-from annotator.db import PROJECT_ROOT, get_engine, read_session
-from annotator.models import Annotator, Candidate, Problem, Run, Setting
+from annotator.database.engine import PROJECT_ROOT, get_engine, read_session
+from annotator.database.models import Annotator, Candidate, Problem, Run, Setting
 
 BAD_DATABASE_URLS = (
     "postgresql://nobody@127.0.0.1:1/none", "nonsense://", " ", "sqlite:////proc/no-such-folder/x.db"

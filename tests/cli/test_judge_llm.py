@@ -8,19 +8,19 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from annotator.db import get_engine, read_session, write_session
-from annotator.llm import RoleConfig
-from annotator.models import Judgement, Run, Transcript
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import Judgement, Run, Transcript
+from annotator.database.vocabulary import RunKind
 from annotator.runs.kinds import spec
+from annotator.runs.llm import RoleConfig
 from annotator.transcripts import record_review
-from annotator.transcripts.judge_options import JudgeOptions
-from annotator.vocabulary import RunKind
+from annotator.transcripts.judge.llm_options import JudgeOptions
 from tests.cli.test_evaluate import HEAVY
 from tests.cli.test_generate import heavy_imports
+from tests.import_export.test_importer import run_cli
 from tests.support.candidates import add_user
 from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge
 from tests.support.openai_server import OpenAIServer, Reply
-from tests.test_importer import run_cli
 
 SCRIPTED = ["S", "R", "F", "F", "S", "F", "R", "S"]
 

@@ -19,8 +19,8 @@ import pytest
 from sqlalchemy import Engine, select
 
 from annotator import runs
-from annotator.db import get_engine, read_session, write_session
-from annotator.models import Judgement, LLMCall, Run, Transcript
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import Judgement, LLMCall, Run, Transcript
 from tests.conftest import PROJECT_ROOT
 from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge
 from tests.support.openai_server import OpenAIServer

@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 from annotator.cli.judging import JUDGE_PROMPT_VERSION, RULE_NAMES
-from annotator.db import get_engine, read_session
+from annotator.database.engine import get_engine, read_session
 from annotator.transcripts import evaluation_items
-from annotator.transcripts.judge import RULES
-from annotator.transcripts.judge_prompt import DEFAULT_VERSION
-from annotator.transcripts.report import KEYS
+from annotator.transcripts.judge.llm_prompt import DEFAULT_VERSION
+from annotator.transcripts.judge.rules import RULES
+from annotator.transcripts.report.scores import KEYS
+from tests.import_export.test_importer import run_cli
 from tests.support.transcripts import records_for
-from tests.test_importer import run_cli
 
 
 def test_the_rule_names_the_cli_offers_are_the_judges() -> None:
@@ -64,7 +64,7 @@ def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None
 def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path) -> None:
     """`report --json` rows carry the six intervals as [low, high]; `report --compare` on ReliableMath Table 6's
     two models gives their paired differences and McNemar's tests, as text and as JSON; bad use is one line."""
-    from tests.transcripts.test_report import TABLE_6
+    from tests.transcripts.report.test_scores import TABLE_6
 
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     release = shared_data / "reliablemath"
@@ -114,8 +114,8 @@ def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path)
 
 def test_report_by_rewrite_type_and_the_most_disagreed_items(tmp_path: Path) -> None:
     """`report --by rewrite_type` with its intervals, and `report --disagreed N` as text and JSON, on the
-    hand-built transcripts of tests/transcripts/test_where.py (figures worked out there)."""
-    from tests.transcripts.test_where import TABLE, add_answers
+    hand-built transcripts of tests/transcripts/report/test_disagreed.py (figures worked out there)."""
+    from tests.transcripts.report.test_disagreed import TABLE, add_answers
 
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     data_ids = add_answers(get_engine(url), TABLE, solvable=frozenset({6}))
@@ -147,16 +147,16 @@ def test_report_by_rewrite_type_and_the_most_disagreed_items(tmp_path: Path) -> 
 
 
 def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
-    """`report` reads over `annotator.tables` on a Core connection: its start-up loads neither SQLModel, SQLAlchemy's
-    ORM nor the table classes (a third of its second on a leaderboard, issue 20), and its rows and the rule sets'
-    disagreements are those an ORM session reads, reviews and several samples included, on each backend."""
+    """`report` reads over `annotator.database.light_tables` on a Core connection: its start-up loads neither SQLModel,
+    SQLAlchemy's ORM nor the table classes (a third of its second on a leaderboard, issue 20), and its rows and the rule
+    sets' disagreements are those an ORM session reads, reviews and several samples included, on each backend."""
     from sqlalchemy import update
 
-    from annotator.db import read_session, write_session
-    from annotator.models import Transcript
-    from annotator.transcripts.report import report, rules_disagree
-    from tests.test_importer import PROJECT_ROOT
-    from tests.transcripts.test_where import TABLE, add_answers
+    from annotator.database.engine import read_session, write_session
+    from annotator.database.models import Transcript
+    from annotator.transcripts.report.scores import report, rules_disagree
+    from tests.import_export.test_importer import PROJECT_ROOT
+    from tests.transcripts.report.test_disagreed import TABLE, add_answers
 
     engine = get_engine(database_url)
     add_answers(engine, TABLE, solvable=frozenset({6}))
@@ -175,15 +175,16 @@ def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
     assert json.loads(done.stdout) == expected
     assert f"{disagree} verdicts differ between the rule sets" in done.stderr
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "annotator.transcripts.report" in imported  # the importtime listing is there to be read
-    assert imported.isdisjoint({"sqlmodel", "sqlalchemy.orm", "annotator.models", "annotator.store"})
+    assert "annotator.transcripts.report.scores" in imported  # the importtime listing is there to be read
+    assert imported.isdisjoint({"sqlmodel", "sqlalchemy.orm", "annotator.database.models",
+                                "annotator.database.queries"})
 
 
 def test_report_of_one_verdict_per_set_has_an_interval(database_url: str) -> None:
     """Right on 3 solvable items and wrong on 5 unsolvable ones: `report` prints Prec 0.500 with an interval
     around it (MOVER, `ci_method` in --json), not [0.50, 0.50]; `--compare` against a model wrong everywhere gives
     the difference 0.5 an interval of width."""
-    from tests.transcripts.test_where import add_answers
+    from tests.transcripts.report.test_disagreed import add_answers
 
     table = [{"right": "S", "wrong": "F"}] * 3 + [{"right": "F", "wrong": "F"}] * 5
     add_answers(get_engine(database_url), table, solvable=frozenset({0, 1, 2}))

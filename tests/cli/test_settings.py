@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from annotator import queue
-from annotator.db import get_engine, read_session, write_session
-from tests.test_importer import run_cli
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.labelling import queue
+from tests.import_export.test_importer import run_cli
 
 
 def test_labels_per_candidate_is_shown_set_and_validated(tmp_path: Path) -> None:
@@ -23,11 +23,11 @@ def test_labels_per_candidate_is_shown_set_and_validated(tmp_path: Path) -> None
 
 
 def test_a_bad_stored_value_is_reported_and_the_default_used(tmp_path: Path) -> None:
-    from annotator import store
+    from annotator.database import queries
 
     url = f"sqlite:///{tmp_path / 's.sqlite'}"
     with write_session(get_engine(url)) as session:  # as an older version or a hand edit could leave it
-        store.set_setting(session, key=queue.LABELS_PER_CANDIDATE, value="three")
+        queries.set_setting(session, key=queue.LABELS_PER_CANDIDATE, value="three")
     shown = run_cli(url, "settings")
     assert shown.returncode == 0 and "Traceback" not in shown.stderr
     assert shown.stdout.splitlines()[0] == (

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine
 
-from annotator import auth, throttle
-from annotator.db import read_session
-from annotator.models import utcnow
+from annotator.accounts import auth, throttle
+from annotator.database.engine import read_session
+from annotator.database.models import utcnow
+from tests.accounts.test_auth import _cli
 from tests.support.candidates import add_user
-from tests.test_auth import _cli
 
 
 def test_user_add_oidc_makes_an_account_the_provider_signs_in(sqlite_url: str, sqlite_engine: Engine) -> None:

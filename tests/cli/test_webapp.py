@@ -10,7 +10,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from annotator.db import PROJECT_ROOT
+from annotator.database.engine import PROJECT_ROOT
 from tests.support.ports import start_listening
 from tests.support.waiting import wait_for
 

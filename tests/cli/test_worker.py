@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from annotator.db import get_engine, read_session
-from annotator.models import LLMCall, Run
+from annotator.database.engine import get_engine, read_session
+from annotator.database.models import LLMCall, Run
 from tests.cli.test_generate import heavy_imports
 from tests.conftest import PROJECT_ROOT
-from tests.pipeline.conftest import add_problems
+from tests.construction.pipeline.conftest import add_problems
 from tests.support.evaluation_items import scripted_solver
 from tests.support.openai_server import OpenAIServer
 from tests.support.postgres import create_database, drop_database
 from tests.support.waiting import wait_for
-from tests.transcripts.test_collect import count_rows, transcripts
+from tests.transcripts.collect.test_evaluate import count_rows, transcripts
 
 HEARTBEAT_TIMEOUT = "3"  # seconds: a killed worker's run is taken over this long after its last heartbeat
 
@@ -165,5 +165,6 @@ def test_bad_worker_and_queue_options_are_one_line_errors(tmp_path: Path) -> Non
 
 
 def test_the_command_module_imports_nothing_heavy() -> None:
-    heavy = ("openai", "pandas", "tqdm", "sqlalchemy", "annotator.runs", "annotator.llm", "annotator.db")
+    heavy = ("openai", "pandas", "tqdm", "sqlalchemy", "annotator.runs", "annotator.runs.llm",
+             "annotator.database.engine")
     assert heavy_imports("annotator.cli.workers", heavy) == []

@@ -79,7 +79,7 @@ ADMIN_PASSWORD = "correct horse"
 def evaluate_app(tmp_path: Path) -> Iterator[RunningApp]:
     """The app over a fresh SQLite file holding the evaluation items and an admin `boss` (`ADMIN_PASSWORD`); its
     runs read their API key from `E2E_RUN_KEY`."""
-    from annotator.db import get_engine
+    from annotator.database.engine import get_engine
     from tests.support.candidates import add_user
     from tests.support.evaluation_items import add_evaluation_items
 

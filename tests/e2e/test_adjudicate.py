@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from annotator import labels
-from annotator.db import get_engine, read_session, write_session
-from annotator.exports import export
-from annotator.models import AnnotationEvent, Candidate
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import AnnotationEvent, Candidate
+from annotator.import_export.exports import export
+from annotator.labelling import labels
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
 

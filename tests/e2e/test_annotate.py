@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from annotator import auth
-from annotator.db import get_engine, read_session, write_session
-from annotator.models import Annotation, AnnotationEvent, Candidate, CandidateClaim
+from annotator.accounts import auth
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import Annotation, AnnotationEvent, Candidate, CandidateClaim
 from tests.e2e.conftest import XSS_PAYLOAD, RunningApp, assert_payload_inert, start_app, stop_app, watch_dialogs
 from tests.support.candidates import add_candidates, add_user
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from annotator.db import get_engine
+from annotator.database.engine import get_engine
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.e2e.test_annotate import PASSWORD, press, shows, sign_in
 from tests.support.candidates import add_candidates, add_user

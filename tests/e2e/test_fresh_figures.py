@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from annotator import labels
-from annotator.db import get_engine, write_session
+from annotator.database.engine import get_engine, write_session
+from annotator.labelling import labels
 from tests.conftest import PROJECT_ROOT
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from annotator.db import get_engine, write_session
-from annotator.formats import read
-from annotator.importer import import_parts
-from annotator.labels import record_label
-from annotator.models import Candidate
+from annotator.database.engine import get_engine, write_session
+from annotator.database.models import Candidate
+from annotator.import_export.formats import read
+from annotator.import_export.importer import import_parts
+from annotator.labelling.labels import record_label
 from annotator.transcripts import set_tags
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.candidates import add_user

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from annotator.db import get_engine
+from annotator.database.engine import get_engine
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.e2e.test_annotate import PASSWORD, sign_in
+from tests.import_export.test_importer import run_cli
 from tests.support.candidates import add_user
 from tests.support.progress import EXPECTED_STATES, add_progress
-from tests.test_importer import run_cli
 
 pytestmark = pytest.mark.e2e
 

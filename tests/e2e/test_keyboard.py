@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from annotator import labels
-from annotator.db import get_engine, read_session, write_session
-from annotator.models import Adjudication, Annotation, Annotator, Candidate, Transcript
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import Adjudication, Annotation, Annotator, Candidate, Transcript
+from annotator.labelling import labels
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
 from tests.support.transcripts import add_transcripts

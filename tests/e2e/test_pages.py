@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from annotator import labels
-from annotator.db import get_engine, write_session
+from annotator.database.engine import get_engine, write_session
+from annotator.labelling import labels
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.e2e.test_annotate import PASSWORD, sign_in
 from tests.support.candidates import add_candidates, add_user

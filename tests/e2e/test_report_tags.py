@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from annotator.db import get_engine, write_session
+from annotator.database.engine import get_engine, write_session
 from annotator.transcripts import record_review
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.e2e.test_fresh_figures import go, sign_in

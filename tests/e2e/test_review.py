@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from annotator.db import get_engine, read_session
-from annotator.models import Transcript, TranscriptEvent
+from annotator.database.engine import get_engine, read_session
+from annotator.database.models import Transcript, TranscriptEvent
 from annotator.transcripts import DEFAULT_TAGS, EFFECTIVE_VERDICT
 from tests.e2e.conftest import (
     XSS_PAYLOAD,

@@ -8,8 +8,8 @@ import re
 import pytest
 from sqlalchemy import select
 
-from annotator.db import get_engine, read_session
-from annotator.models import Run
+from annotator.database.engine import get_engine, read_session
+from annotator.database.models import Run
 from tests.e2e.conftest import ADMIN_PASSWORD, RunningApp, fill_evaluate_form, open_page
 from tests.support.evaluation_items import scripted_solver
 from tests.support.openai_server import OpenAIServer

@@ -20,9 +20,10 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
-from annotator import auth, labels
-from annotator.db import get_engine, read_session, write_session
-from annotator.models import Annotation, Candidate, CandidateClaim, FigureSnapshot, Run
+from annotator.accounts import auth
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import Annotation, Candidate, CandidateClaim, FigureSnapshot, Run
+from annotator.labelling import labels
 from tests.conftest import PROJECT_ROOT
 from tests.e2e.conftest import RunningApp, fill_evaluate_form, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from annotator import auth, throttle
-from annotator.db import get_engine, read_session, write_session
-from annotator.models import SignInFailure, utcnow
+from annotator.accounts import auth, throttle
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import SignInFailure, utcnow
 from tests.e2e.conftest import ADMIN_PASSWORD, RunningApp, open_page, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
 from tests.support.waiting import wait_for

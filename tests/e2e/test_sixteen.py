@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from annotator import auth
-from annotator.db import get_engine, read_session
-from annotator.models import Annotation, AnnotationEvent, Annotator
+from annotator.accounts import auth
+from annotator.database.engine import get_engine, read_session
+from annotator.database.models import Annotation, AnnotationEvent, Annotator
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, RunningApp, start_app, stop_app
 from tests.support.candidates import add_candidates
 
@@ -38,7 +38,7 @@ def team_app(database_url: str, tmp_path: Path) -> Iterator[RunningApp]:
     engine = get_engine(database_url)
     # Enough for everyone's labels plus the one candidate each holds at any moment.
     add_candidates(engine, PEOPLE * (len(KEYS_EACH) + 1) + 8, data_source="aime")
-    from annotator.db import write_session
+    from annotator.database.engine import write_session
 
     with write_session(engine) as session:
         password_hash = auth.hash_password(PASSWORD)  # one Argon2 hash for all: the test is about signing in

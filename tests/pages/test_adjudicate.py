@@ -8,9 +8,10 @@ import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotator import auth, labels
-from annotator.db import get_engine, read_session, write_session
-from annotator.models import AnnotationEvent, Candidate
+from annotator.accounts import auth
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import AnnotationEvent, Candidate
+from annotator.labelling import labels
 from tests.support.candidates import add_candidates, add_user, sign_in_app
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "adjudicate.py")

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotator import auth, queue
-from annotator.db import read_session, write_session
-from annotator.models import Problem, Run
+from annotator.accounts import auth
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Problem, Run
+from annotator.labelling import queue
 from tests.support.evaluation_items import add_evaluation_items
 from tests.support.pages import open_page
 

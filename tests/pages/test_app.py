@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotator import auth, queue, throttle
-from annotator.db import get_engine, read_session, write_session
-from annotator.models import Annotation, AnnotationEvent
+from annotator.accounts import auth, throttle
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import Annotation, AnnotationEvent
+from annotator.labelling import queue
 from tests.support.candidates import add_candidates, add_user, sign_in_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -272,7 +273,7 @@ def test_admins_set_labels_per_candidate_on_the_overview(engine: Engine) -> None
     add_candidates(engine, 2)
     add_user(engine, "root", role="admin", password=PASSWORD)
     add_user(engine, "ann", password=PASSWORD)
-    from annotator import queue
+    from annotator.labelling import queue
 
     annotator = _overview(_sign_in(_app(), "ann"))
     assert not annotator.number_input and "Project settings" not in [h.value for h in annotator.subheader]
@@ -293,7 +294,7 @@ def test_browse_shows_annotators_only_their_own_labels(engine: Engine) -> None:
     ann = add_user(engine, "ann", password=PASSWORD)
     bob = add_user(engine, "bob", password=PASSWORD)
     add_user(engine, "rev", role="reviewer", password=PASSWORD)
-    from annotator import queue
+    from annotator.labelling import queue
 
     with write_session(engine) as session:
         queue.decide(session, annotator_id=ann.id, candidate_id=ids[0], human_check=1, difficulty_eval=0)
@@ -331,7 +332,7 @@ def test_browse_shows_annotators_only_their_own_labels(engine: Engine) -> None:
 
 
 def test_admins_mark_gold_items_from_browse_and_no_one_else_sees_them(engine: Engine) -> None:
-    from annotator import gold
+    from annotator.labelling import gold
 
     ids = add_candidates(engine, 3)
     add_user(engine, "boss", role="admin", password=PASSWORD)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from annotator import labels
-from annotator.db import get_engine, write_session
+from annotator.database.engine import get_engine, write_session
+from annotator.labelling import labels
 from tests.support.candidates import add_candidates, add_user
 from tests.support.pages import open_page
 

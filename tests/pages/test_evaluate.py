@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
-from annotator.db import get_engine, read_session
-from annotator.models import Run, Transcript
+from annotator.database.engine import get_engine, read_session
+from annotator.database.models import Run, Transcript
 from annotator.runs import log_tail
 from tests.support.candidates import add_user
 from tests.support.evaluation_items import VETTED, add_evaluation_items, scripted_solver

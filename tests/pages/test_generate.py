@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotator.db import get_engine, read_session, write_session
-from annotator.models import Candidate
-from annotator.models import Run as GenerationRun
-from annotator.vocabulary import RunKind, RunStatus
-from tests.pipeline.conftest import add_problems
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import Candidate
+from annotator.database.models import Run as GenerationRun
+from annotator.database.vocabulary import RunKind, RunStatus
+from tests.construction.pipeline.conftest import add_problems
 from tests.support.candidates import add_user
 from tests.support.openai_server import OpenAIServer
 from tests.support.pages import open_page

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotator import exports
-from annotator.db import get_engine, read_session
-from annotator.models import Problem
+from annotator.database.engine import get_engine, read_session
+from annotator.database.models import Problem
+from annotator.import_export import exports
 from tests.support.candidates import add_candidates, add_vetted_and_incomplete
 from tests.support.pages import open_page
 from ui.markdown import escape_markdown
@@ -164,9 +164,9 @@ def test_an_export_with_nothing_to_write_says_so(engine: Engine) -> None:
 def test_transcripts_from_a_harness_take_the_model_and_prompt_given(engine: Engine, shared_data: Path) -> None:
     """An lm-eval samples file uploaded alone (no results file beside it, its name changed): the page's
     --model / --prompt fields name what the file cannot."""
-    from annotator.formats import read
-    from annotator.importer import import_parts
-    from annotator.models import Transcript
+    from annotator.database.models import Transcript
+    from annotator.import_export.formats import read
+    from annotator.import_export.importer import import_parts
 
     release = shared_data / "reliablemath"
     import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from annotator import labels, queue
-from annotator.db import get_engine, write_session
-from annotator.models import Candidate
+from annotator.database.engine import get_engine, write_session
+from annotator.database.models import Candidate
+from annotator.labelling import labels, queue
 from tests.support.candidates import add_user
 from tests.support.pages import open_page
 from tests.support.progress import add_progress
@@ -56,8 +56,8 @@ def test_vetted_counts_only_complete_or_adjudicated_candidates(engine: Engine) -
 
 
 def test_a_label_just_saved_shows_on_the_next_look(engine: Engine) -> None:
-    # The figures are stored for every server (`annotator.snapshots`); a small project's are recomputed within the
-    # look's patience, so the next look shows the label, not the figures from before it.
+    # The figures are stored for every server (`annotator.figures.snapshots`); a small project's are recomputed within
+    # the look's patience, so the next look shows the label, not the figures from before it.
     add_progress(engine)
     app = open_page("overview", engine, name="rev", role="reviewer")
     checked = int({m.label: m.value for m in app.metric}["Checked"])

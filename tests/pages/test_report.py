@@ -12,10 +12,10 @@ from sqlalchemy import Engine, select, update
 from statsmodels.stats.proportion import proportion_confint
 from streamlit.testing.v1 import AppTest
 
-from annotator.db import write_session
-from annotator.formats import read
-from annotator.importer import import_parts
-from annotator.models import Transcript
+from annotator.database.engine import write_session
+from annotator.database.models import Transcript
+from annotator.import_export.formats import read
+from annotator.import_export.importer import import_parts
 from tests.support.pages import open_page
 from tests.support.transcripts import import_records, records_for
 from ui.markdown import escape_markdown
@@ -95,8 +95,8 @@ def test_no_transcripts_says_so(engine: Engine) -> None:
 def test_where_models_hallucinate(engine: Engine) -> None:
     """The figures by rewrite type and by difficulty_eval with their intervals (charts and tables), and the items
     the models disagree on most: choosing one shows each model's response in its own column, as text (the
-    hand-built transcripts and figures of tests/transcripts/test_where.py)."""
-    from tests.transcripts.test_where import HOSTILE, TABLE, add_answers
+    hand-built transcripts and figures of tests/transcripts/report/test_disagreed.py)."""
+    from tests.transcripts.report.test_disagreed import HOSTILE, TABLE, add_answers
 
     data_ids = add_answers(engine, TABLE, solvable=frozenset({6}), difficulty=(0, 1, 1, 0, 1, 0))
     app = _open(engine, "rev", "reviewer")
@@ -138,7 +138,7 @@ def test_where_models_hallucinate(engine: Engine) -> None:
 
 
 def test_the_judges_table_has_every_rule_set_and_llm_judge(engine: Engine) -> None:
-    from annotator.models import Judgement
+    from annotator.database.models import Judgement
     from annotator.transcripts import record_review
     from tests.support.candidates import add_user
     from tests.support.llm_judge import add_judged_transcripts

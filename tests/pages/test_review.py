@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotator.db import get_engine, read_session
-from annotator.models import Transcript, TranscriptEvent
+from annotator.database.engine import get_engine, read_session
+from annotator.database.models import Transcript, TranscriptEvent
 from tests.support.candidates import add_user, sign_in_app
 from tests.support.transcripts import add_transcripts
 
@@ -188,8 +188,8 @@ def test_an_empty_project_says_so(engine: Engine) -> None:
 
 
 def test_an_llm_judges_reason_is_shown_as_text_and_hidden_when_blind(engine: Engine) -> None:
-    from annotator.db import write_session
-    from annotator.models import Judgement
+    from annotator.database.engine import write_session
+    from annotator.database.models import Judgement
 
     [tid] = add_transcripts(engine, [{"judge_class": None, "judge": "F", "judge_rule": "llm",
                                       "judge_version": "judge-m@v1"}])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from annotator.db import get_engine
+from annotator.database.engine import get_engine
 from tests.support.candidates import add_user, sign_in_app
 from tests.support.transcripts import add_transcripts
 

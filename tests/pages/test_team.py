@@ -9,8 +9,9 @@ import pytest
 from sqlalchemy import Engine, text
 from streamlit.testing.v1 import AppTest
 
-from annotator import gold, labels, throttle
-from annotator.db import get_engine, read_session, write_session
+from annotator.accounts import throttle
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.labelling import gold, labels
 from tests.support.candidates import add_candidates, add_user
 from tests.support.pages import open_page
 

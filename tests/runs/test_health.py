@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import Engine
 
 from annotator import runs
-from annotator.db import read_session, write_session
-from annotator.limits import RangeError
-from annotator.models import Run
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Run
+from annotator.database.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
 from annotator.runs import RunError
-from annotator.vocabulary import ACTIVE_RUN_STATUSES, RunKind, RunStatus
+from annotator.settings.limits import RangeError
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

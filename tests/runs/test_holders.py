@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import Engine, select
 
 from annotator import runs
-from annotator.db import read_session, write_session
-from annotator.models import Run, Worker, utcnow
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Run, Worker, utcnow
+from annotator.database.vocabulary import RunKind, RunStatus
 from annotator.runs.claiming import claim
 from annotator.runs.health import live_workers, serving
 from annotator.runs.holders import ended, holder_id, process_started
-from annotator.vocabulary import RunKind, RunStatus
 
 
 @pytest.fixture

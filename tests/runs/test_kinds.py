@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import Engine
 
 from annotator import runs
-from annotator.db import read_session, write_session
-from annotator.models import Run
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Run
+from annotator.database.vocabulary import RunKind, RunStatus
 from annotator.runs import RunError, kinds
-from annotator.vocabulary import RunKind, RunStatus
 from tests.conftest import PROJECT_ROOT
 
 
@@ -68,7 +68,7 @@ def test_a_run_of_an_unknown_kind_is_failed_not_started(sqlite_engine: Engine, t
 
 def test_listing_and_starting_runs_loads_no_kinds_code() -> None:
     script = ("import json, sys; import annotator.runs, annotator.runs.kinds; "
-              "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('annotator.pipeline', "
+              "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('annotator.construction.pipeline', "
               "'annotator.transcripts', 'openai')))))")
     result = subprocess.run([sys.executable, "-c", script], cwd=PROJECT_ROOT, capture_output=True, text=True,
                             timeout=120)

@@ -15,10 +15,10 @@ from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
 from annotator import runs
-from annotator.db import read_session, write_session
-from annotator.models import Run, utcnow
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Run, utcnow
+from annotator.database.vocabulary import RunKind, RunStatus
 from annotator.runs import RunError
-from annotator.vocabulary import RunKind, RunStatus
 
 MODELS = {"extract": {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "KEY"}}
 

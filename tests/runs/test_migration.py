@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from alembic import command
 from sqlalchemy import Engine, inspect, text
 
-from annotator.db import _alembic_config, read_session, write_session
-from annotator.models import Run
-from annotator.pipeline import GenerateOptions
-from annotator.vocabulary import RunKind, RunStatus
+from annotator.construction.pipeline import GenerateOptions
+from annotator.database.engine import _alembic_config, read_session, write_session
+from annotator.database.models import Run
+from annotator.database.vocabulary import RunKind, RunStatus
 
 ROW = {
     "status": "partial", "steps": "1,2", "prompt_version": "v1",

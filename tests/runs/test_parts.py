@@ -12,18 +12,19 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine, select, update
 
-from annotator import limits, runs
-from annotator.db import read_session, write_session
-from annotator.llm import RoleConfig
-from annotator.models import Run, Transcript, utcnow
+from annotator import runs
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Run, Transcript, utcnow
+from annotator.database.vocabulary import RunKind, RunStatus
 from annotator.runs.claiming import claim, fail_if_held
 from annotator.runs.holders import holder_id
 from annotator.runs.kinds import spec
+from annotator.runs.llm import RoleConfig
 from annotator.runs.parts import job_status, roll_up
 from annotator.runs.spec import command
-from annotator.transcripts.judge_options import JudgeOptions
-from annotator.transcripts.llm_judge import split
-from annotator.vocabulary import RunKind, RunStatus
+from annotator.settings import limits
+from annotator.transcripts.judge.llm import split
+from annotator.transcripts.judge.llm_options import JudgeOptions
 from tests.conftest import PROJECT_ROOT
 from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge
 from tests.support.openai_server import OpenAIServer

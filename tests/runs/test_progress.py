@@ -8,11 +8,11 @@ from datetime import timedelta
 from sqlalchemy import Engine
 
 from annotator import runs
-from annotator.db import read_session, write_session
-from annotator.llm import CallStats
-from annotator.models import Run, utcnow
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Run, utcnow
+from annotator.database.vocabulary import RunKind, RunStatus
 from annotator.runs.claiming import claim
-from annotator.vocabulary import RunKind, RunStatus
+from annotator.runs.llm import CallStats
 
 
 def _add(engine: Engine, **values: object) -> int:

@@ -15,14 +15,14 @@ import pytest
 from sqlalchemy import Engine
 
 from annotator import runs
-from annotator.db import read_session, write_session
-from annotator.llm import CallStats
-from annotator.models import Run, Worker, utcnow
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Run, Worker, utcnow
+from annotator.database.vocabulary import RunKind, RunStatus
 from annotator.runs.claiming import claim
 from annotator.runs.health import serving
-from annotator.vocabulary import RunKind, RunStatus
+from annotator.runs.llm import CallStats
 from tests.conftest import PROJECT_ROOT
-from tests.pipeline.conftest import add_problems
+from tests.construction.pipeline.conftest import add_problems
 from tests.support.evaluation_items import scripted_solver
 from tests.support.openai_server import OpenAIServer
 from tests.support.waiting import wait_for
@@ -123,9 +123,9 @@ def test_cancel_reaches_a_run_on_a_worker_in_another_process(database_url: str, 
     add_problems(engine, 12)
     with OpenAIServer(answer=scripted_solver) as server:
         server.hold_after(3)
-        from annotator.llm import RoleConfig
-        from annotator.transcripts.collect import create_run
-        from annotator.transcripts.options import EvaluateOptions
+        from annotator.runs.llm import RoleConfig
+        from annotator.transcripts.collect.evaluate import create_run
+        from annotator.transcripts.collect.options import EvaluateOptions
 
         options = EvaluateOptions(model=RoleConfig(model="m", base_url=server.url, api_key_env="UNSET_TEST_KEY"),
                                   prompt="reliable", concurrency=1, backoff_base=0.01)

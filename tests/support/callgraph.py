@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests.support.imports import PROJECT_ROOT
 
-OPENERS = frozenset({"annotator.db.write_session", "ui.writes.page_write"})
+OPENERS = frozenset({"annotator.database.engine.write_session", "ui.writes.page_write"})
 
 
 def module_name(path: Path) -> str:

@@ -8,10 +8,10 @@ from typing import Any
 from sqlalchemy import Engine, insert, select
 from sqlmodel import Session
 
-from annotator import auth
-from annotator._label_rows import _chunks, _resolved_labels
-from annotator.db import write_session
-from annotator.models import Candidate, Problem, utcnow
+from annotator.accounts import auth
+from annotator.database.engine import write_session
+from annotator.database.models import Candidate, Problem, utcnow
+from annotator.labelling._label_writer import _chunks, _resolved_labels
 
 
 def add_candidates(
@@ -100,7 +100,7 @@ def add_user(
 def add_vetted_and_incomplete(engine: Engine) -> list[int]:
     """With labels_per_candidate = 2: one candidate with two labels of human_check = 1 (vetted) and one with a single
     such label (incomplete); their ids."""
-    from annotator import labels, queue
+    from annotator.labelling import labels, queue
 
     ids = add_candidates(engine, 2, rewrite_types=("remove",))
     ann, bea = add_user(engine, "ann"), add_user(engine, "bea")

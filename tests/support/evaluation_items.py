@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy import Engine, update
 
-from annotator.db import write_session
-from annotator.models import Candidate, Problem
-from tests.pipeline.conftest import add_problems
+from annotator.database.engine import write_session
+from annotator.database.models import Candidate, Problem
+from tests.construction.pipeline.conftest import add_problems
 from tests.support.candidates import add_candidates
 
 # The A set, then the U set, in the order `evaluation_items` gives them.

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from annotator.transcripts.judge_prompt import UNSOLVABLE_REFERENCE
+from annotator.transcripts.judge.llm_prompt import UNSOLVABLE_REFERENCE
 from tests.support.transcripts import add_transcripts
 
 GROUND_TRUTH = re.compile(r"Its ground-truth answer is: (.*)")

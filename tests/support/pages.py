@@ -7,7 +7,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotator import auth
+from annotator.accounts import auth
 from tests.support.candidates import add_user, sign_in_app
 
 PAGES = Path(__file__).resolve().parents[2] / "app_pages"

@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from annotator import adjudication, labels, queue
-from annotator.db import write_session
-from annotator.vocabulary import LabelState
+from annotator.database.engine import write_session
+from annotator.database.vocabulary import LabelState
+from annotator.labelling import adjudication, labels, queue
 from tests.support.candidates import add_candidates, add_user
 
 # (data_source, rewrite_type, state) -> candidates, for the project `add_progress` builds.

@@ -9,10 +9,10 @@ from typing import Any
 
 from sqlalchemy import Engine, insert, select
 
-from annotator.db import read_session, write_session
-from annotator.formats import read
-from annotator.importer import import_parts
-from annotator.models import Candidate, Problem, Transcript, utcnow
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Candidate, Problem, Transcript, utcnow
+from annotator.import_export.formats import read
+from annotator.import_export.importer import import_parts
 from annotator.transcripts import evaluation_items
 from tests.support.candidates import add_candidates
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from annotator.stats import STATES
+from annotator.figures.stats import STATES
 from ui import charts
 
 LONG = "reliablemath_aime_2024_competition_problems_long_name"

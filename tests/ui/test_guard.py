@@ -8,10 +8,10 @@ import pytest
 from sqlalchemy import Engine, update
 from streamlit.testing.v1 import AppTest
 
-from annotator import auth
-from annotator.db import get_engine, write_session
-from annotator.models import Annotator
-from annotator.policies import Capability
+from annotator.accounts import auth
+from annotator.accounts.policies import Capability
+from annotator.database.engine import get_engine, write_session
+from annotator.database.models import Annotator
 from tests.support.candidates import add_user, sign_in_app
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.formats.umwp import CATEGORIES
+from annotator.import_export.formats.umwp import CATEGORIES
 from ui.guidelines import UMWP_CHECKS, guideline_for, umwp_category
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.llm import DEFAULT_API_KEY_ENV, RoleConfig
 from annotator.runs import RunError
+from annotator.runs.llm import DEFAULT_API_KEY_ENV, RoleConfig
 from ui.llm_form import Connection
 
 

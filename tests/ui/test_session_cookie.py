@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from annotator import auth
-from annotator.db import get_engine, write_session
+from annotator.accounts import auth
+from annotator.database.engine import get_engine, write_session
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.support.candidates import add_user
 from ui import session_cookie

@@ -1,9 +1,9 @@
 """`ui.snapshot.age_text`: the figures' age on the page, and what is going on (the shared figures themselves are
-`annotator.snapshots`, tested in tests/test_snapshots.py)."""
+`annotator.figures.snapshots`, tested in tests/figures/test_snapshots.py)."""
 
 from __future__ import annotations
 
-from annotator.snapshots import Reading
+from annotator.figures.snapshots import Reading
 from ui.snapshot import age_text
 
 

@@ -12,10 +12,11 @@ from contextlib import contextmanager
 import pytest
 from sqlalchemy import Engine, create_engine, select, text
 
-from annotator import auth, queue
-from annotator.db import DatabaseBusy, read_session, write_session
-from annotator.models import Annotation
-from annotator.policies import Capability
+from annotator.accounts import auth
+from annotator.accounts.policies import Capability
+from annotator.database.engine import DatabaseBusy, read_session, write_session
+from annotator.database.models import Annotation
+from annotator.labelling import queue
 from tests.support.candidates import add_candidates, add_user
 from ui.writes import busy_message, declaring, page_write
 
@@ -109,7 +110,7 @@ def test_the_busy_message_is_one_line() -> None:
 def test_the_page_busy_timeout_setting_falls_back_on_a_bad_value(
     monkeypatch: pytest.MonkeyPatch, value: str, seconds: float
 ) -> None:
-    from annotator.db import page_busy_seconds
+    from annotator.database.engine import page_busy_seconds
 
     monkeypatch.setenv("ANNOTATOR_PAGE_BUSY_SECONDS", value)
     assert page_busy_seconds() == seconds

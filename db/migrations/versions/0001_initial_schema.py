@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 import sqlmodel
 
-import annotator.models
+import annotator.database.models
 from alembic import op
 
 
@@ -37,18 +37,18 @@ def upgrade() -> None:
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('data_source', sqlmodel.sql.sqltypes.AutoString(length=100), nullable=False),
     sa.Column('position', sa.Integer(), nullable=False),
-    sa.Column('source_id', annotator.models.JSONText(), nullable=True),
+    sa.Column('source_id', annotator.database.models.JSONText(), nullable=True),
     sa.Column('question', sa.Text(), nullable=False),
-    sa.Column('ground_truth', annotator.models.JSONText(), nullable=True),
+    sa.Column('ground_truth', annotator.database.models.JSONText(), nullable=True),
     sa.Column('solution', sa.Text(), nullable=True),
-    sa.Column('extra', annotator.models.JSONText(), nullable=True),
+    sa.Column('extra', annotator.database.models.JSONText(), nullable=True),
     sa.Column('created_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('data_source', 'position')
     )
     op.create_table('setting',
     sa.Column('key', sqlmodel.sql.sqltypes.AutoString(length=100), nullable=False),
-    sa.Column('value', annotator.models.JSONText(), nullable=True),
+    sa.Column('value', annotator.database.models.JSONText(), nullable=True),
     sa.PrimaryKeyConstraint('key')
     )
     op.create_table('sourcefile',
@@ -56,7 +56,7 @@ def upgrade() -> None:
     sa.Column('format', sqlmodel.sql.sqltypes.AutoString(length=50), nullable=False),
     sa.Column('name', sqlmodel.sql.sqltypes.AutoString(length=500), nullable=False),
     sa.Column('kind', sqlmodel.sql.sqltypes.AutoString(length=50), nullable=False),
-    sa.Column('options', annotator.models.JSONText(), nullable=True),
+    sa.Column('options', annotator.database.models.JSONText(), nullable=True),
     sa.Column('record_count', sa.Integer(), nullable=False),
     sa.Column('sha256', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
     sa.Column('imported_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
@@ -75,10 +75,10 @@ def upgrade() -> None:
     sa.Column('rewritten_condition', sa.Text(), nullable=True),
     sa.Column('unsolvable_reason', sa.Text(), nullable=True),
     sa.Column('question', sa.Text(), nullable=True),
-    sa.Column('ground_truth', annotator.models.JSONText(), nullable=True),
-    sa.Column('llm_outputs', annotator.models.JSONText(), nullable=True),
-    sa.Column('provenance', annotator.models.JSONText(), nullable=True),
-    sa.Column('extra', annotator.models.JSONText(), nullable=True),
+    sa.Column('ground_truth', annotator.database.models.JSONText(), nullable=True),
+    sa.Column('llm_outputs', annotator.database.models.JSONText(), nullable=True),
+    sa.Column('provenance', annotator.database.models.JSONText(), nullable=True),
+    sa.Column('extra', annotator.database.models.JSONText(), nullable=True),
     sa.Column('status', sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False),
     sa.Column('position', sa.Integer(), nullable=True),
     sa.Column('label_count', sa.Integer(), nullable=False),
@@ -119,8 +119,8 @@ def upgrade() -> None:
     sa.Column('candidate_id', sa.Integer(), nullable=False),
     sa.Column('annotator_id', sa.Integer(), nullable=False),
     sa.Column('action', sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False),
-    sa.Column('old', annotator.models.JSONText(), nullable=True),
-    sa.Column('new', annotator.models.JSONText(), nullable=True),
+    sa.Column('old', annotator.database.models.JSONText(), nullable=True),
+    sa.Column('new', annotator.database.models.JSONText(), nullable=True),
     sa.Column('at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
     sa.ForeignKeyConstraint(['annotator_id'], ['annotator.id'], ),
     sa.ForeignKeyConstraint(['candidate_id'], ['candidate.id'], ),

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-import annotator.models
+import annotator.database.models
 
 revision: str = "0002_llm"
 down_revision: str | Sequence[str] | None = "0001"
@@ -23,7 +23,7 @@ def upgrade() -> None:
         "llmcall",
         sa.Column("key", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
         sa.Column("model", sqlmodel.sql.sqltypes.AutoString(length=300), nullable=False),
-        sa.Column("request", annotator.models.JSONText(), nullable=True),
+        sa.Column("request", annotator.database.models.JSONText(), nullable=True),
         sa.Column("content", sa.Text(), nullable=True),
         sa.Column("reasoning_content", sa.Text(), nullable=True),
         sa.Column("finish_reason", sqlmodel.sql.sqltypes.AutoString(length=50), nullable=True),
@@ -40,8 +40,8 @@ def upgrade() -> None:
         sa.Column("status", sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False),
         sa.Column("steps", sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False),
         sa.Column("prompt_version", sqlmodel.sql.sqltypes.AutoString(length=50), nullable=False),
-        sa.Column("models", annotator.models.JSONText(), nullable=True),
-        sa.Column("options", annotator.models.JSONText(), nullable=True),
+        sa.Column("models", annotator.database.models.JSONText(), nullable=True),
+        sa.Column("options", annotator.database.models.JSONText(), nullable=True),
         sa.Column("problems_total", sa.Integer(), nullable=False),
         sa.Column("problems_done", sa.Integer(), nullable=False),
         sa.Column("candidates_written", sa.Integer(), nullable=False),
@@ -53,7 +53,7 @@ def upgrade() -> None:
         sa.Column("unparseable", sa.Integer(), nullable=False),
         sa.Column("prompt_tokens", sa.Integer(), nullable=False),
         sa.Column("completion_tokens", sa.Integer(), nullable=False),
-        sa.Column("errors", annotator.models.JSONText(), nullable=True),
+        sa.Column("errors", annotator.database.models.JSONText(), nullable=True),
         sa.Column("message", sa.Text(), nullable=True),
         sa.Column("cancel_requested", sa.Boolean(), nullable=False),
         sa.Column("pid", sa.Integer(), nullable=True),

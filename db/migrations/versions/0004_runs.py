@@ -13,7 +13,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-import annotator.models
+import annotator.database.models
 
 revision: str = "0004_runs"
 down_revision: str | Sequence[str] | None = "0003_auth"
@@ -33,7 +33,7 @@ def upgrade() -> None:
     _rename("generationrun", "run")
     with op.batch_alter_table("run", schema=None) as batch_op:
         batch_op.add_column(sa.Column("kind", sqlmodel.sql.sqltypes.AutoString(length=20), nullable=True))
-        batch_op.add_column(sa.Column("counters", annotator.models.JSONText(), nullable=True))
+        batch_op.add_column(sa.Column("counters", annotator.database.models.JSONText(), nullable=True))
     op.execute("UPDATE run SET kind = 'generate'")
     with op.batch_alter_table("run", schema=None) as batch_op:
         batch_op.alter_column("kind", existing_type=sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False)

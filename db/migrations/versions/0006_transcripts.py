@@ -10,7 +10,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-import annotator.models
+import annotator.database.models
 
 revision: str = "0006_transcripts"
 down_revision: str | Sequence[str] | None = "0005_team"
@@ -30,7 +30,7 @@ def upgrade() -> None:
         sa.Column("sample", sa.Integer(), nullable=False),
         sa.Column("response", sa.Text(), nullable=False),
         sa.Column("reasoning", sa.Text(), nullable=True),
-        sa.Column("params", annotator.models.JSONText(), nullable=True),
+        sa.Column("params", annotator.database.models.JSONText(), nullable=True),
         sa.Column("finish_reason", sqlmodel.sql.sqltypes.AutoString(length=50), nullable=True),
         sa.Column("prompt_tokens", sa.Integer(), nullable=True),
         sa.Column("completion_tokens", sa.Integer(), nullable=True),
@@ -43,7 +43,7 @@ def upgrade() -> None:
         sa.Column("judge", sqlmodel.sql.sqltypes.AutoString(length=1), nullable=True),
         sa.Column("rules_disagree", sa.Boolean(), nullable=True),
         sa.Column("human", sqlmodel.sql.sqltypes.AutoString(length=1), nullable=True),
-        sa.Column("tags", annotator.models.JSONText(), nullable=True),
+        sa.Column("tags", annotator.database.models.JSONText(), nullable=True),
         sa.Column("comment", sa.Text(), nullable=True),
         sa.Column("reviewed_by", sa.Integer(), nullable=True),
         sa.Column("reviewed_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
@@ -65,8 +65,8 @@ def upgrade() -> None:
         sa.Column("transcript_id", sa.Integer(), nullable=False),
         sa.Column("annotator_id", sa.Integer(), nullable=False),
         sa.Column("action", sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False),
-        sa.Column("old", annotator.models.JSONText(), nullable=True),
-        sa.Column("new", annotator.models.JSONText(), nullable=True),
+        sa.Column("old", annotator.database.models.JSONText(), nullable=True),
+        sa.Column("new", annotator.database.models.JSONText(), nullable=True),
         sa.Column("at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.ForeignKeyConstraint(["annotator_id"], ["annotator.id"]),
         sa.ForeignKeyConstraint(["transcript_id"], ["transcript.id"]),

@@ -3,7 +3,7 @@
 Revision ID: 0008_transcript_verdicts
 Revises: 0007_issue_11b
 
-A covering index over what `annotator.transcripts.report` groups by, so that counting 100,000s of verdicts reads
+A covering index over what `annotator.transcripts.report.scores` groups by, so that counting 100,000s of verdicts reads
 the index instead of every row (on SQLite the columns after `response` sit behind its overflow pages).
 """
 

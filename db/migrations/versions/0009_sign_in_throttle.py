@@ -4,7 +4,7 @@ Revision ID: 0009_sign_in_throttle
 Revises: 0008_transcript_verdicts
 
 One row per account name and per client address with its recent failures and until when it must wait, so
-that the throttle holds across app servers (`annotator.throttle`).
+that the throttle holds across app servers (`annotator.accounts.throttle`).
 """
 
 from collections.abc import Sequence

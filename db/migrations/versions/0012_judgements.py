@@ -4,7 +4,7 @@ Revision ID: 0012_judgements
 Revises: 0011_workers
 
 One row per transcript and judge (rule "llm", the judge's model, its prompt version), so that every LLM judge's
-verdicts are kept side by side and compared with the reviewers (`annotator.transcripts.judges`).
+verdicts are kept side by side and compared with the reviewers (`annotator.transcripts.report.judges`).
 """
 
 from collections.abc import Sequence

@@ -21,15 +21,15 @@ down_revision: str | Sequence[str] | None = "0012_judgements"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# As `annotator.models.OPEN_DISPUTE` says it today (a migration keeps its own copy).
+# As `annotator.database.models.OPEN_DISPUTE` says it today (a migration keeps its own copy).
 OPEN_DISPUTE = "agreement < 1 AND (label_source IS NULL OR label_source <> 'adjudicated')"
-# What the Overview counts by (`annotator.stats`): an index it reads alone, not the table with its texts.
+# What the Overview counts by (`annotator.figures.stats`): an index it reads alone, not the table with its texts.
 STATE_COLUMNS = ["data_source", "rewrite_type", "status", "label_source", "label_count", "human_check",
                  "difficulty_eval"]
 SEARCHED = ("data_id", "rewritten_question", "rewritten_condition")  # Browse's search
 
 # The labels' most common one counted per candidate: codes human_check * 3 + difficulty_eval (2 for none), of
-# which the label writer stores 2, 3 and 4 (as `annotator._label_rows._resolved_labels` does).
+# which the label writer stores 2, 3 and 4 (as `annotator.labelling._label_writer._resolved_labels` does).
 BACKFILL = """
 UPDATE candidate SET agreement = CAST(counts.modal AS DOUBLE PRECISION) / counts.n
 FROM (

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from annotator.tables import QUEUE_PART, QUEUE_WITHIN, REVIEWED, SEVERAL_SAMPLES
+from annotator.database.light_tables import QUEUE_PART, QUEUE_WITHIN, REVIEWED, SEVERAL_SAMPLES
 
 revision: str = "0015_transcript_scale"
 down_revision: str | Sequence[str] | None = "0014_label_scale"

@@ -1,0 +1,1 @@
+"""Accounts: people and system annotators, passwords, sign-ins and their throttle, roles' capabilities."""

@@ -1,0 +1,1 @@
+"""Figures: the slow pages' figures, their fingerprints and shared snapshots, dataset statistics, agreement."""

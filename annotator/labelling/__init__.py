@@ -1,0 +1,1 @@
+"""Labelling: labels and their writer, the annotator's queue, adjudication, gold items, browsing, Excel batches."""

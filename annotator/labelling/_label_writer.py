@@ -1,0 +1,248 @@
+"""The set-based work behind `labels.record_labels`, its only caller: what is stored for a batch of rows (read
+once, locked), the plan of writes and events built from it, and the candidates' resolved labels as one SQL
+statement (`_resolved_labels`: the majority and tie rules, and where the label comes from)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from sqlalchemy import (
+    Float,
+    Text,
+    Update,
+    bindparam,
+    case,
+    cast,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlmodel import Session
+
+from annotator.database.models import Adjudication, Annotation, AnnotationEvent, Candidate, utcnow
+from annotator.database.queries import execute_many, ids_in
+from annotator.database.raw_rows import iter_raw_tuples
+from annotator.database.vocabulary import LabelSource
+
+# Candidates per statement. Their ids go as one bound value (`store.ids_in`), so no limit on bound parameters applies.
+_BATCH = 2000
+_ANNOTATION, _ADJUDICATION, _CANDIDATE = Annotation.__table__, Adjudication.__table__, Candidate.__table__  # type: ignore[attr-defined]
+
+
+class Stored(NamedTuple):
+    """A label (or a decision, whose `id` is its candidate's) as stored."""
+
+    id: int
+    annotator_id: int
+    human_check: int
+    difficulty_eval: int | None
+    comment: str | None
+    seconds_spent: float | None = None
+
+    def snapshot(self) -> dict[str, Any]:
+        """What an event records of it."""
+        return {"human_check": self.human_check, "difficulty_eval": self.difficulty_eval, "comment": self.comment}
+
+
+class StoredRows(NamedTuple):
+    labels: dict[tuple[int, int], Stored]  # by (candidate, annotator)
+    decisions: dict[int, Stored]  # by candidate
+
+
+def _chunks(ids: Collection[int]) -> list[list[int]]:
+    ordered = sorted(set(ids))
+    return [ordered[start : start + _BATCH] for start in range(0, len(ordered), _BATCH)]
+
+
+def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
+    """The rows' annotators' labels on the rows' candidates, and the decisions on those the rows decide, their
+    candidates locked."""
+    labels: dict[tuple[int, int], Stored] = {}
+    decisions: dict[int, Stored] = {}
+    # PostgreSQL (READ COMMITTED): lock the candidates first, in id order, or two annotators labelling one
+    # candidate at once would each count the other's label as missing and store a short label_count. SQLite's
+    # write_session already holds the database's write lock (BEGIN IMMEDIATE): nothing to lock there.
+    dialect = session.connection().dialect.name
+    a, j, c = _ANNOTATION.c, _ADJUDICATION.c, _CANDIDATE.c
+    for chunk in _chunks([row.candidate_id for row in rows]) if dialect != "sqlite" else ():
+        session.execute(select(c.id).where(ids_in(c.id, chunk, dialect=dialect)).order_by(c.id).with_for_update())
+    annotators = {row.annotator_id for row in rows if not row.decision}
+    # By candidate only, the rows' annotators kept here (a candidate has a few labels): in an import's transaction
+    # PostgreSQL has no statistics of the labels it is adding, and given the annotator too it read them through
+    # the annotator's index, every label of that annotator so far for each batch (quadratic: an hour at 1M).
+    for chunk in _chunks([row.candidate_id for row in rows if not row.decision]):
+        query = select(a.candidate_id, a.id, a.annotator_id, a.human_check, a.difficulty_eval, a.comment,
+                       a.seconds_spent).where(ids_in(a.candidate_id, chunk, dialect=dialect))
+        labels.update({(row[0], row[2]): Stored(*row[1:]) for row in iter_raw_tuples(session, query)
+                       if row[2] in annotators})
+    for chunk in _chunks([row.candidate_id for row in rows if row.decision]):
+        query = select(j.candidate_id, j.annotator_id, j.human_check, j.difficulty_eval, j.comment).where(
+            ids_in(j.candidate_id, chunk, dialect=dialect))
+        decisions.update({row[0]: Stored(*row) for row in iter_raw_tuples(session, query)})
+    return StoredRows(labels, decisions)
+
+
+class Plan:
+    """The writes and events a list of rows comes to, given what is stored (`add` each row, then `write`)."""
+
+    def __init__(self, *, replace: bool, keep_comments: bool) -> None:
+        self.replace, self.keep_comments = replace, keep_comments
+        self.now = utcnow()
+        self.added = self.updated = 0
+        self.events: list[dict[str, Any]] = []
+        self._texts: dict[tuple[Any, ...], str] = {}
+        # (table, statement kind) -> rows: labels and decisions, inserted or updated; time spent alone
+        self.writes: dict[str, list[dict[str, Any]]] = {name: [] for name in _STATEMENTS}
+
+    def add(self, row: Any, old: Stored | None) -> tuple[Stored, str] | None:
+        """Plan one row against what is stored; (the stored one, the field) when it may not replace it."""
+        comment = old.comment if row.comment is None and self.keep_comments and old is not None else row.comment
+        new = {"human_check": row.human_check, "difficulty_eval": row.difficulty_eval, "comment": comment}
+        if old is None:
+            self._insert(row, new)
+            return None
+        if row.decision and old.annotator_id != row.annotator_id and not self.replace:
+            return old, "human_check"  # another reviewer's decision
+        if old.snapshot() == new:
+            if row.seconds_spent is not None and not row.decision:
+                self.writes["label seconds"].append({"b_id": old.id, "seconds_spent": _plus(old, row)})
+            return None
+        if not self.replace and not row.decision:
+            same_label = (old.human_check, old.difficulty_eval) == (row.human_check, row.difficulty_eval)
+            return old, "comment" if same_label else "human_check"
+        self._update(row, old, new)
+        return None
+
+    def _insert(self, row: Any, new: dict[str, Any]) -> None:
+        now = self.now
+        if row.decision:
+            self.writes["decision insert"].append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id,
+                                                   **new, "created_at": now, "updated_at": now})
+        else:
+            self.writes["label insert"].append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id,
+                                                **new, "seconds_spent": row.seconds_spent, "created_at": now,
+                                                "updated_at": now})
+        self._event(row, "adjudicate" if row.decision else "create", None, new)
+        self.added += 1
+
+    def _update(self, row: Any, old: Stored, new: dict[str, Any]) -> None:
+        if row.decision:
+            self.writes["decision update"].append(
+                {"b_id": old.id, "annotator_id": row.annotator_id, **new, "updated_at": self.now})
+        else:
+            self.writes["label update"].append(
+                {"b_id": old.id, **new, "seconds_spent": _plus(old, row), "updated_at": self.now})
+        self._event(row, "adjudicate" if row.decision else "update", old.snapshot(), new)
+        self.updated += 1
+
+    def _event(self, row: Any, action: str, old: dict[str, Any] | None, new: dict[str, Any]) -> None:
+        self.events.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, "action": action,
+                            "old_text": None if old is None else self._json(old), "new_text": self._json(new),
+                            "at": self.now})
+
+    def _json(self, label: dict[str, Any]) -> str:
+        """The label's JSON as `JSONText` writes it, encoded once per distinct label (an import has a handful)."""
+        key = (label["human_check"], label["difficulty_eval"], label["comment"])
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = _ENCODE(label)
+        return text
+
+    def write(self, session: Session) -> None:
+        """The planned writes, their events, then the changed candidates' resolved labels."""
+        for name, statement in _STATEMENTS.items():
+            execute_many(session, statement, self.writes[name])
+        execute_many(session, _EVENT_INSERT, self.events)
+        connection = session.connection()
+        unlabelled = bool(self.writes["decision insert"] or self.writes["decision update"])
+        for chunk in _chunks([event["candidate_id"] for event in self.events]):
+            connection.execute(_resolved_labels(chunk, now=self.now, unlabelled=unlabelled,
+                                                dialect=connection.dialect.name))
+
+
+def _plus(old: Stored, row: Any) -> float | None:
+    """The time spent on a label, with this row's added."""
+    return old.seconds_spent if row.seconds_spent is None else (old.seconds_spent or 0) + row.seconds_spent
+
+
+# The events' old and new label as JSON text made here (`Plan._json`), not by the columns' type per row.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_EVENT_INSERT = insert(AnnotationEvent.__table__).values(old=bindparam("old_text", type_=Text()),
+                                                         new=bindparam("new_text", type_=Text()))
+_STATEMENTS: dict[str, Any] = {
+    "label insert": insert(_ANNOTATION),
+    "label update": update(_ANNOTATION).where(_ANNOTATION.c.id == bindparam("b_id")),
+    "label seconds": update(_ANNOTATION).where(_ANNOTATION.c.id == bindparam("b_id")),
+    "decision insert": insert(_ADJUDICATION),
+    "decision update": update(_ADJUDICATION).where(_ADJUDICATION.c.candidate_id == bindparam("b_id")),
+}
+
+
+def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelled: bool, dialect: str) -> Update:
+    """Store these candidates' label count, resolved label and its source (`LabelSource`), in one statement.
+
+    A reviewer's decision wins. Else a majority vote on human_check, a tie unresolved (None: adjudicate it);
+    among the labels that accept the candidate a majority vote on difficulty_eval, a tie counting as hard (1),
+    since at least half of those annotators found it hard to see that the problem is unsolvable. Counted from
+    the labels (cheaper), or with `unlabelled` from the candidates, for a decision on one without labels.
+    """
+    a, j, c = _ANNOTATION.c, _ADJUDICATION.c, _CANDIDATE.c
+    key = c.id if unlabelled else a.candidate_id
+    labels = _CANDIDATE.outerjoin(_ANNOTATION, a.candidate_id == c.id) if unlabelled else _ANNOTATION
+    code = a.human_check * 3 + func.coalesce(a.difficulty_eval, 2)  # one number per distinct label
+    counts = (
+        select(
+            key.label("candidate_id"),
+            func.count(a.id).label("n"),
+            func.coalesce(func.sum(a.human_check), 0).label("accepted"),
+            func.coalesce(func.sum(case((a.difficulty_eval == 1, 1), else_=0)), 0).label("hard"),
+            *(func.coalesce(func.sum(case((code == value, 1), else_=0)), 0).label(f"code{value}")
+              for value in _LABEL_CODES),
+            func.min(code).label("low"),
+            func.max(code).label("high"),
+            func.max(j.candidate_id).label("decided"),
+            func.max(j.human_check).label("decided_check"),
+            func.max(j.difficulty_eval).label("decided_difficulty"),
+        )
+        .select_from(labels.outerjoin(_ADJUDICATION, j.candidate_id == key))
+        .where(ids_in(key, candidate_ids, dialect=dialect))
+        .group_by(key)
+        .subquery()
+    )
+    decided, n, accepted = counts.c.decided.is_not(None), counts.c.n, counts.c.accepted
+    modal = _greatest(*(counts.c[f"code{value}"] for value in _LABEL_CODES))  # labels equal to the most common
+    tie, rejected = 2 * accepted == n, 2 * accepted < n
+    return (
+        update(_CANDIDATE)
+        .where(c.id == counts.c.candidate_id)
+        .values(
+            label_count=n,
+            human_check=case((decided, counts.c.decided_check), (tie, None), (rejected, 0), else_=1),
+            difficulty_eval=case((decided, counts.c.decided_difficulty), (tie | rejected, None),
+                                 (2 * counts.c.hard >= accepted, 1), else_=0),
+            label_source=case((decided, LabelSource.adjudicated.value), (tie, None),
+                              (n == 1, LabelSource.single.value),
+                              (counts.c.low == counts.c.high, LabelSource.unanimous.value),
+                              else_=LabelSource.majority.value),
+            agreement=case((n > 0, cast(modal, Float) / n), else_=None),
+            updated_at=now,
+        )
+    )
+
+
+# The labels' codes (human_check * 3 + difficulty_eval, 2 for none): not acceptable, simple, hard. The writer
+# stores no other (`labels._LABELS`), so the most common label's count is the largest of these three counts.
+_LABEL_CODES = (2, 3, 4)
+
+
+def _greatest(*values: Any) -> Any:
+    """The largest of these SQL values, in CASE (SQLite has no GREATEST, PostgreSQL's max takes one argument)."""
+    first, *rest = values
+    if not rest:
+        return first
+    other = _greatest(*rest)
+    return case((first >= other, first), else_=other)

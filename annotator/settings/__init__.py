@@ -1,0 +1,1 @@
+"""What may be set: the environment's settings and the allowed range of every number."""

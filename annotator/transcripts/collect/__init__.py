@@ -1,0 +1,1 @@
+"""Collecting transcripts: evaluate runs asking a model, prompts, storing transcripts made elsewhere."""

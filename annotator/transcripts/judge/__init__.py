@@ -1,0 +1,1 @@
+"""The judge: a response's class and verdict, answer equivalence, its workers, the LLM judge."""

@@ -1,0 +1,121 @@
+"""The engine and the schema: SQLite settings, migrations up and down on both backends."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, inspect, text
+
+from annotator.database.engine import (
+    HEAD_REVISION,
+    SQLITE_CACHE_KIB,
+    _alembic_config,
+    current_revision,
+    get_engine,
+    read_session,
+    upgrade,
+    write_session,
+)
+from annotator.database.light_tables import EXPRESSION_INDEXES
+from annotator.database.models import SQLModel
+from tests.conftest import PROJECT_ROOT
+from tests.support.postgres import create_database, drop_database
+
+
+def test_sqlite_connections_are_set_up_for_concurrent_writers(sqlite_engine: Engine) -> None:
+    with sqlite_engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA busy_timeout")).scalar() >= 5000
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+
+
+def test_a_write_session_asks_for_a_bigger_sqlite_cache_for_its_transaction_only(sqlite_engine: Engine) -> None:
+    """`write_session(cache_mib=...)` (an import's): SQLite's page cache is that big during the transaction; the
+    connection's next transaction has the default again (the pool keeps the connection, and its pragma)."""
+    sqlite_engine.pool.dispose()  # one pooled connection, whichever transaction comes
+    with write_session(sqlite_engine, cache_mib=64) as session:
+        assert session.execute(text("PRAGMA cache_size")).scalar() == -64 * 1024
+    with read_session(sqlite_engine) as session:
+        assert session.execute(text("PRAGMA cache_size")).scalar() == -SQLITE_CACHE_KIB
+    with write_session(sqlite_engine) as session:
+        assert session.execute(text("PRAGMA cache_size")).scalar() == -SQLITE_CACHE_KIB
+
+
+def test_default_database_is_created_on_first_use(tmp_path: Path) -> None:
+    db = tmp_path / "nested" / "dir" / "annotator.sqlite"
+    engine = get_engine(f"sqlite:///{db}")
+    assert db.exists()
+    heads = ScriptDirectory.from_config(_alembic_config(engine)).get_heads()
+    assert current_revision(engine) == tuple(sorted(heads))
+
+
+def test_migrations_build_the_models_schema_and_downgrade_cleanly(engine: Engine) -> None:
+    """What the migrations create is exactly what the models declare, and every migration can be undone."""
+    tables = set(inspect(engine).get_table_names()) - {"alembic_version"}
+    assert tables == set(SQLModel.metadata.tables)
+    with engine.connect() as conn:
+        # Types, nullability, indexes and constraints too: autogenerate finds nothing left to migrate.
+        # Expression indexes aside: the database gives their expressions back in its own words (PostgreSQL
+        # adds casts and parentheses, SQLite none at all), so Alembic cannot compare them; checked below.
+        context = MigrationContext.configure(conn, opts={"include_object": _comparable})
+        assert compare_metadata(context, SQLModel.metadata) == []
+        assert EXPRESSION_INDEXES <= {index["name"] for index in _indexes(conn, "transcript")}
+    config = _alembic_config(engine)
+    command.downgrade(config, "base")
+    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+    command.upgrade(config, "heads")
+    assert set(inspect(engine).get_table_names()) - {"alembic_version"} == tables
+
+
+def _comparable(obj: object, name: str | None, type_: str, reflected: bool, compare_to: object) -> bool:
+    return not (type_ == "index" and name in EXPRESSION_INDEXES)
+
+
+def _indexes(conn: object, table: str) -> list[dict]:
+    if conn.dialect.name == "sqlite":  # SQLAlchemy does not reflect expression indexes on SQLite
+        names = conn.execute(text(f"SELECT name FROM pragma_index_list('{table}')")).scalars()
+        return [{"name": name} for name in names]
+    return inspect(conn).get_indexes(table)
+
+
+def test_head_revision_names_the_newest_migration(sqlite_engine: Engine) -> None:
+    """`db.HEAD_REVISION` lets an up-to-date database skip Alembic; it must be the scripts' one head."""
+    assert ScriptDirectory.from_config(_alembic_config(sqlite_engine)).get_heads() == [HEAD_REVISION]
+
+
+def test_an_older_database_is_upgraded_on_first_use(sqlite_engine: Engine) -> None:
+    config = _alembic_config(sqlite_engine)
+    command.downgrade(config, "-1")
+    assert current_revision(sqlite_engine) not in ((), (HEAD_REVISION,))
+    upgrade(sqlite_engine)
+    assert current_revision(sqlite_engine) == (HEAD_REVISION,)
+
+
+@pytest.mark.postgres
+def test_several_servers_starting_at_once_on_a_new_postgres_database_upgrade_it_once(postgres_url: str) -> None:
+    """App servers and workers of a new version start together: one process upgrades the schema, the others
+    wait for it (an advisory lock) and find it done, instead of failing on tables that appeared meanwhile."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    url = create_database(postgres_url, name)
+    try:
+        starting = [
+            subprocess.Popen([sys.executable, "-c", "from annotator.database.engine import get_engine; get_engine()"],
+                             env={**os.environ, "ANNOTATOR_DATABASE_URL": url}, cwd=PROJECT_ROOT,
+                             stderr=subprocess.PIPE, text=True)
+            for _ in range(4)
+        ]
+        failures = [process.communicate(timeout=120)[1] for process in starting if process.wait(timeout=120) != 0]
+        assert failures == []
+        assert current_revision(get_engine(url)) == (HEAD_REVISION,)
+    finally:
+        get_engine(url).dispose()
+        drop_database(postgres_url, name)

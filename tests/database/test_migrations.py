@@ -1,0 +1,152 @@
+"""Migrations that change what existing rows mean (0005: the resolved label's provenance); migration files are
+named after what they do, and a database at a revision whose file was renamed still upgrades."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from alembic import command
+from sqlalchemy import Engine, text
+
+from annotator.database.engine import MIGRATIONS_DIR, _alembic_config
+
+NOW = datetime(2026, 1, 1, 12, 0)
+
+
+def _insert(conn, table: str, **row) -> None:  # noqa: ANN001
+    conn.execute(text(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join(':' + k for k in row)})"), row)
+
+
+def test_0005_gives_existing_resolved_labels_their_provenance(engine: Engine) -> None:
+    """single = one label; unanimous = several, all the same; majority = the stored label won; a tie is
+    unresolved and has none; the downgrade drops the column and the new tables."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0004_runs")
+    # candidate -> (labels as (human_check, difficulty_eval), resolved label)
+    cases = {
+        "single": ([(1, 0)], (1, 0)),
+        "unanimous": ([(1, 1), (1, 1), (1, 1)], (1, 1)),
+        "majority": ([(1, 0), (1, 1), (0, None)], (1, 1)),
+        "majority_reject": ([(0, None), (0, None), (1, 0)], (0, None)),
+        "tie": ([(1, 0), (0, None)], (None, None)),
+        "unlabelled": ([], (None, None)),
+    }
+    with engine.begin() as conn:
+        for i in range(1, 4):
+            _insert(conn, "annotator", id=i, name=f"a{i}", role="annotator", is_system=False, is_active=True,
+                    created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        for cid, (name, (labels, (check, difficulty))) in enumerate(cases.items(), start=1):
+            _insert(conn, "candidate", id=cid, problem_id=1, data_id=f"aime_0_remove_{cid}", data_source="aime",
+                    rewrite_type="remove", rewritten_question=name, status="pending", label_count=len(labels),
+                    human_check=check, difficulty_eval=difficulty, created_at=NOW, updated_at=NOW)
+            for annotator_id, (label_check, label_difficulty) in enumerate(labels, start=1):
+                _insert(conn, "annotation", candidate_id=cid, annotator_id=annotator_id, human_check=label_check,
+                        difficulty_eval=label_difficulty, created_at=NOW, updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.connect() as conn:
+        sources = dict(conn.execute(text("SELECT rewritten_question, label_source FROM candidate")).all())
+    assert sources == {"single": "single", "unanimous": "unanimous", "majority": "majority",
+                       "majority_reject": "majority", "tie": None, "unlabelled": None}
+
+    command.downgrade(config, "0004_runs")
+    with engine.connect() as conn:
+        columns = list(conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys())
+    assert "label_source" not in columns and "rewritten_question" in columns
+    command.upgrade(config, "heads")
+
+
+def test_migration_files_say_what_they_do_and_a_renamed_ones_database_upgrades(engine: Engine) -> None:
+    """0007's file was named after a ticket; renamed, it keeps its revision id, so a database at it upgrades."""
+    names = sorted(path.stem for path in (MIGRATIONS_DIR / "versions").glob("*.py"))
+    assert names and not [name for name in names if "issue" in name or "ticket" in name]
+    config = _alembic_config(engine)
+    command.downgrade(config, "0007_issue_11b")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0007_issue_11b"
+        assert "batch" in conn.execute(text("SELECT * FROM candidateclaim LIMIT 0")).keys()
+    command.upgrade(config, "heads")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() != "0007_issue_11b"
+
+
+def test_0012_adds_judgements_one_per_transcript_and_judge(engine: Engine) -> None:
+    """The judgement table comes with its unique key (transcript, rule, model, prompt version); the downgrade drops
+    it and leaves the transcripts."""
+    from sqlalchemy.exc import IntegrityError
+
+    config = _alembic_config(engine)
+    command.downgrade(config, "0011_workers")
+    with engine.begin() as conn:
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        _insert(conn, "transcript", id=1, data_id="aime_0", problem_id=1, model="m", prompt="standard", sample=0,
+                response="\\boxed{1}", source="test", judge="S", created_at=NOW)
+    command.upgrade(config, "heads")
+    row = dict(transcript_id=1, rule="llm", model="judge-m", prompt_version="v1", verdict="F", reason="wrong",
+               created_at=NOW)
+    with engine.begin() as conn:
+        _insert(conn, "judgement", **row)
+        _insert(conn, "judgement", **{**row, "model": "judge-2"})
+    try:
+        with engine.begin() as conn:
+            _insert(conn, "judgement", **{**row, "verdict": "S"})
+        raise AssertionError("a second verdict of the same judge on the same transcript was stored")
+    except IntegrityError:
+        pass
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT model, verdict, reason FROM judgement ORDER BY id")).all() == [
+            ("judge-m", "F", "wrong"), ("judge-2", "F", "wrong")]
+
+    command.downgrade(config, "0011_workers")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT judge FROM transcript")).scalar_one() == "S"
+        tables = conn.dialect.get_table_names(conn)
+    assert "judgement" not in tables
+    command.upgrade(config, "heads")
+
+
+def test_0014_backfills_each_candidates_agreement_and_the_open_disputes(engine: Engine) -> None:
+    """Existing labels give each candidate its agreement (the share equal to the most common label; none without
+    labels), and the disputes come lowest first from it, adjudicated ones left out; the downgrade drops it."""
+    from annotator.database.engine import read_session
+    from annotator.labelling import adjudication
+
+    config = _alembic_config(engine)
+    command.downgrade(config, "0012_judgements")
+    # candidate -> (labels, resolved human_check, label_source, adjudicated)
+    cases = {
+        "unanimous": ([(1, 0), (1, 0), (1, 0)], 1, "unanimous", False),
+        "tie": ([(1, 0), (0, None)], None, None, False),
+        "two_of_three": ([(1, 1), (1, 0), (1, 1)], 1, "majority", False),
+        "three_ways": ([(1, 1), (0, None), (1, 0)], 1, "majority", False),
+        "decided": ([(0, None), (1, 0)], 0, "adjudicated", True),
+        "unlabelled": ([], None, None, False),
+    }
+    with engine.begin() as conn:
+        for i in range(1, 5):
+            _insert(conn, "annotator", id=i, name=f"a{i}", role="annotator", is_system=False, is_active=True,
+                    created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        for cid, (name, (labels, check, source, decided)) in enumerate(cases.items(), start=1):
+            _insert(conn, "candidate", id=cid, problem_id=1, data_id=f"aime_0_remove_{cid}", data_source="aime",
+                    rewrite_type="remove", rewritten_question=name, status="pending", label_count=len(labels),
+                    human_check=check, label_source=source, created_at=NOW, updated_at=NOW)
+            for annotator_id, (label_check, label_difficulty) in enumerate(labels, start=1):
+                _insert(conn, "annotation", candidate_id=cid, annotator_id=annotator_id, human_check=label_check,
+                        difficulty_eval=label_difficulty, created_at=NOW, updated_at=NOW)
+            if decided:
+                _insert(conn, "adjudication", candidate_id=cid, annotator_id=4, human_check=0, created_at=NOW,
+                        updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.connect() as conn:
+        agreement = dict(conn.execute(text("SELECT rewritten_question, agreement FROM candidate")).all())
+    assert agreement == {"unanimous": 1.0, "tie": 0.5, "two_of_three": 2 / 3, "three_ways": 1 / 3, "decided": 0.5,
+                         "unlabelled": None}
+    with read_session(engine) as session:
+        assert [row["id"] for row in adjudication.disputes(session)] == [4, 2, 3]
+        assert [row["id"] for row in adjudication.disputes(session, include_adjudicated=True)] == [4, 2, 5, 3]
+
+    command.downgrade(config, "0012_judgements")
+    with engine.connect() as conn:
+        assert "agreement" not in conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys()
+    command.upgrade(config, "heads")
