@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import PROJECT_ROOT
-from tests.import_export.test_importer import run_cli
+from tests.support.cli import run_cli
 from tests.support.imports import modules_loaded_by
 
 

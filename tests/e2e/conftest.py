@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PROJECT_ROOT, missing
+from tests.support.hostile_text import tracker  # noqa: F401  (the fixture, for the hostile-text tests)
 from tests.support.ports import start_listening, stop, tail
 from tests.support.waiting import wait_for
 

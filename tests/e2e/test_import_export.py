@@ -17,9 +17,9 @@ import pytest
 
 from annotator.database.engine import get_engine
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.e2e.test_annotate import PASSWORD, sign_in
-from tests.import_export.test_importer import run_cli
+from tests.support.annotate_keys import PASSWORD, sign_in
 from tests.support.candidates import add_user
+from tests.support.cli import run_cli
 from tests.support.progress import EXPECTED_STATES, add_progress
 
 pytestmark = pytest.mark.e2e

@@ -23,8 +23,8 @@ from annotator.database.engine import get_engine, read_session
 from annotator.database.models import Annotator
 from tests.conftest import missing
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.import_export.test_importer import run_cli
 from tests.support.candidates import add_candidates, add_user
+from tests.support.cli import run_cli
 from tests.support.ports import start_listening, stop, tail
 from tests.support.waiting import wait_for
 
