@@ -1,4 +1,4 @@
-"""Signing in to the app in the browser as the admin and going to a page through the navigation."""
+"""Signing in to the app in the browser (as `rev`, typing as a person does) and going to a page through its link."""
 
 from __future__ import annotations
 
