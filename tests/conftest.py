@@ -6,17 +6,22 @@ Under CI=true a missing component (PostgreSQL, the shared data) fails the run in
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import uuid
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.nodeid import NodeId
 from hypothesis import settings
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, event
 
 from annotator.database.engine import get_engine
 from annotator.settings import environment
 from tests.support.postgres import create_database, drop_database, postgres_server
+from tests.support.processes import wait_unreaped
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # Property tests: no per-example deadline (this machine is shared; a slow example is not a failure) and, in
@@ -25,6 +30,43 @@ settings.register_profile("annotator", deadline=None, derandomize=IN_CI)
 settings.load_profile("annotator")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("ANNOTATOR_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data")
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    # pyproject.toml's addopts name pytest-xdist's options; with it off (-p no:xdist) they mean nothing.
+    if not pluginmanager.has_plugin("xdist"):
+        group = parser.getgroup("xdist", "pytest-xdist (off)")
+        group._addoption("-n", "--numprocesses", help="ignored: pytest-xdist is off")  # noqa: SLF001 (as xdist adds it)
+        group.addoption("--dist", default="no", help="ignored: pytest-xdist is off")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """Tests that share a costly server run in one test process (pytest-xdist's `--dist loadgroup`): those of the
+    real model, and those of a module whose own module-scoped fixture they use (once per module, not per worker)."""
+    for item in items:
+        if group := _shared_server_group(item):
+            item.add_marker(pytest.mark.xdist_group(group))
+    yield
+    # pytest-xdist 3.8 tells its scheduler an item's group by appending `@group` to `item._nodeid`, which pytest 9.2
+    # no longer reads (its node id is `item._id`): put the group where the scheduler sees it.
+    for item in items:
+        legacy = getattr(item, "_nodeid", None)
+        if isinstance(legacy, str) and legacy != item.nodeid and hasattr(item, "_id"):
+            item._id = NodeId.parse(legacy)  # noqa: SLF001
+
+
+def _shared_server_group(item: pytest.Item) -> str | None:
+    if "llama_server" in getattr(item, "fixturenames", ()):
+        return "llama"
+    module = item.getparent(pytest.Module)
+    info = getattr(item, "_fixtureinfo", None)
+    if module is None or info is None:
+        return None
+    for definitions in info.name2fixturedefs.values():
+        if any(d.scope == "module" and d.baseid == module.nodeid for d in definitions):
+            return module.nodeid
+    return None
 
 
 def missing(reason: str) -> None:
@@ -90,13 +132,34 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 
 @pytest.fixture
-def engine(database_url: str) -> Engine:
-    return get_engine(database_url)
+def engine(database_url: str) -> Iterator[Engine]:
+    made = get_engine(database_url)
+    yield made
+    made.dispose()
 
 
 @pytest.fixture
-def sqlite_engine(sqlite_url: str) -> Engine:
-    return get_engine(sqlite_url)
+def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
+    made = get_engine(sqlite_url)
+    yield made
+    made.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _close_idle_connections() -> Iterator[None]:
+    """Dispose every engine a test used (most tests make their own, and an engine not disposed keeps its database
+    files or server connections open for the rest of the run). An engine shared beyond the test stays usable: it
+    opens new connections when next used."""
+    engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+    def connected(connection: Connection) -> None:
+        engines.add(connection.engine)
+
+    event.listen(Engine, "engine_connect", connected)
+    yield
+    event.remove(Engine, "engine_connect", connected)
+    for used in list(engines):
+        used.dispose()
 
 
 @pytest.fixture
@@ -108,3 +171,22 @@ def aime(engine: Engine, shared_data: Path) -> Engine:
     release = shared_data / "reliablemath"
     import_parts([*read(release / "solve" / "aime.json"), *read(release / "unsol" / "aime.json")], engine=engine)
     return engine
+
+
+@pytest.fixture
+def exited_pid() -> Iterator[int]:
+    """The pid of a child process that has exited, kept unreaped (a zombie) until the test ends: the kernel gives a
+    reaped pid to the next process that starts, possibly at once, but a zombie's to none."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    wait_unreaped(process)
+    yield process.pid
+    process.wait()
+
+
+@pytest.fixture(scope="session")
+def llama_server_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """SmolLM2 under `llama_cpp.server`, once per test process (tests/support/llama_server.py)."""
+    from tests.support.llama_server import serving  # here: it imports this module
+
+    with serving(tmp_path_factory.mktemp("llama") / "server.log") as url:
+        yield url

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from annotator.database.engine import get_engine
-from tests.import_export.test_importer import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT
 from tests.support.transcripts import add_transcripts
 from tests.support.waiting import wait_for
 

@@ -1,9 +1,6 @@
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -16,7 +13,7 @@ from annotator.accounts.auth import system_annotator_id
 from annotator.accounts.policies import Capability
 from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Annotator, SignInFailure, SignInSession, utcnow
-from tests.conftest import PROJECT_ROOT
+from tests.support.cli import run_cli
 
 PW = "a long enough password"
 
@@ -114,36 +111,25 @@ def test_a_write_is_checked_against_the_capability_in_its_transaction(engine: En
             auth.check_writer(session, user_id=rev.id, capability=Capability.annotate)
 
 
-def _cli(database_url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "annotator", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=PROJECT_ROOT,
-        env={**os.environ, "ANNOTATOR_DATABASE_URL": database_url},
-        timeout=120,
-    )
-
-
 def test_user_commands(sqlite_url: str, sqlite_engine: Engine) -> None:
-    added = _cli(
+    added = run_cli(
         sqlite_url, "user", "add", "alice", "--role", "reviewer", "--password-stdin", stdin="pa ss long enough\n"
     )
     assert added.returncode == 0, added.stderr
     assert "added alice (reviewer)" in added.stdout
     with read_session(sqlite_engine) as session:
         assert auth.authenticate(session, name="alice", password="pa ss long enough") is not None
-    duplicate = _cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin="another long one\n")
+    duplicate = run_cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin="another long one\n")
     assert duplicate.returncode == 1 and "already exists" in duplicate.stderr
-    bad_role = _cli(sqlite_url, "user", "add", "bob", "--role", "boss", "--password-stdin", stdin="another long one\n")
+    bad_role = run_cli(sqlite_url, "user", "add", "bob", "--role", "boss", "--password-stdin",
+                       stdin="another long one\n")
     assert bad_role.returncode == 2 and "unknown role" in bad_role.stderr
-    assert _cli(sqlite_url, "user", "disable", "alice").returncode == 0
-    listed = _cli(sqlite_url, "user", "list")
+    assert run_cli(sqlite_url, "user", "disable", "alice").returncode == 0
+    listed = run_cli(sqlite_url, "user", "list")
     assert listed.stdout.splitlines() == ["alice\treviewer\tdisabled"]
     with read_session(sqlite_engine) as session:
         assert auth.authenticate(session, name="alice", password="pa ss long enough") is None
-    unknown = _cli(sqlite_url, "user", "disable", "nobody")
+    unknown = run_cli(sqlite_url, "user", "disable", "nobody")
     assert unknown.returncode == 1 and "no account called 'nobody'" in unknown.stderr
 
 
@@ -203,13 +189,13 @@ def test_weak_passwords_are_refused_for_new_accounts_first_admins_and_changes(
 
 
 def test_cli_refuses_weak_passwords_in_one_line(sqlite_url: str, sqlite_engine: Engine) -> None:
-    short = _cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin="short\n")
+    short = run_cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin="short\n")
     assert short.returncode == 1 and short.stderr.strip().endswith("at least 12 characters (it has 5)"), short.stderr
     assert "Traceback" not in short.stderr
     with read_session(sqlite_engine) as session:
         assert not auth.has_accounts(session)
-    assert _cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin=f"{PW}\n").returncode == 0
-    common = _cli(sqlite_url, "user", "password", "alice", "--password-stdin", stdin="password1234\n")
+    assert run_cli(sqlite_url, "user", "add", "alice", "--password-stdin", stdin=f"{PW}\n").returncode == 0
+    common = run_cli(sqlite_url, "user", "password", "alice", "--password-stdin", stdin="password1234\n")
     assert common.returncode == 1 and len(common.stderr.strip().splitlines()) == 1, common.stderr
     assert "common passwords" in common.stderr
     with read_session(sqlite_engine) as session:

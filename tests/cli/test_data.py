@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import PROJECT_ROOT
-from tests.import_export.test_importer import run_cli
+from tests.support.cli import run_cli
 from tests.support.extras import without_module
 from tests.support.imports import modules_loaded_by
 
@@ -168,7 +168,7 @@ def test_inspect_logs_without_the_inspect_extra_say_which_extra_in_one_line(tmp_
                                                                            shared_data: Path) -> None:
     """An install without inspect-ai: reading or writing an Inspect log is one line naming the extra, nothing
     stored or written; every other format still imports and exports."""
-    from tests.import_export.formats.test_transcripts import _inspect_log
+    from tests.support.inspect_logs import inspect_log
 
     db = tmp_path / "a.sqlite"
     url = f"sqlite:///{db}"
@@ -185,7 +185,7 @@ def test_inspect_logs_without_the_inspect_extra_say_which_extra_in_one_line(tmp_
                        + "\n", encoding="utf-8")
     imported = without_inspect("-m", "annotator", "import", str(answers))
     assert imported.returncode == 0 and "1 transcripts added" in imported.stdout, imported.stderr
-    logs = [_inspect_log(tmp_path / "run.eval"), _inspect_log(tmp_path / "run.json")]
+    logs = [inspect_log(tmp_path / "run.eval"), inspect_log(tmp_path / "run.json")]
     for args in ([str(logs[0])], [str(logs[1])], [*map(str, logs)], ["--format", "inspect_log", str(logs[1])]):
         result = without_inspect("-m", "annotator", "import", *args)
         assert (result.returncode, result.stdout) == (1, ""), args

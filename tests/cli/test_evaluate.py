@@ -17,15 +17,13 @@ from sqlalchemy import Engine, select
 from annotator.database.engine import get_engine, read_session
 from annotator.database.models import LLMCall, Run, Transcript
 from annotator.runs import is_stale
-from tests.cli.test_generate import heavy_imports
 from tests.conftest import PROJECT_ROOT
 from tests.construction.pipeline.conftest import add_problems
 from tests.support.evaluation_items import add_evaluation_items, scripted_solver
+from tests.support.heavy_imports import HEAVY, heavy_imports
 from tests.support.openai_server import OpenAIServer, Reply
+from tests.support.stored_rows import count_rows, transcripts
 from tests.support.waiting import wait_for
-from tests.transcripts.collect.test_evaluate import count_rows, transcripts
-
-HEAVY = ("openai", "pandas", "tqdm", "sqlalchemy", "annotator.transcripts", "annotator.runs.llm", "annotator.runs")
 
 
 def _cli(server: OpenAIServer, *extra: str, key_env: str = "UNSET_TEST_KEY") -> list[str]:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import PROJECT_ROOT
-from tests.import_export.test_importer import run_cli
+from tests.support.cli import run_cli
 
 DATA = PROJECT_ROOT / "tests" / "data"
 

@@ -15,10 +15,9 @@ from annotator.runs.kinds import spec
 from annotator.runs.llm import RoleConfig
 from annotator.transcripts import record_review
 from annotator.transcripts.judge.llm_options import JudgeOptions
-from tests.cli.test_evaluate import HEAVY
-from tests.cli.test_generate import heavy_imports
-from tests.import_export.test_importer import run_cli
 from tests.support.candidates import add_user
+from tests.support.cli import run_cli
+from tests.support.heavy_imports import HEAVY, heavy_imports
 from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge
 from tests.support.openai_server import OpenAIServer, Reply
 

@@ -17,7 +17,7 @@ from annotator.transcripts.judge.llm_prompt import DEFAULT_VERSION
 from annotator.transcripts.judge.rule_sets import registry as rule_sets
 from annotator.transcripts.report import disagreed
 from annotator.transcripts.report.scores import KEYS
-from tests.import_export.test_importer import run_cli
+from tests.support.cli import run_cli
 from tests.support.transcripts import records_for
 
 
@@ -68,7 +68,7 @@ def test_import_report_rejudge_export(tmp_path: Path, shared_data: Path) -> None
 def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path) -> None:
     """`report --json` rows carry the six intervals as [low, high]; `report compare` on ReliableMath Table 6's
     two models gives their paired differences and McNemar's tests, as text and as JSON; bad use is one line."""
-    from tests.transcripts.report.test_scores import TABLE_6
+    from tests.support.judged_answers import TABLE_6
 
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     release = shared_data / "reliablemath"
@@ -124,7 +124,7 @@ def test_report_intervals_and_compare_table_6(tmp_path: Path, shared_data: Path)
 def test_report_by_rewrite_type_and_the_most_disagreed_items(tmp_path: Path) -> None:
     """`report --by rewrite_type` with its intervals, and `report disagreed N` as text and JSON, on the
     hand-built transcripts of tests/transcripts/report/test_disagreed.py (figures worked out there)."""
-    from tests.transcripts.report.test_disagreed import TABLE, add_answers
+    from tests.support.judged_answers import TABLE, add_answers
 
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     data_ids = add_answers(get_engine(url), TABLE, solvable=frozenset({6}))
@@ -167,8 +167,8 @@ def test_report_reads_through_core_without_the_orm(database_url: str) -> None:
     from annotator.database.engine import read_session, write_session
     from annotator.database.models import Transcript
     from annotator.transcripts.report.scores import differs_from_reference, report
-    from tests.import_export.test_importer import PROJECT_ROOT
-    from tests.transcripts.report.test_disagreed import TABLE, add_answers
+    from tests.conftest import PROJECT_ROOT
+    from tests.support.judged_answers import TABLE, add_answers
 
     engine = get_engine(database_url)
     add_answers(engine, TABLE, solvable=frozenset({6}))
@@ -197,7 +197,7 @@ def test_report_of_one_verdict_per_set_has_an_interval(database_url: str) -> Non
     """Right on 3 solvable items and wrong on 5 unsolvable ones: `report` prints Prec 0.500 with an interval
     around it (MOVER, `ci_method` in --json), not [0.50, 0.50]; `report compare` against a model wrong everywhere gives
     the difference 0.5 an interval of width."""
-    from tests.transcripts.report.test_disagreed import add_answers
+    from tests.support.judged_answers import add_answers
 
     table = [{"right": "S", "wrong": "F"}] * 3 + [{"right": "F", "wrong": "F"}] * 5
     add_answers(get_engine(database_url), table, solvable=frozenset({0, 1, 2}))

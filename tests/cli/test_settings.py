@@ -7,7 +7,7 @@ from pathlib import Path
 
 from annotator.database.engine import get_engine, read_session, write_session
 from annotator.labelling import queue
-from tests.import_export.test_importer import run_cli
+from tests.support.cli import run_cli
 
 
 def test_labels_per_candidate_is_shown_set_and_validated(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from sklearn.metrics import cohen_kappa_score
 from annotator.accounts import auth
 from annotator.database.engine import get_engine, write_session
 from annotator.labelling import labels
-from tests.import_export.test_importer import run_cli
 from tests.support.candidates import add_candidates, add_user
+from tests.support.cli import run_cli
 
 # (human_check, difficulty_eval) per candidate for three annotators; d is an import's pseudo-annotator.
 A = [(1, 0), (1, 1), (0, None), (1, 0), (1, 1), (0, None)]

@@ -19,14 +19,14 @@ from sqlalchemy import Engine, select
 
 from annotator.database.engine import get_engine, read_session
 from annotator.database.models import LLMCall, Run
-from tests.cli.test_generate import heavy_imports
 from tests.conftest import PROJECT_ROOT
 from tests.construction.pipeline.conftest import add_problems
 from tests.support.evaluation_items import scripted_solver
+from tests.support.heavy_imports import heavy_imports
 from tests.support.openai_server import OpenAIServer
 from tests.support.postgres import create_database, drop_database
+from tests.support.stored_rows import count_rows, transcripts
 from tests.support.waiting import wait_for
-from tests.transcripts.collect.test_evaluate import count_rows, transcripts
 
 HEARTBEAT_TIMEOUT = "3"  # seconds: a killed worker's run is taken over this long after its last heartbeat
 

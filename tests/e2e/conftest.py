@@ -4,10 +4,8 @@ headless Chromium driven by Playwright (design.md section 6)."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PROJECT_ROOT, missing
+from tests.support.hostile_text import tracker  # noqa: F401  (the fixture, for the hostile-text tests)
+from tests.support.ports import start_listening, stop, tail
+from tests.support.waiting import wait_for
 
 CHROMIUM = os.environ.get("ANNOTATOR_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -23,12 +24,6 @@ CHROMIUM_ARGS = [
     "--disable-sync", "--no-first-run", "--disable-quic",
 ]
 START_TIMEOUT_SECONDS = 60
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -40,42 +35,40 @@ class RunningApp:
 
 
 def start_app(database_url: str, log: Path, *, script: str = "app.py", env: dict[str, str] | None = None) -> RunningApp:
-    """`streamlit run` in a child process; returns once its health endpoint answers."""
-    port = free_port()
+    """`streamlit run` in a child process on a port of its own; returns once its health endpoint answers."""
     environment = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url, **(env or {})}
-    command = [
-        sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port),
-        "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        "--server.runOnSave", "false",
-    ]
-    handle = log.open("wb")
-    process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=environment, stdout=handle, stderr=subprocess.STDOUT)
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        command = [
+            sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port),
+            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType",
+            "none", "--server.runOnSave", "false",
+        ]
+        with log.open("wb") as handle:
+            return subprocess.Popen(command, cwd=PROJECT_ROOT, env=environment, stdout=handle, stderr=subprocess.STDOUT)
+
+    process, port = start_listening(launch, log, what="streamlit", timeout=START_TIMEOUT_SECONDS)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_SECONDS
-    while True:
-        # Waiting on a condition (the server answering), not a fixed sleep.
+    try:
+        wait_for(lambda: _healthy(url) or process.poll() is not None, START_TIMEOUT_SECONDS, f"streamlit at {url}")
         if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {process.returncode}: {log.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
-                if response.status == 200:
-                    break
-        except OSError as exc:
-            if time.monotonic() > deadline:
-                process.terminate()
-                message = f"streamlit did not start in {START_TIMEOUT_SECONDS}s: {log.read_text()[-2000:]}"
-                raise RuntimeError(message) from exc
-            time.sleep(0.1)
+            raise RuntimeError(f"streamlit exited with {process.returncode}: {tail(log)}")
+    except BaseException:
+        stop(process)
+        raise
     return RunningApp(url=url, database_url=database_url, process=process, log=log)
 
 
-def stop_app(app: RunningApp) -> None:
-    app.process.terminate()
+def _healthy(url: str) -> bool:
     try:
-        app.process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        app.process.kill()
-        app.process.wait()
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def stop_app(app: RunningApp) -> None:
+    stop(app.process)
 
 
 # Package scope, not session: Playwright's sync API keeps an asyncio loop running in this thread while it

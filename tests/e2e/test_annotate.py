@@ -16,11 +16,11 @@ from annotator.accounts import auth
 from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Annotation, AnnotationEvent, Candidate, CandidateClaim
 from tests.e2e.conftest import XSS_PAYLOAD, RunningApp, assert_payload_inert, start_app, stop_app, watch_dialogs
+from tests.support.annotate_keys import PASSWORD, press, shows, sign_in
 from tests.support.candidates import add_candidates, add_user
 
 pytestmark = pytest.mark.e2e
 
-PASSWORD = "correct horse"
 # Key pressed for the i-th candidate and the label it records.
 KEYS = {"1": (1, 0), "2": (1, 1), "0": (0, None)}
 PATTERN = ["1", "2", "0", "1", "1"]
@@ -34,29 +34,6 @@ def app(tmp_path: Path) -> Iterator[RunningApp]:
     running = start_app(url, tmp_path / "streamlit.log")
     yield running
     stop_app(running)
-
-
-def sign_in(page, url: str, name: str = "ann") -> None:  # type: ignore[no-untyped-def]
-    page.goto(url)
-    page.get_by_role("textbox", name="Name").fill(name)
-    page.get_by_role("textbox", name="Password").fill(PASSWORD)
-    page.get_by_role("textbox", name="Password").press("Enter")
-
-
-BUTTON_KEYS = {"1": "decide_1", "2": "decide_2", "0": "decide_0", "s": "skip", "b": "back"}
-
-
-def shows(page, data_id: str) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the candidate's heading (`data_id · source · type`) is visible and the app's run has ended."""
-    page.get_by_role("heading", name=re.compile(rf"^{re.escape(data_id)} ·")).wait_for()
-    page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
-
-
-def press(page, key: str) -> None:  # type: ignore[no-untyped-def]
-    """Press a shortcut once its button is on the page: after a reload the buttons can still be mounting
-    when the heading shows, and a shortcut whose button is not mounted yet does nothing."""
-    page.locator(f".st-key-{BUTTON_KEYS[key]} button").wait_for()
-    page.keyboard.press(key)
 
 
 def test_label_twenty_with_the_keyboard_reload_and_change_one(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]

@@ -11,7 +11,7 @@ import pytest
 
 from annotator.database.engine import get_engine
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.e2e.test_annotate import PASSWORD, press, shows, sign_in
+from tests.support.annotate_keys import PASSWORD, press, shows, sign_in
 from tests.support.candidates import add_candidates, add_user
 
 pytestmark = pytest.mark.e2e

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from annotator.database.engine import get_engine, read_session
 from annotator.database.models import Annotation
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.e2e.test_annotate import PASSWORD, press, shows, sign_in
+from tests.support.annotate_keys import PASSWORD, press, shows, sign_in
 from tests.support.candidates import add_candidates, add_user
 from ui.writes import busy_message
 

@@ -19,10 +19,9 @@ from annotator.labelling import labels
 from tests.conftest import PROJECT_ROOT
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
+from tests.support.navigation import PASSWORD, go, sign_in
 
 pytestmark = pytest.mark.e2e
-
-PASSWORD = "correct horse"
 
 
 @pytest.fixture
@@ -39,27 +38,6 @@ def app(tmp_path: Path) -> Iterator[RunningApp]:
     running = start_app(url, tmp_path / "streamlit.log")
     yield running
     stop_app(running)
-
-
-def sign_in(page, url: str) -> None:  # type: ignore[no-untyped-def]
-    """Type the name, Tab, the password, Enter; then wait until the start page (Annotate) has settled."""
-    page.goto(url)
-    page.get_by_role("textbox", name="Name").focus()
-    page.keyboard.type("rev")
-    page.keyboard.press("Tab")
-    page.keyboard.type(PASSWORD)
-    page.keyboard.press("Enter")
-    page.wait_for_function(
-        "() => { const headings = [...document.querySelectorAll('h4')].map((h) => h.innerText);"
-        " return headings.length > 0 && !headings.some((t) => t.startsWith('Loading'))"
-        " && !document.querySelector('.st-key-annotate_ready_button'); }"
-    )
-
-
-def go(page, link: str) -> None:  # type: ignore[no-untyped-def]
-    """Follow a navigation link with Enter (the link focused, no click), and wait for the page's title."""
-    page.get_by_role("link", name=link).press("Enter")
-    page.get_by_role("heading", name=link, exact=True).wait_for()
 
 
 def items(page) -> str:  # type: ignore[no-untyped-def]

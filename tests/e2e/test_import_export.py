@@ -17,9 +17,9 @@ import pytest
 
 from annotator.database.engine import get_engine
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.e2e.test_annotate import PASSWORD, sign_in
-from tests.import_export.test_importer import run_cli
+from tests.support.annotate_keys import PASSWORD, sign_in
 from tests.support.candidates import add_user
+from tests.support.cli import run_cli
 from tests.support.extras import without_module
 from tests.support.progress import EXPECTED_STATES, add_progress
 
@@ -168,7 +168,7 @@ def test_without_the_inspect_extra_the_page_names_it_for_reading_and_writing(
 ) -> None:
     """An app server without inspect-ai: the inspect download is not offered, saying which extra it needs, and an
     uploaded Inspect log gets the one-line error naming it; the other exports stay offered."""
-    from tests.import_export.formats.test_transcripts import _inspect_log
+    from tests.support.inspect_logs import inspect_log
 
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
     add_user(get_engine(url), "ada", role="admin", password=PASSWORD)
@@ -177,7 +177,7 @@ def test_without_the_inspect_extra_the_page_names_it_for_reading_and_writing(
                        + "\n", encoding="utf-8")
     assert run_cli(url, "import", str(shared_data / "reliablemath" / "solve" / "aime.json"), str(answers)
                    ).returncode == 0
-    log = _inspect_log(tmp_path / "run.eval")
+    log = inspect_log(tmp_path / "run.eval")
     running = start_app(url, tmp_path / "streamlit.log", env=without_module("inspect_ai", tmp_path / "no-inspect"))
     try:
         page = browser.new_context().new_page()

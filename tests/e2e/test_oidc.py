@@ -11,7 +11,6 @@ import re
 import secrets
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,9 +22,11 @@ from sqlalchemy import select
 from annotator.database.engine import get_engine, read_session
 from annotator.database.models import Annotator
 from tests.conftest import missing
-from tests.e2e.conftest import RunningApp, free_port, start_app, stop_app
-from tests.import_export.test_importer import run_cli
+from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
+from tests.support.cli import run_cli
+from tests.support.ports import start_listening, stop, tail
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -48,23 +49,31 @@ def _start_provider(log: Path) -> tuple[subprocess.Popen[bytes], str]:
         import oidc_provider_mock  # noqa: F401
     except ImportError:
         missing("oidc-provider-mock is not installed (requirements-test.txt)")
-    port = free_port()
-    command = [sys.executable, "-m", "oidc_provider_mock", "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        command = [sys.executable, "-m", "oidc_provider_mock", "--host", "127.0.0.1", "--port", str(port)]
+        with log.open("wb") as out:
+            return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+
+    process, port = start_listening(launch, log, what="oidc_provider_mock", timeout=30)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:  # waiting on a condition (the provider answering), not a fixed sleep
-        if process.poll() is not None:
-            raise RuntimeError(f"oidc_provider_mock exited: {log.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/.well-known/openid-configuration", timeout=1) as response:
-                if response.status == 200:
-                    return process, url
-        except OSError as exc:
-            if time.monotonic() > deadline:
-                process.terminate()
-                raise RuntimeError(f"oidc_provider_mock did not start: {log.read_text()[-2000:]}") from exc
-            time.sleep(0.1)
+    try:
+        wait_for(lambda: _answers(f"{url}/.well-known/openid-configuration") or process.poll() is not None, 30,
+                 "oidc_provider_mock to answer")
+    except AssertionError:
+        stop(process)
+        raise
+    if process.poll() is not None:
+        raise RuntimeError(f"oidc_provider_mock exited: {tail(log)}")
+    return process, url
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from annotator.database.engine import get_engine, write_session
 from annotator.labelling import labels
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
-from tests.e2e.test_annotate import PASSWORD, sign_in
+from tests.support.annotate_keys import PASSWORD, sign_in
 from tests.support.candidates import add_candidates, add_user
 from tests.support.waiting import wait_for
 from ui.pages import PAGES

@@ -14,10 +14,10 @@ from sqlalchemy import update
 from annotator.database.engine import get_engine, write_session
 from annotator.database.models import Transcript
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.e2e.test_fresh_figures import go, sign_in
-from tests.e2e.test_hostile_text import Tracker, assert_inert, hostile, settled, tracker  # noqa: F401  (fixture)
 from tests.support.candidates import add_user
-from tests.transcripts.report.test_disagreed import add_answers
+from tests.support.hostile_text import Tracker, assert_inert, hostile, settled
+from tests.support.judged_answers import add_answers
+from tests.support.navigation import go, sign_in
 
 pytestmark = pytest.mark.e2e
 

@@ -12,8 +12,8 @@ import pytest
 from annotator.database.engine import get_engine, write_session
 from annotator.transcripts import record_review
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.e2e.test_fresh_figures import go, sign_in
 from tests.support.candidates import add_user
+from tests.support.navigation import go, sign_in
 from tests.support.transcripts import add_transcripts
 
 pytestmark = pytest.mark.e2e

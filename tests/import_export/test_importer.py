@@ -5,10 +5,7 @@ land on their problems and candidates, and on PostgreSQL the records stream thro
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 import weakref
 from pathlib import Path
 
@@ -20,41 +17,8 @@ from annotator.database.models import Annotation, AnnotationEvent, Annotator, Ca
 from annotator.import_export import importer
 from annotator.import_export.formats import ReadOptions, read_all
 from annotator.import_export.records import InputError
-from tests.conftest import PROJECT_ROOT
-
-SOLVE = [
-    {"data_source": "aime", "id": 0, "question": "Find $x$ if $x + 1 = 3$.", "ground_truth": "2", "solution": "$x=2$"},
-    {"data_source": "aime", "id": 7, "question": "Find $y$ if $2y = 8$.", "ground_truth": "4"},
-    {"data_source": "amc", "id": 3, "question": "What is $3 \\cdot 4$?", "ground_truth": 12.0},
-]
-UNSOL = [
-    {
-        "data_id": "aime_0_remove_1",
-        "question": SOLVE[0]["question"],
-        "rewritten_question": "Find $x$.",
-        "ground_truth": "2",
-        "difficulty_eval": 0,
-    },
-    {
-        "data_id": "aime_1_contradict_1",
-        "question": SOLVE[1]["question"],
-        "rewritten_question": "Find $y$ if $2y = 8$ and $y = 5$.",
-        "ground_truth": "4",
-        "difficulty_eval": 1.0,
-    },
-]
-
-
-def run_cli(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANNOTATOR_DATABASE_URL": db_url}
-    return subprocess.run(
-        [sys.executable, "-m", "annotator", *args],
-        cwd=PROJECT_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from tests.support.cli import run_cli
+from tests.support.small_release import SOLVE, UNSOL
 
 
 def write_json(path: Path, data: object) -> Path:

@@ -25,7 +25,7 @@ from annotator.import_export import uploads as transfer
 from annotator.import_export.formats import InputError, ReadOptions, read
 from annotator.import_export.importer import import_parts
 from annotator.settings import limits
-from tests.import_export.exports.test_reliablemath import RELEASE_FILES
+from tests.support.release import RELEASE_FILES
 
 
 def release_zip(release: Path) -> bytes:

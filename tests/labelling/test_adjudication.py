@@ -8,7 +8,7 @@ from sqlalchemy import Engine, select
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import Adjudication, AnnotationEvent, Annotator, Candidate
 from annotator.labelling import adjudication, labels
-from tests.labelling.test_labels import assert_agreement_recomputed, seed
+from tests.support.labels import assert_agreement_recomputed, seed
 
 # candidate index -> labels of annotators 0, 1, 2
 LABELS = {

@@ -18,8 +18,8 @@ from annotator.database.models import Annotation, Annotator, Candidate, Candidat
 from annotator.import_export.formats import read
 from annotator.import_export.importer import import_parts
 from annotator.labelling import batches, queue
-from tests.labelling.test_labels import assert_agreement_recomputed
 from tests.support.candidates import add_candidates, add_user
+from tests.support.labels import assert_agreement_recomputed
 
 # What an annotator types: (human_check, difficulty_eval, comment), in the cell types Excel gives back.
 FILLS = [(1, 0, None), (0, None, "two conditions changed"), ("1", 1.0, None), (None, None, None), (1.0, "0", "ok")]

@@ -9,8 +9,8 @@ from sqlalchemy import Engine
 
 from annotator.database.engine import read_session, write_session
 from annotator.labelling import gold, queue
-from tests.import_export.test_importer import run_cli
 from tests.support.candidates import add_candidates, add_user
+from tests.support.cli import run_cli
 
 
 def _work_through(engine: Engine, annotator_id: int, answer: dict[int, tuple[int, int | None]]) -> list[int]:

@@ -6,7 +6,6 @@ import json
 import random
 import subprocess
 import sys
-from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -15,41 +14,12 @@ from sqlalchemy.exc import DBAPIError
 
 from annotator.accounts import auth
 from annotator.database.engine import get_engine, read_session, write_session
-from annotator.database.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem
+from annotator.database.models import Annotation, AnnotationEvent, Annotator, Candidate
 from annotator.import_export.importer import import_parts
 from annotator.import_export.records import CandidateRecord, ImportPart, LabelRecord, Location
 from annotator.labelling import labels
 from tests.conftest import PROJECT_ROOT
-
-
-def seed(engine: Engine, candidates: int = 3, annotators: int = 3) -> tuple[list[int], list[int]]:
-    with write_session(engine) as session:
-        problem = Problem(data_source="t", position=0, question="What is $1+1$?", ground_truth="2")
-        session.add(problem)
-        session.flush()
-        cids = []
-        for k in range(candidates):
-            candidate = Candidate(
-                problem_id=problem.id,
-                data_id=f"t_0_remove_{k + 1}",
-                data_source="t",
-                rewrite_type="remove",
-                condition_index=k + 1,
-                rewritten_question="What is $1+x$?",
-                question=problem.question,
-                ground_truth="2",
-            )
-            session.add(candidate)
-            session.flush()
-            cids.append(candidate.id)
-        aids = []
-        for i in range(annotators):
-            annotator = Annotator(name=f"a{i}")
-            session.add(annotator)
-            session.flush()
-            aids.append(annotator.id)
-    return cids, aids
-
+from tests.support.labels import assert_agreement_recomputed, seed
 
 # labels on one candidate -> its resolved (human_check, difficulty_eval, label_source)
 RESOLVED = [
@@ -202,21 +172,6 @@ def test_the_event_table_is_append_only(engine: Engine) -> None:
             session.execute(text(statement))
     with read_session(engine) as session:
         assert session.execute(select(AnnotationEvent.action)).scalars().all() == ["create"]
-
-
-def assert_agreement_recomputed(engine: Engine) -> dict[int, float | None]:
-    """Every candidate's stored agreement is the share of its labels equal to the most common one, counted again
-    from the labels here (None without labels)."""
-    with read_session(engine) as session:
-        stored = dict(session.execute(select(Candidate.id, Candidate.agreement)).all())
-        given = session.execute(select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval))
-        per_candidate: dict[int, Counter[tuple[int, int | None]]] = defaultdict(Counter)
-        for candidate_id, check, difficulty in given:
-            per_candidate[candidate_id][(check, difficulty)] += 1
-    expected = {candidate_id: max(counts.values()) / sum(counts.values()) if (counts := per_candidate.get(candidate_id))
-                else None for candidate_id in stored}
-    assert stored == expected
-    return stored
 
 
 def _state(engine: Engine) -> tuple[list[tuple], list[tuple], list[tuple]]:

@@ -97,7 +97,7 @@ def test_where_models_hallucinate(engine: Engine) -> None:
     """The figures by rewrite type and by difficulty_eval with their intervals (charts and tables), and the items
     the models disagree on most: choosing one shows each model's response in its own column, as text (the
     hand-built transcripts and figures of tests/transcripts/report/test_disagreed.py)."""
-    from tests.transcripts.report.test_disagreed import HOSTILE, TABLE, add_answers
+    from tests.support.judged_answers import HOSTILE, TABLE, add_answers
 
     data_ids = add_answers(engine, TABLE, solvable=frozenset({6}), difficulty=(0, 1, 1, 0, 1, 0))
     app = _open(engine, "rev", "reviewer")

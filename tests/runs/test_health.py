@@ -43,15 +43,9 @@ def _get(engine: Engine, run_id: int) -> Run:
         return run
 
 
-def _exited_pid() -> int:
-    process = subprocess.Popen([sys.executable, "-c", "pass"])
-    process.wait()
-    return process.pid
-
-
-def test_process_alive_tells_live_exited_and_zombie_processes_apart() -> None:
+def test_process_alive_tells_live_exited_and_zombie_processes_apart(exited_pid: int) -> None:
     assert runs.process_alive(os.getpid())
-    assert not runs.process_alive(_exited_pid())
+    assert not runs.process_alive(exited_pid)
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     try:
         deadline = datetime.now(UTC) + timedelta(seconds=30)
@@ -63,9 +57,9 @@ def test_process_alive_tells_live_exited_and_zombie_processes_apart() -> None:
         child.wait()
 
 
-def test_a_running_run_goes_stale_when_its_heartbeat_stops_whatever_its_pid() -> None:
+def test_a_running_run_goes_stale_when_its_heartbeat_stops_whatever_its_pid(exited_pid: int) -> None:
     """Liveness is the heartbeat alone: the pid of a worker on another machine means nothing here."""
-    for pid in (None, os.getpid(), _exited_pid()):
+    for pid in (None, os.getpid(), exited_pid):
         run = _run(status=RunStatus.running, started_at=NOW, heartbeat_at=NOW, pid=pid, worker="elsewhere:1:x")
         assert runs.stale_reason(run, now=NOW + runs.STALE_AFTER) is None
         assert runs.stale_reason(run, now=NOW + runs.STALE_AFTER + timedelta(seconds=1)) == (
@@ -81,19 +75,19 @@ def test_the_heartbeat_timeout_comes_from_the_environment(set_environment: Calla
     assert runs.stale_reason(run, now=NOW + timedelta(seconds=3)) == "no sign of life for over 2.5 s"
 
 
-def test_a_queued_run_waits_for_a_worker_and_goes_stale_only_when_its_own_process_failed() -> None:
+def test_a_queued_run_waits_for_a_worker_and_goes_stale_only_when_its_own_process_failed(exited_pid: int) -> None:
     waiting = _run()  # queued for the workers: never stale, however long no worker comes
     assert runs.stale_reason(waiting, now=NOW + runs.START_TIMEOUT * 100) is None
     alive = _run(pid=os.getpid())
     assert runs.stale_reason(alive, now=NOW + timedelta(seconds=5)) is None
-    assert "exited before it began" in (runs.stale_reason(_run(pid=_exited_pid()), now=NOW) or "")
+    assert "exited before it began" in (runs.stale_reason(_run(pid=exited_pid), now=NOW) or "")
     # A live process that has not claimed its run after START_TIMEOUT is stuck: stale too.
     assert runs.is_stale(alive, now=NOW + runs.START_TIMEOUT * 2)
 
 
 @pytest.mark.parametrize("status", [s for s in RunStatus if s not in ACTIVE_RUN_STATUSES])
-def test_a_finished_run_is_never_stale(status: RunStatus) -> None:
-    assert runs.stale_reason(_run(status=status, pid=_exited_pid()), now=NOW + timedelta(days=1)) is None
+def test_a_finished_run_is_never_stale(status: RunStatus, exited_pid: int) -> None:
+    assert runs.stale_reason(_run(status=status, pid=exited_pid), now=NOW + timedelta(days=1)) is None
 
 
 def test_only_a_stale_run_can_be_marked_failed(sqlite_engine: Engine) -> None:

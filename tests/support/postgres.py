@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from tests.support.ports import ATTEMPTS, PORT_TAKEN, candidate_port
 
 PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin", "/usr/local/bin", "/usr/bin")
 
@@ -22,12 +23,6 @@ def find_binary(name: str) -> str | None:
         if candidate.exists():
             return str(candidate)
     return None if pinned else shutil.which(name)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _as_postgres(args: list[str]) -> list[str]:
@@ -47,20 +42,13 @@ def postgres_server() -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(root, "postgres", "postgres")
         shutil.chown(socket_dir, "postgres", "postgres")
-    port = free_port()
     subprocess.run(
         _as_postgres([initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]),
         check=True,
         capture_output=True,
         cwd=root,
     )
-    options = f"-c listen_addresses=127.0.0.1 -c port={port} -c fsync=off -c unix_socket_directories={socket_dir}"
-    subprocess.run(
-        _as_postgres([pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "-t", "60", "start"]),
-        check=True,
-        capture_output=True,
-        cwd=root,
-    )
+    port = _start(pg_ctl, data, socket_dir, root)
     try:
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     finally:
@@ -68,6 +56,27 @@ def postgres_server() -> Iterator[str]:
             _as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]), capture_output=True, cwd=root
         )
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _start(pg_ctl: str, data: Path, socket_dir: Path, root: Path) -> int:
+    """Start the server on a free port and return it; a port another process took first is tried again."""
+    log = root / "log"
+    for _ in range(ATTEMPTS):
+        port = candidate_port()
+        options = f"-c listen_addresses=127.0.0.1 -c port={port} -c fsync=off -c unix_socket_directories={socket_dir}"
+        started = subprocess.run(
+            _as_postgres([pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "-t", "60", "start"]),
+            capture_output=True,
+            cwd=root,
+        )
+        if started.returncode == 0:
+            return port
+        said = log.read_text(errors="replace") if log.exists() else ""
+        if not PORT_TAKEN.search(said):
+            output = started.stderr + said.encode()
+            raise subprocess.CalledProcessError(started.returncode, started.args, started.stdout, output)
+        log.unlink()
+    raise OSError(f"PostgreSQL found its port taken {ATTEMPTS} times")
 
 
 def create_database(server_url: str, name: str) -> str:

@@ -13,7 +13,7 @@ from annotator.database.engine import read_session, write_session
 from annotator.database.models import Candidate
 from annotator.transcripts import evaluation_items, items_by_data_id
 from annotator.transcripts.evaluation_set import _shares, with_items, within_limit
-from tests.import_export.formats.test_reliablemath import import_release
+from tests.support.release import import_release
 
 
 def test_a_set_is_the_solvable_problems_and_u_set_the_vetted_candidates(engine: Engine, shared_data: Path) -> None:

@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from annotator.import_export.exports import export
 from annotator.import_export.formats import read
 from annotator.import_export.importer import import_parts
-from tests.import_export.formats.test_sheets import sheet_rows
+from tests.support.sheets import sheet_rows
 
 
 def test_annotation_export_has_every_fig10_field(sqlite_engine: Engine, tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from annotator.database.models import Candidate, Problem
 from annotator.import_export.exports import export, nothing_to_write
 from annotator.import_export.formats import detect, read
 from annotator.import_export.importer import import_parts
-from tests.import_export.formats.test_gsm_ic import ORIGINAL, OWN_ROWS, real_rows
-from tests.import_export.test_importer import run_cli
+from tests.support.cli import run_cli
+from tests.support.gsm_ic_records import ORIGINAL, OWN_ROWS, real_rows
 
 
 def test_gsm_ic_round_trips_record_for_record(engine: Engine, shared_data: Path, tmp_path: Path) -> None:

@@ -8,14 +8,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from annotator.import_export.exports import export
-from tests.import_export.formats.test_reliablemath import import_release
-
-RELEASE_FILES = (
-    "solve.json",
-    "unsol.json",
-    *(f"{kind}/{source}.json" for kind in ("solve", "unsol") for source in ("aime", "amc", "math", "minerva")),
-    "math_instruction.json",
-)
+from tests.support.release import RELEASE_FILES, import_release
 
 
 def test_release_round_trip_is_byte_for_byte(engine: Engine, shared_data: Path, tmp_path: Path) -> None:

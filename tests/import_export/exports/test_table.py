@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from annotator.import_export.exports import export
 from annotator.import_export.formats import read
 from annotator.import_export.importer import import_parts
-from tests.import_export.formats.test_sheets import CHECK
+from tests.support.sheets import CHECK
 
 
 @pytest.mark.parametrize("format", ["jsonl", "csv", "parquet"])

@@ -14,7 +14,7 @@ from annotator.database.models import Candidate, Problem, SourceFile
 from annotator.import_export.exports import export
 from annotator.import_export.formats import detect, read
 from annotator.import_export.importer import import_parts
-from tests.import_export.formats.test_treecut import ANSWERABLE, counts
+from tests.support.treecut_problems import ANSWERABLE, counts
 
 
 def test_shared_files_round_trip_byte_for_byte(engine: Engine, shared_data: Path, tmp_path: Path) -> None:

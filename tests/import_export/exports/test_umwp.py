@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from annotator.import_export.exports import export
 from annotator.import_export.formats import detect, read
 from annotator.import_export.importer import import_parts
-from tests.import_export.formats.test_umwp import QUIRKY, RECORDS, write_jsonl
+from tests.support.umwp_records import QUIRKY, RECORDS, write_jsonl
 
 
 def test_umwp_round_trips_record_for_record(engine: Engine, tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ from annotator.figures import stats
 from annotator.import_export.exports import export
 from annotator.labelling import adjudication, labels, queue
 from annotator.transcripts.evaluation_set import evaluation_items
-from tests.import_export.test_importer import run_cli
 from tests.support.candidates import add_candidates, add_user
+from tests.support.cli import run_cli
 
 
 @pytest.fixture

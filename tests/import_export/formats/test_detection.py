@@ -14,10 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from annotator.import_export.formats import InputError, detect
-from tests.import_export.formats.test_gsm_ic import OWN_ROWS
-from tests.import_export.formats.test_sheets import CHECK, sheet_rows
-from tests.import_export.formats.test_umwp import RECORDS
-from tests.import_export.test_importer import SOLVE, UNSOL
+from tests.support.gsm_ic_records import OWN_ROWS
+from tests.support.sheets import CHECK, sheet_rows
+from tests.support.small_release import SOLVE, UNSOL
+from tests.support.umwp_records import RECORDS
 
 TREECUT_FILE = "qa_theme-food_compositeName_True_numVars-4_ansDepth-2_order-random_hallu-False_REP-500.jsonl"
 TREECUT_RECORD = {"problem": "A burger costs $3. How much is a burger?", "answer": "3", "proof": "given"}

@@ -13,10 +13,7 @@ from annotator.database.models import Annotation, Annotator, Candidate, Problem
 from annotator.figures.stats import compute
 from annotator.import_export.formats import InputError, read
 from annotator.import_export.importer import import_parts
-
-
-def import_release(engine: Engine, release: Path) -> None:
-    import_parts(read(release), engine=engine)
+from tests.support.release import import_release
 
 
 def test_release_labels_are_recorded_by_an_import_annotator(engine: Engine, shared_data: Path) -> None:

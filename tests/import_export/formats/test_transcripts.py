@@ -14,6 +14,7 @@ from annotator.database.engine import read_session
 from annotator.database.models import Transcript
 from annotator.import_export.formats import InputError, detect, read
 from annotator.import_export.importer import import_parts
+from tests.support.inspect_logs import inspect_log
 
 SOLVABLE = "aime_0"  # the first record of solve/aime.json
 UNSOLVABLE = "aime_9_remove_1"
@@ -106,32 +107,10 @@ def test_a_transcript_already_in_the_database_is_refused(aime: Engine, tmp_path:
     assert [row["sample"] for row in _stored(aime)] == [0]
 
 
-def _inspect_log(path: Path) -> Path:
-    """A real Inspect AI log, written with inspect_ai's own API."""
-    from inspect_ai.log import EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
-    from inspect_ai.log._log import EvalConfig
-    from inspect_ai.model import ChatMessageUser, ContentReasoning, ContentText, GenerateConfig, ModelOutput
-
-    samples = [
-        EvalSample(id=SOLVABLE, epoch=1, input="Q1", target="204",
-                   messages=[ChatMessageUser(content="Q1")],
-                   output=ModelOutput.from_content("deepseek/r1", [
-                       ContentReasoning(reasoning="Let me think."), ContentText(text="So \\boxed{204}.")
-                   ])),
-        EvalSample(id=7, epoch=2, input="Q2", target="113", metadata={"data_id": UNSOLVABLE, "prompt": "standard"},
-                   messages=[ChatMessageUser(content="Q2")],
-                   output=ModelOutput.from_content("deepseek/r1", "Assume D... \\boxed{113}")),
-    ]
-    spec = EvalSpec(created="2026-01-01T00:00:00+00:00", task="reliablemath", dataset=EvalDataset(name="aime"),
-                    model="deepseek/r1", config=EvalConfig(), metadata={"prompt": "reliable"},
-                    model_generate_config=GenerateConfig(temperature=0.0, max_tokens=4096))
-    write_eval_log(EvalLog(eval=spec, samples=samples, status="success"), str(path))
-    return path
-
 
 @pytest.mark.parametrize("suffix", [".eval", ".json"])
 def test_an_inspect_log_becomes_transcripts(aime: Engine, tmp_path: Path, suffix: str) -> None:
-    path = _inspect_log(tmp_path / f"run{suffix}")
+    path = inspect_log(tmp_path / f"run{suffix}")
     assert detect(path) == "inspect_log"
     _import(path, aime)
     with read_session(aime) as session:
@@ -151,7 +130,7 @@ def test_an_inspect_log_becomes_transcripts(aime: Engine, tmp_path: Path, suffix
 def test_an_inspect_logs_names_are_checked_and_the_logs_field_named(aime: Engine, tmp_path: Path) -> None:
     from inspect_ai.log import read_eval_log, write_eval_log
 
-    path = _inspect_log(tmp_path / "run.eval")
+    path = inspect_log(tmp_path / "run.eval")
     log = read_eval_log(str(path))
     log.eval.model = "deepseek/\u202er1"
     write_eval_log(log, str(path))

@@ -8,22 +8,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, select
 
 from annotator.construction import treecut
 from annotator.database.engine import read_session
 from annotator.database.models import Candidate, Problem
 from annotator.import_export.formats import InputError, read
 from annotator.import_export.importer import import_parts
-
-ANSWERABLE = "qa_theme-food_compositeName_True_numVars-4_ansDepth-2_order-random_hallu-False_REP-500.jsonl"
-
-
-def counts(engine: Engine) -> tuple[int, int]:
-    with read_session(engine) as session:
-        problems = session.execute(select(func.count()).select_from(Problem)).scalar_one()
-        candidates = session.execute(select(func.count()).select_from(Candidate)).scalar_one()
-    return problems, candidates
+from tests.support.treecut_problems import ANSWERABLE, counts
 
 
 def test_shared_unanswerable_records_carry_the_exact_verdict(sqlite_engine: Engine, shared_data: Path) -> None:

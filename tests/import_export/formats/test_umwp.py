@@ -3,7 +3,6 @@ exported record for record; bad records name file, line and field and import not
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -13,95 +12,7 @@ from annotator.database.engine import read_session
 from annotator.database.models import Candidate, Problem
 from annotator.import_export.formats import InputError, read
 from annotator.import_export.importer import import_parts
-
-RECORDS = [
-    {
-        "id": 1,
-        "question": "Tom has 3 apples and buys 4 more. How many apples does he have?",
-        "answer": [7.0],
-        "answerable": True,
-        "category": None,
-        "relevant_ids": None,
-        "source": "SVAMP",
-    },
-    {
-        "id": 2,
-        "question": "Tom has some apples and buys 4 more. How many apples does he have?",
-        "answer": None,
-        "answerable": False,
-        "category": 1,
-        "relevant_ids": [1],
-        "source": "SVAMP",
-    },
-    {
-        "id": 3,
-        "question": "A train goes 60 km/h for 2.5 hours. How far does it go?",
-        "answer": [150.0],
-        "answerable": True,
-        "category": None,
-        "relevant_ids": None,
-        "source": "GSM8K",
-    },
-    {
-        "id": 4,
-        "question": "Tom has 3 apples and buys 4 more. How many pears does Mary have?",
-        "answer": None,
-        "answerable": False,
-        "category": 4,
-        "relevant_ids": [1],
-        "source": "SVAMP",
-    },
-    {
-        "id": 5,
-        "question": "A train goes 60 km/h for 2.5 hours.",
-        "answer": None,
-        "answerable": False,
-        "category": 5,
-        "relevant_ids": [3, 1],
-        "source": "GSM8K",
-    },
-    {
-        "id": 6,
-        "question": "Tom has 3 apples and buys -4 more. How many apples does he have?",
-        "answer": None,
-        "answerable": False,
-        "category": 3,
-        "relevant_ids": [1],
-        "source": "SVAMP",
-    },
-    {
-        "id": 7,
-        "question": "Tom has 3 apples and buys 4 more. Or 5. How many apples does he have?",
-        "answer": None,
-        "answerable": False,
-        "category": 2,
-        "relevant_ids": [1],
-        "source": "SVAMP",
-    },
-    {
-        "id": 8,
-        "question": "Ann had 12 cookies and ate 5. How many are left?",
-        "answer": [7],
-        "answerable": True,
-        "category": None,
-        "relevant_ids": None,
-        "source": "MultiArith",
-    },
-    {
-        "id": 9,
-        "question": "Ann had 12 cookies and ate 5, then 2 more, in two days.",
-        "answer": None,
-        "answerable": False,
-        "category": 5,
-        "relevant_ids": [8],
-        "source": "ASDiv",
-    },
-]
-
-
-def write_jsonl(path: Path, records: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
+from tests.support.umwp_records import QUIRKY, RECORDS, write_jsonl
 
 
 def test_unanswerable_records_become_candidates_of_their_original(sqlite_engine: Engine, tmp_path: Path) -> None:
@@ -170,19 +81,6 @@ def test_a_missing_field_and_a_missing_original_are_reported(sqlite_engine: Engi
     with read_session(sqlite_engine) as session:
         assert session.execute(select(func.count()).select_from(Problem)).scalar_one() == 0
         assert session.execute(select(func.count()).select_from(Candidate)).scalar_one() == 0
-
-
-# The real UMWP StandardDataset.jsonl's quirk: a few unanswerable records carry a bare number in
-# `answer` where the others have null (the first on line 2713: `"answer": 2`). Plus other values a real file
-# may hold in its data fields: an answer that is not a list of numbers, a source outside the four, a missing key.
-QUIRKY = [
-    *RECORDS[:2],
-    {**RECORDS[3], "answer": 2},
-    {**RECORDS[2], "answer": "150 km", "source": "MAWPS"},
-    {key: value for key, value in RECORDS[4].items() if key != "source"},
-    {**RECORDS[5], "answer": 2.5},
-    *RECORDS[6:],
-]
 
 
 def test_real_file_quirks_are_kept_and_named_in_the_summary(sqlite_engine: Engine, tmp_path: Path) -> None:

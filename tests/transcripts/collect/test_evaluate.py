@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, delete, func, select
+from sqlalchemy import Engine, delete
 
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import LLMCall, Run, Transcript
@@ -25,6 +25,7 @@ from tests.support.evaluation_items import (
     scripted_solver,
 )
 from tests.support.openai_server import OpenAIServer, Reply, prompt_hash
+from tests.support.stored_rows import count_rows, transcripts
 from tests.support.waiting import wait_for
 
 
@@ -34,18 +35,6 @@ def _options(server: OpenAIServer, *, timeout: float = 60.0, model: str = "m-x",
         model=RoleConfig(model=model, base_url=server.url, api_key_env="UNSET_TEST_KEY", timeout=timeout),
         **{**defaults, **kwargs},
     )
-
-
-def transcripts(engine: Engine) -> dict[tuple[str, str, int], dict[str, Any]]:
-    """(data_id, prompt, sample) -> the row, without what differs between two equal runs (ids, times, run)."""
-    with read_session(engine) as session:
-        rows = session.execute(select(Transcript)).scalars()
-        return {(t.data_id, t.prompt, t.sample): t.model_dump(exclude={"id", "created_at", "run_id"}) for t in rows}
-
-
-def count_rows(engine: Engine, table: Any) -> int:
-    with read_session(engine) as session:
-        return session.execute(select(func.count()).select_from(table)).scalar_one()
 
 
 @pytest.fixture

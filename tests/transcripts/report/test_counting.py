@@ -14,7 +14,7 @@ from annotator.transcripts.report import counting
 from annotator.transcripts.report.disagreed import disagreed_items
 from annotator.transcripts.report.scores import CI_KEYS, KEYS, reports
 from annotator.transcripts.report.uncertainty import add_intervals
-from tests.transcripts.report.test_disagreed import add_answers
+from tests.support.judged_answers import add_answers
 
 BREAKDOWNS = [["data_source"], ["rewrite_type"], ["difficulty_eval"], ["data_source", "rewrite_type"]]
 

@@ -11,14 +11,9 @@ from sqlalchemy import Engine, select, update
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import Transcript
 from annotator.transcripts.report.scores import KEYS, differs_from_reference, report
+from tests.support.judged_answers import TABLE_6
 from tests.support.transcripts import import_records, records_for
 
-# ReliableMath Table 6 (AIME, reliable prompt): S/R/F on the 30 solvable and 132 unsolvable items, and the
-# printed Prec(A), Prud(A), Prec(U), Prud(U), Prec, Prud.
-TABLE_6 = {
-    "DeepSeek-R1": ((21, 0, 9), (52, 3, 77), (0.700, 0.000, 0.394, 0.023, 0.547, 0.011)),
-    "GPT-4o": ((3, 0, 27), (22, 5, 105), (0.100, 0.000, 0.166, 0.037, 0.133, 0.019)),
-}
 FIGURES = ("prec_a", "prud_a", "prec_u", "prud_u", "prec", "prud")
 
 

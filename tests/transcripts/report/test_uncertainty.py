@@ -17,8 +17,8 @@ from annotator.figures.agreement.intervals import newcombe_paired
 from annotator.transcripts.report.counting import verdict_groups
 from annotator.transcripts.report.scores import report, tallies
 from annotator.transcripts.report.uncertainty import CI_KEYS, Items, add_intervals, compare
+from tests.support.judged_answers import TABLE_6
 from tests.support.transcripts import import_records, records_for
-from tests.transcripts.report.test_scores import TABLE_6
 
 
 @pytest.fixture
