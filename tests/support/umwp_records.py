@@ -95,7 +95,7 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
     return path
 
 
-# The real UMWP StandardDataset.jsonl's quirk (issue 12): a few unanswerable records carry a bare number in
+# The real UMWP StandardDataset.jsonl's quirk: a few unanswerable records carry a bare number in
 # `answer` where the others have null (the first on line 2713: `"answer": 2`). Plus other values a real file
 # may hold in its data fields: an answer that is not a list of numbers, a source outside the four, a missing key.
 QUIRKY = [
