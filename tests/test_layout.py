@@ -222,3 +222,21 @@ def test_no_role_set_or_role_check_outside_the_policies() -> None:
     capability."""
     paths = [*UI_FILES, *(path for path in CORE.rglob("*.py") if path != CORE / "accounts" / "policies.py")]
     assert [hit for path in paths for hit in _role_checks(path)] == []
+
+
+def _test_modules_imported(names: set[str]) -> list[str]:
+    return sorted(name for name in names if name.startswith("tests.") and name.rsplit(".", 1)[-1].startswith("test_"))
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    """Shared helpers live in tests/support: a test module that imports another couples their fixtures and runs."""
+    offenders = {
+        str(path.relative_to(PROJECT_ROOT)): found for path in (PROJECT_ROOT / "tests").rglob("*.py")
+        if (found := _test_modules_imported(_imported_names(path)))
+    }
+    assert offenders == {}
+
+
+def test_the_test_import_rule_finds_an_import_of_a_test_module() -> None:
+    assert _test_modules_imported({"tests.labelling.test_queue", "tests.support.cli", "tests.conftest"}) == [
+        "tests.labelling.test_queue"]
