@@ -1,6 +1,8 @@
 """A/B of one bench script (or CLI command) between two checkouts, interleaved in one session: each round runs
 both sides in fresh processes, in the order A B then B A (ABBA), each with its own checkout as working directory
-and PYTHONPATH (so each side runs its own code and its own copy of the script).
+and PYTHONPATH (so each side runs its own code and its own copy of the script). Bytecode is cached as a user's
+Python caches it (in a scratch PYTHONPYCACHEPREFIX, whatever PYTHONDONTWRITEBYTECODE says), after an untimed
+warm-up run of each side.
 
     python bench/ab_checkouts.py --before /work/wt-old --after . --rounds 3 -- -m annotator --help
     python bench/ab_checkouts.py --before /work/wt-old --after . --rounds 3 \\
@@ -19,6 +21,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,11 +38,13 @@ def parse_figure(text: str) -> tuple[str, re.Pattern[str]]:
     return name, compiled
 
 
-def run(checkout: Path, command: list[str], figures: list[tuple[str, re.Pattern[str]]]) -> dict[str, float]:
+def run(checkout: Path, command: list[str], figures: list[tuple[str, re.Pattern[str]]],
+        pycache: Path) -> dict[str, float]:
     """One run of `command` in `checkout`: its wall time and its figures."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
     result = subprocess.run([sys.executable, *command], cwd=checkout, capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(checkout)})
+                            env={**env, "PYTHONPATH": str(checkout), "PYTHONPYCACHEPREFIX": str(pycache)})
     values = {WALL: time.perf_counter() - start}
     if result.returncode != 0:
         sys.exit(f"{' '.join(command)} in {checkout} exited {result.returncode}:\n{result.stderr[-3000:]}")
@@ -57,6 +62,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, required=True, help="checkout A")
     parser.add_argument("--after", type=Path, required=True, help="checkout B")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each side")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs of each side first")
     parser.add_argument("--figure", type=parse_figure, action="append", default=[], metavar="NAME=REGEX")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="after `--`: the arguments to python")
     args = parser.parse_args()
@@ -65,12 +71,17 @@ def main() -> None:
         parser.error("give the command after `--`, e.g. `-- -m annotator --help`")
     sides = {"before": args.before.resolve(), "after": args.after.resolve()}
     values: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
-    for round_ in range(args.rounds):
-        for side in ("before", "after") if round_ % 2 == 0 else ("after", "before"):
-            for name, value in run(sides[side], command, args.figure).items():
-                values[side].setdefault(name, []).append(value)
+    with tempfile.TemporaryDirectory(prefix="ab-pycache-") as pycache:
+        for _ in range(args.warmup):
+            for side in sides:
+                run(sides[side], command, args.figure, Path(pycache))
+        for round_ in range(args.rounds):
+            for side in ("before", "after") if round_ % 2 == 0 else ("after", "before"):
+                for name, value in run(sides[side], command, args.figure, Path(pycache)).items():
+                    values[side].setdefault(name, []).append(value)
     load = os.getloadavg()
-    print(f"python {' '.join(command)}: {args.rounds} rounds, ABBA; load {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}")
+    print(f"python {' '.join(command)}: {args.rounds} rounds, ABBA, after {args.warmup} warm-up; "
+          f"load {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}")
     print(f"{'figure':32} {'before':>10} {'after':>10} {'after/before':>13}")
     for name in values["before"]:
         before, after = statistics.median(values["before"][name]), statistics.median(values["after"][name])
