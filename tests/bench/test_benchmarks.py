@@ -55,6 +55,11 @@ def smoke(*args: str, figures: tuple[str, ...], needs: str = "") -> Smoke:
 
 # script -> its tiny run. Sizes are the smallest that still walk every step the script times.
 SMOKE: dict[str, Smoke] = {
+    "ab_checkouts.py": smoke(
+        "--before", "{root}", "--after", "{root}", "--rounds", "1", "--warmup", "0",
+        "--figure", "options=(\\d+) options?", "--", "-c", "print('2 options')",
+        figures=("wall s # # #", "options # # #"),
+    ),
     "ab_exports.py": smoke(
         "--base", "{root}", "--candidates", "20", "--repeat", "1", "--cases", "jsonl", "labels parquet",
         figures=("jsonl A median # s min # s | B median # s", "labels parquet A median # s", "files that differ: "),
