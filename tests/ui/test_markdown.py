@@ -164,7 +164,7 @@ _SAFE_VALUES = {
     "run.problems_done", "run.problems_total", "total", "run.id", "run.status", "unit", "run.requests",
     "run.cache_hits", "run.failures", "reason", "latest.id", "old", "new", "GUIDELINE", "SOLUTION", "MODEL_OUTPUTS",
     "lines", "target", "verdict.value", "coefficient.label", "coefficient.citation", "field.label", "KEY_HELP",
-    "after",
+    "after", "rule_sets.REFERENCE_RULE", "rule_sets.RULE_SETS", "entry", "entry.name", "entry.description",
 }
 _SAFE_CALLS = {"escape_markdown", "text", "details", "verdicts", "_heading", "_status", "len", "int", "round",
                "label_name", "guideline_for", "_refusal", "name", "capitalize", "age_text",

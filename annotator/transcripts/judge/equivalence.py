@@ -87,6 +87,7 @@ def _verified(gold: str, answer: str, seconds: float | None) -> bool | None:
 
     if too_long(gold) or too_long(answer):
         return None
+    warm_up()  # loading math-verify and its parser is not the pair's time
     try:
         with time_limit(seconds):
             return _compared(gold, answer)
