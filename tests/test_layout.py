@@ -173,12 +173,13 @@ def test_the_write_finder_finds_an_undeclared_callback() -> None:
     writes through `page_write` or through a core function that opens its own transaction."""
     page = PROJECT_ROOT / "app_pages" / "annotate.py"
     source = page.read_text(encoding="utf-8")
-    bare = source.replace('@saves(state, "skip", capability=Capability.annotate)\n', "")
-    demo = source.replace("from annotator.labelling import queue\n",
-                          "from annotator.labelling import queue\nfrom annotator.construction.demo import load_demo\n")
+    bare = source.replace('@saves(state, "filter change", capability=Capability.annotate)\n', "")
+    demo = source.replace("from annotator.labelling import browser_queue, queue\n",
+                          "from annotator.labelling import browser_queue, queue\n"
+                          "from annotator.construction.demo import load_demo\n")
     demo += "\n\ndef _demo() -> None:\n    load_demo(engine)\n\n\nst.button('demo', on_click=_demo)\n"
     modules, checked = _ui_and_core()
-    for changed, expected in ((bare, "app_pages.annotate._skip"), (demo, "app_pages.annotate._demo")):
+    for changed, expected in ((bare, "app_pages.annotate._filters_changed"), (demo, "app_pages.annotate._demo")):
         assert changed != source
         swapped = [callgraph.parse(page, source=changed) if m.name == "app_pages.annotate" else m for m in modules]
         assert _undeclared_writes(swapped, checked) == [expected]

@@ -142,7 +142,7 @@ class Plan:
     def _event(self, row: Any, action: str, old: dict[str, Any] | None, new: dict[str, Any]) -> None:
         self.events.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, "action": action,
                             "old_text": None if old is None else self._json(old), "new_text": self._json(new),
-                            "at": self.now})
+                            "at": row.pressed_at or self.now, "decision_id": row.decision_id})
 
     def _json(self, label: dict[str, Any]) -> str:
         """The label's JSON as `JSONText` writes it, encoded once per distinct label (an import has a handful)."""

@@ -16,6 +16,7 @@ read one indexed table.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import func, or_, select
@@ -59,6 +60,8 @@ class LabelRow(NamedTuple):
     comment: str | None = None
     seconds_spent: float | None = None  # added to the time already spent on the label
     decision: bool = False
+    decision_id: str | None = None  # made in the browser; the event names it
+    pressed_at: datetime | None = None  # the key's time: the event's, else the time of writing
 
 
 class LabelConflict(ValueError):
@@ -108,10 +111,13 @@ def record_label(
     difficulty_eval: int | None,
     comment: str | None = None,
     seconds_spent: float | None = None,
+    decision_id: str | None = None,
+    pressed_at: datetime | None = None,
 ) -> None:
     """One annotator's label on one candidate as they gave it (a keypress): `record_labels` with one row, a
     change replacing the stored label, no comment clearing one. Call inside `write_session()`."""
-    row = LabelRow(candidate_id, annotator_id, human_check, difficulty_eval, comment, seconds_spent)
+    row = LabelRow(candidate_id, annotator_id, human_check, difficulty_eval, comment, seconds_spent,
+                   decision_id=decision_id, pressed_at=pressed_at)
     record_labels(session, rows=[row], replace=True)
 
 

@@ -9,9 +9,10 @@ Every call here is a few indexed queries, whatever the size of the database:
 
 A candidate handed out is *claimed* for `CLAIM_MINUTES`: with `labels_per_candidate` = N the queue never
 has more than N annotators labelling or holding one candidate, so two people do not get the same task.
-An annotator holds at most one browser claim, which is also how a reloaded page resumes on the same
-candidate; the claims of an Excel batch (`annotator.labelling.batches`, `CandidateClaim.batch` set) count the same
-way but are left alone by the browser queue, and their candidates are not offered to their holder here.
+An annotator holds the candidate on screen and the next few the browser has ready (`browser_queue`), which is
+also how a reloaded page resumes on the same candidates; the claims of an Excel batch (`annotator.labelling.batches`,
+`CandidateClaim.batch` set) count the same way but are left alone by the browser queue, and their candidates are not
+offered to their holder here.
 Call the functions that write inside `write_session()` (on SQLite that is `BEGIN IMMEDIATE`, which
 makes "find the next one and claim it" atomic; on PostgreSQL the candidate row is locked with
 `FOR UPDATE SKIP LOCKED` and checked again under the lock).
@@ -23,7 +24,7 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, delete, exists, func, literal, or_, select
+from sqlalchemy import ColumnElement, Select, and_, delete, exists, false, func, literal, or_, select
 from sqlmodel import Session
 
 from annotator.database.models import Annotation, Candidate, CandidateClaim, CandidateStatus, utcnow
@@ -169,14 +170,16 @@ def claimed_candidate_id(
     return session.execute(query.limit(1)).scalar_one_or_none()
 
 
-def claim(session: Session, *, annotator_id: int, candidate_id: int, now: datetime | None = None) -> None:
-    """Hold `candidate_id` for this annotator (and give up any other candidate they held in the browser)."""
+def claim(session: Session, *, annotator_id: int, candidate_id: int, now: datetime | None = None,
+          keep_held: bool = False) -> None:
+    """Hold `candidate_id` for this annotator (and give up any other candidate they held in the browser, unless
+    `keep_held`: the browser's queue holds the next few, `browser_queue`)."""
     now = now or utcnow()
     # An expired batch claim on this candidate would clash with the new one's primary key.
+    others = false() if keep_held else CandidateClaim.batch.is_(None)
     session.execute(
         delete(CandidateClaim).where(
-            CandidateClaim.annotator_id == annotator_id,
-            or_(CandidateClaim.batch.is_(None), CandidateClaim.candidate_id == candidate_id),
+            CandidateClaim.annotator_id == annotator_id, or_(others, CandidateClaim.candidate_id == candidate_id)
         )
     )
     session.add(
@@ -219,14 +222,16 @@ def claim_next(
     annotator_id: int,
     exclude: Collection[int] = (),
     now: datetime | None = None,
+    keep_held: bool = False,
     **queue_filters: Any,
 ) -> int | None:
     """The candidate to show: the one this annotator already holds (resume), else the next one, claimed.
 
-    `queue_filters` are `next_candidate_query`'s `data_source`, `rewrite_type` and `include_filtered`.
+    `queue_filters` are `next_candidate_query`'s `data_source`, `rewrite_type` and `include_filtered`. With
+    `keep_held` the next one is claimed besides those held (the caller excludes them), and nothing is released.
     """
     now = now or utcnow()
-    held = claimed_candidate_id(
+    held = None if keep_held else claimed_candidate_id(
         session,
         annotator_id=annotator_id,
         data_source=queue_filters.get("data_source"),
@@ -239,7 +244,7 @@ def claim_next(
                     "rewrite_type": queue_filters.get("rewrite_type")}
     gold = next_gold(session, annotator_id=annotator_id, **gold_filters)
     if gold is not None:
-        claim(session, annotator_id=annotator_id, candidate_id=gold, now=now)
+        claim(session, annotator_id=annotator_id, candidate_id=gold, now=now, keep_held=keep_held)
         return gold
     filters: dict[str, Any] = {"annotator_id": annotator_id, "now": now, **queue_filters}
     if session.get_bind().dialect.name != "postgresql":
@@ -250,9 +255,10 @@ def claim_next(
     if candidate_id is None:  # nothing ordinary left: the gold items this annotator has not seen yet
         candidate_id = next_gold(session, annotator_id=annotator_id, due_or_not=True, **gold_filters)
     if candidate_id is None:
-        release(session, annotator_id=annotator_id)
+        if not keep_held:
+            release(session, annotator_id=annotator_id)
     else:
-        claim(session, annotator_id=annotator_id, candidate_id=candidate_id, now=now)
+        claim(session, annotator_id=annotator_id, candidate_id=candidate_id, now=now, keep_held=keep_held)
     return candidate_id
 
 
@@ -284,8 +290,12 @@ def decide(
     difficulty_eval: int | None,
     comment: str | None = None,
     seconds_spent: float | None = None,
+    decision_id: str | None = None,
+    pressed_at: datetime | None = None,
 ) -> None:
-    """Record this annotator's label (a create or update event) and give up the claim on the candidate."""
+    """Record this annotator's label (a create or update event) and give up the claim on the candidate.
+
+    `decision_id` and `pressed_at` (a decision sent from the browser, `browser_queue`) go on its event."""
     record_label(
         session,
         candidate_id=candidate_id,
@@ -294,6 +304,8 @@ def decide(
         difficulty_eval=difficulty_eval,
         comment=comment or None,
         seconds_spent=seconds_spent,
+        decision_id=decision_id,
+        pressed_at=pressed_at,
     )
     release(session, annotator_id=annotator_id, candidate_id=candidate_id)
 

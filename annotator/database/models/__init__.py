@@ -152,7 +152,21 @@ class AnnotationEvent(SQLModel, table=True):
     action: str = Field(max_length=20)  # create / update / delete
     old: dict[str, Any] | None = json_column()
     new: dict[str, Any] | None = json_column()
-    at: datetime = Field(default_factory=utcnow)
+    at: datetime = Field(default_factory=utcnow)  # a key's time, for a decision sent from the browser
+    decision_id: str | None = Field(default=None, max_length=36, index=True)  # the browser's (`SentDecision`)
+
+
+class SentDecision(SQLModel, table=True):
+    """A decision sent from a queue page's browser, once: its id is made in the browser, so one sent twice (again
+    after a lost answer, or after a reload) is recognised and answered with the same outcome."""
+
+    id: str = Field(primary_key=True, max_length=36)
+    annotator_id: int = Field(foreign_key="annotator.id")
+    page: str = Field(max_length=20)  # annotate / adjudicate / review
+    item_id: int  # the candidate's or the transcript's
+    pressed_at: datetime  # the key's time (the browser's age of the decision, taken from the server's clock)
+    received_at: datetime = Field(default_factory=utcnow)
+    outcome: str = Field(max_length=300)  # "saved", "skipped", or why it was not saved
 
 
 class Adjudication(SQLModel, table=True):

@@ -79,7 +79,8 @@ class TranscriptEvent(SQLModel, table=True):
     action: str = Field(max_length=20)  # review / clear
     old: dict[str, Any] | None = json_column()
     new: dict[str, Any] | None = json_column()
-    at: datetime = Field(default_factory=utcnow)
+    at: datetime = Field(default_factory=utcnow)  # a key's time, for a decision sent from the browser
+    decision_id: str | None = Field(default=None, max_length=36, index=True)  # the browser's (`SentDecision`)
 
 
 class Judgement(SQLModel, table=True):

@@ -1,0 +1,194 @@
+"""Annotate's queue held in the browser: the candidates claimed ahead, and the decisions sent back, stored once.
+
+The page keeps the candidate on screen and the next `AHEAD` ready in the browser, each claimed for this annotator
+(`queue.claim_next` with `keep_held`), so a key shows the next one at once and its decision travels in the
+background. A decision carries an id made in the browser; it may arrive more than once (sent again when no answer
+came, or after a reload), and `store` keeps each id once in `sentdecision` with its outcome, so a second arrival
+is answered with the first one's outcome and stores nothing. The label's event names the decision and keeps the
+key's time (`pressed_at`: the server's clock less the decision's age by the browser's clock, so a browser's wrong
+clock does not matter, bounded by `MAX_AGE`).
+
+A label is refused (`CLAIM_LOST`) only when the candidate went to others meanwhile: this annotator's claim
+expired and others' labels and claims fill its `labels_per_candidate`. Call `store` and `fill` inside a write
+transaction (`write_session()`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import exists, func, select
+from sqlmodel import Session
+
+from annotator.database.models import Annotation, Candidate, CandidateClaim, SentDecision, utcnow
+from annotator.database.queries import of_source_and_type
+from annotator.labelling import queue
+from annotator.labelling.labels import LabelError, validate
+
+PAGE = "annotate"
+AHEAD = 3  # candidates ready in the browser after the one on screen
+MAX_AGE = timedelta(days=1)  # an older key's time is not believed: the event takes the arrival's
+MAX_SENT = 500  # decisions in one message; the browser sends fewer (it keeps a few dozen waiting at most)
+SAVED, SKIPPED = "saved", "skipped"
+CLAIM_LOST = "not saved: your hold on it expired and other annotators have it now"
+NOT_A_DECISION = "not saved: not a decision this page knows"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One decision as the browser sent it: a label (`human_check`, `difficulty_eval`) or a skip."""
+
+    id: str
+    candidate_id: int
+    skip: bool = False
+    human_check: int | None = None
+    difficulty_eval: int | None = None
+    comment: str | None = None
+    seconds_spent: float | None = None
+    age_seconds: float = 0.0  # how long before sending the key was pressed, by the browser's clock
+
+
+def _number(value: Any, *, low: float, high: float) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        return None
+    return float(value)
+
+
+def parse(raw: Any) -> list[Sent | str]:
+    """The browser's list of decisions (JSON values) as `Sent`s; an entry with an id but nothing valid is its id
+    alone (refused with `NOT_A_DECISION`), one without an id is dropped (there is nobody to answer)."""
+    parsed: list[Sent | str] = []
+    for entry in raw[:MAX_SENT] if isinstance(raw, list) else ():
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not 8 <= len(entry["id"]) <= 36:
+            continue
+        decision = _decision(entry)
+        parsed.append(entry["id"] if decision is None else decision)
+    return parsed
+
+
+def _decision(entry: Mapping[str, Any]) -> Sent | None:
+    candidate_id = entry.get("item")
+    if isinstance(candidate_id, bool) or not isinstance(candidate_id, int) or candidate_id < 1:
+        return None
+    age = _number(entry.get("age"), low=-1e9, high=1e12)
+    spent = _number(entry.get("spent"), low=0, high=1e7)
+    common = {"id": entry["id"], "candidate_id": candidate_id, "age_seconds": max(0.0, age or 0.0) / 1000,
+              "seconds_spent": None if spent is None else round(spent / 1000, 3)}
+    if entry.get("skip") is True:
+        return Sent(skip=True, **common)
+    human_check, difficulty_eval = entry.get("human_check"), entry.get("difficulty_eval")
+    try:
+        validate(human_check, difficulty_eval)  # type: ignore[arg-type]
+    except (LabelError, TypeError, ValueError):
+        return None
+    comment = entry.get("comment")
+    comment = comment.strip()[:10_000] or None if isinstance(comment, str) else None
+    return Sent(human_check=human_check, difficulty_eval=difficulty_eval, comment=comment, **common)
+
+
+def pressed_at(age_seconds: float, *, now: datetime) -> datetime:
+    """The key's time on the server's clock (`now` when the age is not believable)."""
+    age = timedelta(seconds=age_seconds)
+    return now - age if timedelta(0) <= age <= MAX_AGE else now
+
+
+@dataclass
+class Stored:
+    """What `store` did: the outcome of every decision sent (stored now or before) by id, and the candidates
+    labelled now, each with whether it is this annotator's first label on it."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    labelled: list[tuple[int, bool]] = field(default_factory=list)
+
+
+def store(session: Session, *, annotator_id: int, sent: Sequence[Sent | str], now: datetime | None = None) -> Stored:
+    """Store each decision not stored before, in order (see the module's docstring)."""
+    now = now or utcnow()
+    ids = [entry if isinstance(entry, str) else entry.id for entry in sent]
+    result = Stored()
+    if not ids:
+        return result
+    known = session.execute(select(SentDecision.id, SentDecision.annotator_id, SentDecision.outcome)
+                            .where(SentDecision.id.in_(ids))).all()
+    # Another account's id (it cannot happen by chance) is neither stored again nor answered.
+    result.outcomes = {row.id: row.outcome for row in known if row.annotator_id == annotator_id}
+    taken = {row.id for row in known}
+    for entry in sent:
+        decision_id = entry if isinstance(entry, str) else entry.id
+        if decision_id in taken:
+            continue
+        taken.add(decision_id)
+        if isinstance(entry, str):
+            outcome, candidate_id, key_time = NOT_A_DECISION, 0, now
+        else:
+            candidate_id, key_time = entry.candidate_id, pressed_at(entry.age_seconds, now=now)
+            outcome = _apply(session, annotator_id=annotator_id, decision=entry, at=key_time, result=result)
+        session.add(SentDecision(id=decision_id, annotator_id=annotator_id, page=PAGE, item_id=candidate_id,
+                                 pressed_at=key_time, received_at=now, outcome=outcome))
+        result.outcomes[decision_id] = outcome
+    session.flush()
+    return result
+
+
+def _apply(session: Session, *, annotator_id: int, decision: Sent, at: datetime, result: Stored) -> str:
+    if decision.skip:
+        queue.release(session, annotator_id=annotator_id, candidate_id=decision.candidate_id)
+        return SKIPPED
+    first = not session.execute(select(exists().where(Annotation.candidate_id == decision.candidate_id,
+                                                      Annotation.annotator_id == annotator_id))).scalar()
+    if first and not _may_label(session, annotator_id=annotator_id, candidate_id=decision.candidate_id):
+        return CLAIM_LOST
+    queue.decide(session, annotator_id=annotator_id, candidate_id=decision.candidate_id,
+                 human_check=decision.human_check, difficulty_eval=decision.difficulty_eval,  # type: ignore[arg-type]
+                 comment=decision.comment, seconds_spent=decision.seconds_spent, decision_id=decision.id,
+                 pressed_at=at)
+    result.labelled.append((decision.candidate_id, first))
+    return SAVED
+
+
+def _may_label(session: Session, *, annotator_id: int, candidate_id: int) -> bool:
+    """Held by this annotator, or with room left for their label beside the others' labels and claims."""
+    now = utcnow()
+    if session.execute(select(exists().where(CandidateClaim.candidate_id == candidate_id,
+                                             CandidateClaim.annotator_id == annotator_id,
+                                             CandidateClaim.expires_at > now))).scalar():
+        return True
+    others = select(func.count()).where(CandidateClaim.candidate_id == candidate_id,
+                                        CandidateClaim.annotator_id != annotator_id,
+                                        CandidateClaim.expires_at > now).scalar_subquery()
+    room = select(Candidate.id).where(Candidate.id == candidate_id,
+                                      Candidate.label_count + others < queue.labels_per_candidate(session))
+    return session.execute(room).first() is not None
+
+
+def held(session: Session, *, annotator_id: int, data_source: str | None = None, rewrite_type: str | None = None,
+         now: datetime | None = None) -> list[int]:
+    """The candidates this annotator holds in the browser and has not labelled, in the order they were claimed."""
+    query = (
+        select(Candidate.id)
+        .join(CandidateClaim, CandidateClaim.candidate_id == Candidate.id)
+        .where(CandidateClaim.annotator_id == annotator_id, CandidateClaim.expires_at > (now or utcnow()),
+               CandidateClaim.batch.is_(None))
+        .where(~exists().where(Annotation.candidate_id == Candidate.id, Annotation.annotator_id == annotator_id))
+        .order_by(CandidateClaim.expires_at, Candidate.id)
+    )
+    return list(session.execute(of_source_and_type(query, data_source=data_source,
+                                                   rewrite_type=rewrite_type)).scalars())
+
+
+def fill(session: Session, *, annotator_id: int, exclude: Collection[int] = (), size: int = AHEAD + 1,
+         data_source: str | None = None, rewrite_type: str | None = None) -> list[int]:
+    """The candidates to have in the browser: those held (but `exclude`d ones: decided or skipped there), then
+    the next ones claimed, up to `size`."""
+    filters = {"data_source": data_source, "rewrite_type": rewrite_type}
+    ids = [i for i in held(session, annotator_id=annotator_id, **filters) if i not in exclude][:size]
+    while len(ids) < size:
+        following = queue.claim_next(session, annotator_id=annotator_id, exclude=[*exclude, *ids], keep_held=True,
+                                     **filters)
+        if following is None:
+            break
+        ids.append(following)
+    return ids

@@ -1,0 +1,60 @@
+"""The queue held in the browser: the item on screen and the next ones already drawn, keys answered at once,
+decisions sent to the server in the background until it has answered each one (`queue.js`, `queue.css`).
+
+How a decision travels (through Streamlit itself, so `streamlit run app.py` and `server.py` behave alike):
+
+- A key decides in the browser: the next item shows at once, and the decision (an id made there by
+  `crypto.randomUUID`, the item, the label, the comment, the key's time) joins the list of decisions not yet
+  answered. That whole list is the component's state value `sent`; setting it reruns the page's fragment. The
+  list is also kept in the browser's storage (per person and page), so a reload sends it again.
+- The page stores each decision of the list once (`annotator.labelling.browser_queue.store`: an id seen before
+  is answered with its first outcome) and hands back, in the component's data, the outcome of every decision
+  of the list and the items now held. The browser drops the answered ones, and shows a refusal with its item.
+  Since every message carries the whole list, a run Streamlit skips or cuts short (keys faster than runs)
+  loses nothing: the next run answers all. A decision with no answer after a few seconds is sent again.
+- `back` (a trigger) asks for the label before the ones the browser holds.
+
+Nothing from the data is set as HTML in the browser: text as text, math as MathML rebuilt there element by
+element from `ui.rich_text`'s sanitized markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+_HERE = Path(__file__).resolve().parent
+_COMPONENT = st.components.v2.component(
+    "annotator_queue",
+    js=(_HERE / "queue.js").read_text(encoding="utf-8"),
+    css=(_HERE / "queue.css").read_text(encoding="utf-8"),
+    isolate_styles=False,  # in the page's document: the page's keyboard script and the browser tests see it
+)
+
+
+def _nothing() -> None:
+    """The state's change callback: the page's fragment reads the state itself on every run."""
+
+
+def mount(*, key: str, data: dict[str, Any], on_back: Callable[[], None]) -> Any:
+    """Draw the queue with `data` (see `queue.js`'s `update`); `on_back` runs when the browser asks for the label
+    before the ones it holds (read `back_request(key)`)."""
+    return _COMPONENT(key=key, data=data, default={"sent": None}, on_sent_change=_nothing, on_back_change=on_back)
+
+
+def sent_decisions(key: str) -> Any:
+    """The decisions the browser has not had an answer for (its state value), as JSON values."""
+    value = st.session_state.get(key) or {}
+    sent = value.get("sent") if hasattr(value, "get") else None
+    return sent.get("decisions") if isinstance(sent, dict) else None
+
+
+def back_request(key: str) -> int | None:
+    """The item the browser wants the label before (the trigger `back`), None for the latest."""
+    value = st.session_state.get(key) or {}
+    back = value.get("back") if hasattr(value, "get") else None
+    before = back.get("before") if isinstance(back, dict) else None
+    return before if isinstance(before, int) and not isinstance(before, bool) else None

@@ -1,0 +1,478 @@
+// The queue held in the browser (see __init__.py): the item on screen and the next ones already drawn, the keys,
+// and the decisions sent in the background until the server has answered each one.
+//
+// Data from the server is only ever set as text (textContent) or, for math, rebuilt element by element from the
+// server's sanitized MathML against the allow-list below: nothing from the data reaches innerHTML.
+
+const MATH_NS = "http://www.w3.org/1998/Math/MathML";
+const MATH_TAGS = new Set(["math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "mfrac", "msqrt", "mroot",
+  "msup", "msub", "msubsup", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded",
+  "mphantom", "menclose", "semantics", "annotation", "merror", "mmultiscripts", "mprescripts", "none"]);
+const MATH_ATTRIBUTES = new Set(["display", "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace",
+  "columnalign", "rowspacing", "columnspacing", "columnlines", "rowlines", "frame", "accent", "accentunder",
+  "movablelimits", "width", "height", "depth", "minsize", "maxsize", "notation", "displaystyle", "scriptlevel",
+  "linethickness", "symmetric", "largeop", "form", "encoding"]);
+const RESEND_MS = 3000;  // a decision not answered by then is sent again
+const SECTIONS = ["Guideline", "Solution", "Model outputs"];
+const LABEL_KEYS = {"1": [1, 0], "2": [1, 1], "0": [0, null]};
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function mathNode(source) {
+  const parsed = new DOMParser().parseFromString(source, "application/xml");
+  const copy = (node) => {
+    if (node.nodeType === Node.TEXT_NODE) return document.createTextNode(node.nodeValue);
+    if (node.nodeType !== Node.ELEMENT_NODE || !MATH_TAGS.has(node.localName)) return null;
+    const out = document.createElementNS(MATH_NS, node.localName);
+    for (const attribute of node.attributes) {
+      if (MATH_ATTRIBUTES.has(attribute.name)) out.setAttribute(attribute.name, attribute.value);
+    }
+    for (const child of node.childNodes) {
+      const made = copy(child);
+      if (made) out.appendChild(made);
+    }
+    return out;
+  };
+  const root = parsed.documentElement;
+  return root && root.localName === "math" ? copy(root) : null;
+}
+
+function runsNode(runs, tag = "span") {
+  const box = el(tag, "aq-runs");
+  for (const run of runs || []) {
+    let node = null;
+    if (typeof run.m === "string") node = mathNode(run.m);
+    if (!node) {
+      node = el(run.b ? "strong" : run.c ? "code" : "span", null, typeof run.t === "string" ? run.t : "");
+    }
+    if (run.k === "add" || run.k === "del") {
+      const mark = el("span", "aq-" + run.k);
+      mark.appendChild(node);
+      node = mark;
+    }
+    box.appendChild(node);
+  }
+  return box;
+}
+
+function sectionNode(title, section) {
+  const box = el("div", "aq-section");
+  box.dataset.section = title;
+  box.appendChild(el("div", "aq-section-title", title));
+  if (section.paragraphs) {
+    for (const paragraph of section.paragraphs) box.appendChild(runsNode(paragraph, "p"));
+  } else if (section.runs) {
+    box.appendChild(runsNode(section.runs, "div"));
+  } else if (section.lines) {
+    if (!section.lines.length) box.appendChild(el("div", "aq-note", "No automatic checks or model outputs."));
+    for (const line of section.lines) {
+      const row = el("div", "aq-line");
+      if (line.name) row.appendChild(el("strong", null, line.name + ": "));
+      row.appendChild(line.json !== undefined ? el("pre", "aq-json", line.json) : runsNode(line.runs));
+      box.appendChild(row);
+    }
+  } else {
+    box.appendChild(el("div", "aq-note", "No " + title.toLowerCase() + " for this candidate."));
+  }
+  return box;
+}
+
+// One item drawn once, hidden until it is the one on screen.
+function itemNode(item) {
+  const node = el("div", "aq-item");
+  node.hidden = true;
+  node.dataset.item = String(item.id);
+  const columns = el("div", "aq-columns");
+  const left = el("div", "aq-column");
+  left.appendChild(el("div", "aq-column-title", "Original question · removed or changed"));
+  left.appendChild(runsNode(item.original, "div"));
+  const right = el("div", "aq-column");
+  right.appendChild(el("div", "aq-column-title", "Rewritten question · added or changed"));
+  right.appendChild(runsNode(item.rewritten, "div"));
+  if (item.identical) right.appendChild(el("div", "aq-badge", "The rewritten question is identical to the original."));
+  columns.append(left, right);
+  node.appendChild(columns);
+  const fields = el("div", "aq-fields");
+  for (const [name, runs] of item.fields || []) {
+    const row = el("div", "aq-field");
+    row.appendChild(el("strong", null, name + ": "));
+    row.appendChild(runsNode(runs));
+    fields.appendChild(row);
+  }
+  node.appendChild(fields);
+  const sections = el("div", "aq-sections");
+  for (const title of SECTIONS) sections.appendChild(sectionNode(title, (item.sections || {})[title] || {}));
+  node.appendChild(sections);
+  return node;
+}
+
+function uuid() {
+  if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+  return "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx".replace(/[xy]/g, (c) => {
+    const r = (crypto.getRandomValues(new Uint8Array(1))[0] & 15);
+    return (c === "x" ? r : (r & 3) | 8).toString(16);
+  });
+}
+
+class Queue {
+  constructor(storeKey) {
+    this.storeKey = storeKey;
+    this.items = new Map();  // id -> item
+    this.nodes = new Map();  // id -> drawn node
+    this.order = [];  // the server's order of the items it holds for this person
+    this.decided = new Set();  // items decided or skipped here: never shown again from the queue
+    this.history = [];  // items decided here, for B
+    this.reviewing = null;  // index into history while going back, else null
+    this.refused = [];  // messages of refused decisions, shown until the next key
+    this.generation = null;
+    this.sentAt = 0;
+    this.seq = 0;
+    this.pending = this.load();
+    for (const decision of this.pending) this.decided.add(decision.item);
+    this.current = null;
+    this.shownAt = performance.now();
+    this.open = new Set(JSON.parse(localStorage.getItem("annotatorQueueSections") || "[]"));
+  }
+
+  load() {
+    try {
+      const stored = JSON.parse(localStorage.getItem(this.storeKey) || "[]");
+      return Array.isArray(stored) ? stored.filter((d) => d && typeof d.id === "string") : [];
+    } catch (error) {
+      return [];
+    }
+  }
+
+  save() {
+    try {
+      localStorage.setItem(this.storeKey, JSON.stringify(this.pending));
+    } catch (error) {
+      // Storage full or refused: the decisions are still held here and sent until answered.
+    }
+  }
+
+  // The root element given by Streamlit; drawn once, kept while the component stays mounted.
+  attach(parent) {
+    if (this.root && this.root.parentNode === parent) return;
+    this.root = el("div", "aq-root");
+    this.root.tabIndex = -1;
+    this.heading = el("h4", "aq-heading", "Loading the candidate...");
+    const bar = el("div", "aq-buttons");
+    this.buttons = {};
+    const add = (key, text, kind) => {
+      const button = el("button", "aq-button aq-" + kind + " aq-key-" + key.toLowerCase());
+      button.type = "button";
+      button.dataset.key = key;
+      button.appendChild(el("span", "aq-button-text", text));
+      button.appendChild(el("kbd", null, key));
+      button.addEventListener("click", () => this.press(key.toLowerCase()));
+      this.buttons[key.toLowerCase()] = button;
+      bar.appendChild(button);
+    };
+    add("1", "Unsolvable · simple", "primary");
+    add("2", "Unsolvable · hard", "primary");
+    add("0", "Not acceptable", "secondary");
+    add("S", "Skip", "secondary");
+    add("B", "Back", "secondary");
+    this.status = el("div", "aq-status");
+    this.indicator = el("span", "aq-indicator", "");
+    this.indicator.setAttribute("role", "status");
+    this.message = el("span", "aq-message", "");
+    this.status.append(this.indicator, this.message);
+    this.comment = el("input", "aq-comment");
+    this.comment.type = "text";
+    this.comment.placeholder = "Comment, optional, saved with the decision (C to write, Esc to leave)";
+    this.comment.setAttribute("aria-label", "Comment");
+    const toggles = el("div", "aq-toggles");
+    this.toggles = {};
+    for (const title of SECTIONS) {
+      const toggle = el("button", "aq-toggle", title);
+      toggle.type = "button";
+      toggle.addEventListener("click", () => this.toggle(title));
+      this.toggles[title] = toggle;
+      toggles.appendChild(toggle);
+    }
+    this.stage = el("div", "aq-stage");
+    this.empty = el("div", "aq-empty");
+    this.empty.hidden = true;
+    this.root.append(this.heading, bar, this.status, this.comment, toggles, this.empty, this.stage);
+    for (const old of parent.querySelectorAll(":scope > .aq-root")) old.remove();
+    parent.appendChild(this.root);  // beside the style element Streamlit put there
+    this.nodes.clear();
+    this.showSections();
+  }
+
+  toggle(title) {
+    if (this.open.has(title)) this.open.delete(title); else this.open.add(title);
+    localStorage.setItem("annotatorQueueSections", JSON.stringify([...this.open]));
+    this.showSections();
+  }
+
+  showSections() {
+    for (const title of SECTIONS) this.toggles[title].classList.toggle("aq-on", this.open.has(title));
+    this.root.dataset.open = [...this.open].join("|");
+    for (const title of SECTIONS) this.root.classList.toggle("aq-open-" + title.split(" ")[0].toLowerCase(), this.open.has(title));
+  }
+
+  // Data from a run of the page: the items held, the outcomes of the decisions sent.
+  update(data, setStateValue, setTriggerValue) {
+    this.setStateValue = setStateValue;
+    this.setTriggerValue = setTriggerValue;
+    this.userMessage = data.message || "";
+    this.emptyText = data.empty || "";
+    if (this.generation !== null && data.generation !== this.generation) {
+      this.order = [];
+      this.reviewing = null;
+    }
+    this.generation = data.generation;
+    for (const item of data.items || []) this.items.set(item.id, item);
+    this.order = (data.items || []).map((item) => item.id);
+    const outcomes = data.outcomes || {};
+    const before = this.pending.length;
+    this.pending = this.pending.filter((decision) => {
+      const outcome = outcomes[decision.id];
+      if (outcome === undefined) return true;
+      if (outcome !== "saved" && outcome !== "skipped") this.refuse(decision, outcome);
+      return false;
+    });
+    if (this.pending.length !== before) this.save();
+    if (data.previous) this.showPrevious(data.previous);
+    if (this.pending.length && performance.now() - this.sentAt > RESEND_MS) this.send();
+    this.draw();
+  }
+
+  refuse(decision, outcome) {
+    const item = this.items.get(decision.item);
+    const name = item ? item.data_id : "#" + decision.item;
+    this.refused.push(name + ": " + outcome);
+    // The item comes back, on screen now, so that the annotator sees what was not saved.
+    this.decided.delete(decision.item);
+    this.history = this.history.filter((entry) => entry.item !== decision.item);
+    if (item) {
+      this.order = [decision.item, ...this.order.filter((id) => id !== decision.item)];
+      this.reviewing = null;
+      this.current = null;
+    }
+  }
+
+  showPrevious(item) {
+    this.items.set(item.id, item);
+    if (!this.history.some((entry) => entry.item === item.id)) {
+      this.history.unshift({item: item.id, decision: item.mine});
+      this.reviewing = 0;
+    }
+  }
+
+  next() {
+    return this.order.find((id) => !this.decided.has(id) && this.items.has(id)) ?? null;
+  }
+
+  onScreen() {
+    if (this.reviewing !== null) return this.history[this.reviewing]?.item ?? null;
+    return this.next();
+  }
+
+  draw() {
+    if (!this.root) return;
+    const id = this.onScreen();
+    const changed = id !== this.current;
+    // Draw the item on screen and the next few ahead (hidden), drop the others.
+    const wanted = new Set([id, ...this.order.filter((other) => !this.decided.has(other)).slice(0, 4)]);
+    for (const [other, node] of this.nodes) {
+      if (!wanted.has(other)) {
+        node.remove();
+        this.nodes.delete(other);
+      }
+    }
+    for (const other of wanted) {
+      if (other === null || this.nodes.has(other) || !this.items.has(other)) continue;
+      const node = itemNode(this.items.get(other));
+      this.nodes.set(other, node);
+      this.stage.appendChild(node);
+    }
+    if (changed) {
+      const old = this.nodes.get(this.current);
+      if (old) old.hidden = true;
+      this.current = id;
+      this.shownAt = performance.now();
+      const item = id === null ? null : this.items.get(id);
+      this.heading.textContent = item ? item.heading : (this.emptyText ? "Nothing to annotate" : "Loading...");
+      if (item) {
+        for (const key of ["1", "2", "0"]) {
+          this.buttons[key].querySelector(".aq-button-text").textContent = item.labels[key];
+        }
+      }
+      this.comment.value = this.reviewing !== null ? (this.history[this.reviewing].decision?.comment || "") : "";
+      this.toTop();
+    }
+    const node = this.nodes.get(id);
+    if (node) node.hidden = false;
+    this.empty.hidden = id !== null;
+    this.empty.textContent = id === null ? this.emptyText : "";
+    for (const key of ["1", "2", "0", "s"]) this.buttons[key].disabled = id === null;
+    this.root.dataset.item = id === null ? "" : String(id);
+    this.drawStatus();
+  }
+
+  toTop() {
+    for (let node = this.root.parentElement; node; node = node.parentElement) {
+      if (node.scrollTop > 0) node.scrollTop = 0;
+    }
+    if (window.scrollY > 0) window.scrollTo(0, 0);
+  }
+
+  drawStatus() {
+    const waiting = this.pending.length;
+    const late = waiting && performance.now() - this.sentAt > RESEND_MS;
+    this.indicator.textContent = waiting ? `${waiting} waiting${late ? " (no answer yet, sending again)" : ""}` : "saved";
+    this.indicator.classList.toggle("aq-waiting", waiting > 0);
+    const parts = [];
+    if (this.reviewing !== null) {
+      const mine = this.history[this.reviewing].decision;
+      parts.push(mine && mine.human_check !== undefined
+        ? "You labelled this one. Press a decision key to change it, S to go forward."
+        : "You went back to this one. Press a decision key to change it, S to go forward.");
+    }
+    if (this.userMessage) parts.push(this.userMessage);
+    this.message.textContent = parts.join(" · ");
+    this.refusedNode ??= el("div", "aq-refused");
+    this.refusedNode.setAttribute("role", "alert");
+    this.refusedNode.textContent = this.refused.join(" · ");
+    this.refusedNode.hidden = !this.refused.length;
+    if (this.refusedNode.parentNode !== this.status) this.status.appendChild(this.refusedNode);
+  }
+
+  press(key) {
+    const id = this.onScreen();
+    if (key in LABEL_KEYS) {
+      if (id === null) return;
+      const [human_check, difficulty_eval] = LABEL_KEYS[key];
+      this.decide({human_check, difficulty_eval, comment: this.comment.value.trim()}, id);
+    } else if (key === "s") {
+      if (id === null) return;
+      if (this.reviewing !== null) this.forward();
+      else this.decide({skip: true}, id);
+    } else if (key === "b") {
+      this.back();
+    } else {
+      return;
+    }
+    this.draw();
+  }
+
+  decide(what, id) {
+    const now = Date.now();
+    const decision = {id: uuid(), item: id, at: now, spent: Math.round(performance.now() - this.shownAt), ...what};
+    this.refused = [];
+    this.pending.push(decision);
+    this.save();
+    if (this.reviewing !== null) {
+      this.history[this.reviewing].decision = decision;
+      this.forward();
+    } else {
+      this.decided.add(id);
+      if (!decision.skip) this.history.push({item: id, decision});
+    }
+    this.send();
+  }
+
+  forward() {
+    this.reviewing = this.reviewing + 1 < this.history.length ? this.reviewing + 1 : null;
+  }
+
+  back() {
+    if (this.reviewing === null && this.history.length) this.reviewing = this.history.length - 1;
+    else if (this.reviewing !== null && this.reviewing > 0) this.reviewing -= 1;
+    else if (this.setTriggerValue) {
+      // Before what this page holds: the server looks up the label before it.
+      const first = this.reviewing !== null ? this.history[0].item : this.onScreen();
+      this.setTriggerValue("back", {before: first, n: ++this.seq});
+    }
+  }
+
+  send() {
+    if (!this.setStateValue) return;
+    const now = Date.now();
+    this.sentAt = performance.now();
+    const decisions = this.pending.map((decision) => ({...decision, age: now - decision.at}));
+    this.setStateValue("sent", {decisions, n: ++this.seq});
+    this.drawStatus();
+  }
+}
+
+function registry() {
+  window.__annotatorQueues ??= new Map();
+  return window.__annotatorQueues;
+}
+
+// The page's queue under the keyboard: the one whose root is in the document.
+function active() {
+  for (const queue of registry().values()) if (queue.root && queue.root.isConnected) return queue;
+  return null;
+}
+
+function typing(event) {
+  return event.composedPath().find((node) => node.tagName &&
+    (["INPUT", "TEXTAREA", "SELECT"].includes(node.tagName) || node.isContentEditable));
+}
+
+function onKey(event) {
+  const queue = active();
+  if (!queue || event.ctrlKey || event.metaKey || event.altKey || typeof event.key !== "string") return;
+  const field = typing(event);
+  if (field) {
+    if (field === queue.comment && (event.key === "Escape" || event.key === "Enter")) {
+      event.preventDefault();
+      field.blur();
+      queue.root.focus({preventScroll: true});
+    }
+    return;
+  }
+  const key = event.key.toLowerCase();
+  if (key === "c") {
+    event.preventDefault();
+    event.stopImmediatePropagation();  // Streamlit's own C (clear caches)
+    queue.comment.focus();
+    return;
+  }
+  if (!(key in LABEL_KEYS) && key !== "s" && key !== "b") return;
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  if (event.repeat && key === "b") return;  // a held B would walk far back; a held label key labels on
+  queue.press(key);
+}
+
+function bind() {
+  if (window.__annotatorQueueBound) return;
+  window.__annotatorQueueBound = true;
+  window.addEventListener("keydown", onKey, true);
+  setInterval(() => {
+    const queue = active();
+    if (queue && queue.pending.length && performance.now() - queue.sentAt > RESEND_MS) queue.send();
+  }, 1000);
+  window.addEventListener("online", () => active()?.send());
+}
+
+export default function (component) {
+  const {data, parentElement, setStateValue, setTriggerValue} = component;
+  if (!data || typeof data.store !== "string") return undefined;
+  bind();
+  const queues = registry();
+  let queue = queues.get(data.store);
+  if (!queue) {
+    queue = new Queue(data.store);
+    queues.set(data.store, queue);
+  }
+  queue.attach(parentElement);
+  queue.update(data, setStateValue, setTriggerValue);
+  if (queue.pending.length && !queue.sentOnce) {
+    queue.sentOnce = true;
+    queue.send();  // decisions left from before a reload
+  }
+  return undefined;
+}
