@@ -14,8 +14,9 @@ from streamlit.testing.v1 import AppTest
 
 from annotator.accounts import auth, throttle
 from annotator.database.engine import get_engine, read_session, write_session
-from annotator.database.models import Annotation, AnnotationEvent
+from annotator.database.models import Annotation, AnnotationEvent, CandidateClaim
 from annotator.labelling import queue
+from tests.support import queue_component
 from tests.support.candidates import add_candidates, add_user, sign_in_app
 from ui.markdown import escape_markdown
 
@@ -31,12 +32,8 @@ def engine(tmp_path: Path, set_environment: Callable[..., None]) -> Engine:
     return get_engine(url)
 
 
-def _app(*, buttons_mounted: bool = True) -> AppTest:
-    """The app; `buttons_mounted` stands for the browser's script that reports the Annotate buttons working
-    (`ui.ready`), which AppTest does not run."""
+def _app() -> AppTest:
     app = AppTest.from_file(ENTRY, default_timeout=60)
-    if buttons_mounted:
-        app.session_state["annotate_ready"] = True
     app.run()
     assert not app.exception, app.exception
     return app
@@ -70,10 +67,6 @@ def _sign_in(app: AppTest, name: str, password: str = PASSWORD) -> AppTest:
     app.run()
     assert not app.exception, app.exception
     return app
-
-
-def _heading(app: AppTest) -> str:
-    return next(m.value for m in app.markdown if m.value.startswith("#### "))
 
 
 def _labels(engine: Engine) -> dict[int, tuple[int, int | None, str | None]]:
@@ -145,7 +138,8 @@ def test_a_key_pressed_after_the_account_was_disabled_stores_nothing(engine: Eng
     app.session_state["auth_recheck_at"] = float("inf")  # the periodic sign-in check is not due
     with write_session(engine) as session:
         auth.set_active(session, name="ann", active=False)
-    app.button(key="decide_1").click()
+    sent = queue_component.decision(queue_component.data(app)["items"][0]["id"], "1")
+    app.session_state[queue_component.KEY] = {"sent": {"decisions": [sent], "n": 1}}
     app.run()
     assert not app.exception, app.exception
     assert _labels(engine) == {}
@@ -160,129 +154,115 @@ def test_a_queue_opened_while_the_database_is_locked_says_busy_not_empty(
     add_candidates(engine, 2)
     app = AppTest.from_file(ENTRY, default_timeout=60)
     sign_in_app(app, engine, add_user(engine, "ann", password=PASSWORD))  # signed in before, e.g. a reload
-    app.session_state["annotate_ready"] = True
     holder = sqlite3.connect(engine.url.database, timeout=0)
     holder.execute("BEGIN IMMEDIATE")  # as an admin's import holds it
     try:
         app.run()
         assert not app.exception, app.exception
-        assert [w.value for w in app.warning] == [
-            "The database is busy; reload the page in a moment for your next candidate."
-        ]
-        assert not app.success  # not "Nothing left in your queue"
+        data = queue_component.data(app)
+        assert data["message"] == "The database is busy: your decisions wait in the browser and are sent again in a " \
+            "moment."
+        assert data["items"] == [] and data["empty"] == ""  # not "Nothing left in your queue"
     finally:
         holder.rollback()
         holder.close()
     app.run()
-    assert _heading(app).startswith("#### math\\_0\\_remove\\_1")
-    assert not app.warning
+    assert queue_component.headings(app)[0] == "math_0_remove_1 · math · remove"
+    assert queue_component.data(app)["message"] == ""
 
 
 def test_decisions_are_recorded_under_the_signed_in_annotator(engine: Engine) -> None:
-    ids = add_candidates(engine, 4)
+    ids = add_candidates(engine, 6)
     ann = add_user(engine, "ann", password=PASSWORD)
     app = _sign_in(_app(), "ann")
-    assert _heading(app).startswith("#### math\\_0\\_remove\\_1")
-    app.text_input(key="comment").input("removed the key condition")
-    app.button(key="decide_2").click()
-    app.run()
-    assert _heading(app).startswith("#### math\\_1\\_contradict\\_1")
-    assert app.text_input(key="comment").value == ""
-    app.button(key="skip").click()
-    app.run()
-    assert _heading(app).startswith("#### math\\_2\\_remove\\_1")
-    app.button(key="decide_0").click()
-    app.run()
-    # The skipped one is not offered again in this session.
-    assert _heading(app).startswith("#### math\\_3\\_contradict\\_1")
+    # The one on screen and the next three, each claimed for ann.
+    assert queue_component.headings(app) == [
+        "math_0_remove_1 · math · remove", "math_1_contradict_1 · math · contradict", "math_2_remove_1 · math · remove",
+        "math_3_contradict_1 · math · contradict"]
+    with read_session(engine) as session:
+        assert sorted(session.execute(select(CandidateClaim.candidate_id)).scalars()) == ids[:4]
+    first = queue_component.press(app, "2", comment="removed the key condition")
+    queue_component.press(app, "s")
+    third = queue_component.press(app, "0")
+    # The skipped one is not offered again in this session; the next ones are claimed as the first go.
+    assert queue_component.headings(app)[0].startswith("math_3_contradict_1")
+    assert len(queue_component.headings(app)) == 3  # two left unclaimed: the skipped one and the last
     assert _labels(engine) == {ids[0]: (1, 1, "removed the key condition"), ids[2]: (0, None, None)}
-    # Back shows my last label; changing it records an update event.
-    app.button(key="back").click()
-    app.run()
-    assert _heading(app).startswith("#### math\\_2\\_remove\\_1")
-    assert any("You labelled this one not acceptable" in c.value for c in app.caption)
-    app.button(key="decide_1").click()
-    app.run()
-    assert _heading(app).startswith("#### math\\_3\\_contradict\\_1")
+    # A decision sent again (its answer lost) is answered and not stored again; a change is an update event.
+    again = queue_component.decision(ids[2], "1")
+    outcomes = queue_component.send(app, [first, again])
+    assert outcomes == {first["id"]: "saved", again["id"]: "saved"}
     assert _labels(engine)[ids[2]] == (1, 0, None)
     with read_session(engine) as session:
-        events = session.execute(
-            select(AnnotationEvent.candidate_id, AnnotationEvent.action, AnnotationEvent.annotator_id)
-        ).all()
-    expected = [(ids[0], "create", ann.id), (ids[2], "create", ann.id), (ids[2], "update", ann.id)]
-    assert sorted(events) == sorted(expected)
+        events = session.execute(select(AnnotationEvent.candidate_id, AnnotationEvent.action,
+                                        AnnotationEvent.annotator_id, AnnotationEvent.decision_id)).all()
+    assert sorted(events, key=str) == sorted([(ids[0], "create", ann.id, first["id"]),
+                                              (ids[2], "create", ann.id, third["id"]),
+                                              (ids[2], "update", ann.id, again["id"])], key=str)
 
 
-def test_filters_restrict_the_queue(engine: Engine) -> None:
+def test_filters_restrict_the_queue_and_survive_a_reload(engine: Engine) -> None:
     add_candidates(engine, 2, data_source="aime")
     add_candidates(engine, 2, data_source="minerva")
-    add_user(engine, "ann", password=PASSWORD)
+    ann = add_user(engine, "ann", password=PASSWORD)
     app = _sign_in(_app(), "ann")
-    assert _heading(app).startswith("#### aime\\_0")
+    assert queue_component.headings(app)[0].startswith("aime_0")
     app.selectbox(key="queue_data_source").select("minerva")
     app.run()
-    assert _heading(app).startswith("#### minerva\\_0\\_remove")
+    assert [h.split(" · ")[0] for h in queue_component.headings(app)] == ["minerva_0_remove_1",
+                                                                         "minerva_1_contradict_1"]
     app.selectbox(key="queue_rewrite_type").select("contradict")
     app.run()
-    assert _heading(app).startswith("#### minerva\\_1\\_contradict")
-    app.button(key="decide_1").click()
-    app.run()
-    assert any("Nothing left in your queue for these filters" in s.value for s in app.success)
+    assert queue_component.headings(app) == ["minerva_1_contradict_1 · minerva · contradict"]
+    assert app.query_params == {"data_source": "minerva", "rewrite_type": "contradict"}
+    queue_component.press(app, "1")
+    assert queue_component.data(app)["empty"] == "Nothing left in your queue for these filters."
+    # A reload: a new session with the address's filters.
+    fresh = AppTest.from_file(ENTRY, default_timeout=60)
+    fresh.query_params.update({"data_source": "minerva"})
+    sign_in_app(fresh, engine, ann)
+    fresh.run()
+    assert fresh.selectbox(key="queue_data_source").value == "minerva"
+    assert queue_component.headings(fresh)[0].startswith("minerva_0_remove_1")
 
 
-def test_candidate_text_is_rendered_escaped_with_checks_and_guideline(engine: Engine) -> None:
+def test_candidate_text_is_handed_over_as_text_and_typeset_math(engine: Engine) -> None:
     add_candidates(
         engine,
         1,
-        rewritten_question="Find $x$. <script>alert(1)</script>",
+        rewritten_question="Find $x^2$. <script>alert(1)</script> [link](javascript:alert(2))",
         extra={"checks": [{"name": "treecut", "verdict": "unsolvable", "detail": "no unique solution"}]},
         llm_outputs={"verification": "<b>True</b>", "verdicts": [True, False]},
     )
     add_user(engine, "ann", password=PASSWORD)
     app = _sign_in(_app(), "ann")
-    text = "\n".join(m.value for m in app.markdown)
-    assert "\\<script\\>alert\\(1\\)\\<\\/script\\>" in text
-    # Short verdicts show with the other fields; the guideline and full outputs are one click away.
-    verdicts = "**Verdicts:** treecut: unsolvable · verification: \\<b\\>True\\<\\/b\\> · verdicts (in Model outputs)"
-    assert verdicts in text
-    assert not app.json and not any("human_check" in m.value for m in app.markdown)
-    app.pills(key="annotate_sections").select("Guideline").select("Model outputs")
-    app.run()
-    text = "\n".join(m.value for m in app.markdown)
-    assert "<script>" not in text and "<b>" not in text
-    assert "**treecut:** unsolvable — no unique solution" in text
-    assert "**verification:** \\<b\\>True\\<\\/b\\>" in text
-    assert [e.value for e in app.json] == ["[true, false]"]
-    assert any("human_check" in m.value for m in app.markdown)
-
-
-def test_open_sections_stay_open_for_the_next_candidate(engine: Engine) -> None:
-    add_candidates(engine, 2)
-    add_user(engine, "ann", password=PASSWORD)
-    app = _sign_in(_app(), "ann")
-    assert app.pills(key="annotate_sections").value == []
-    app.pills(key="annotate_sections").select("Guideline")
-    app.run()
-    app.button(key="decide_1").click()
-    app.run()
-    assert _heading(app).startswith("#### math\\_1\\_contradict\\_1")
-    assert app.pills(key="annotate_sections").value == ["Guideline"]
-    assert any("human_check" in m.value for m in app.markdown)
-    # No solution in these candidates: the section says so rather than vanishing.
-    app.pills(key="annotate_sections").select("Solution")
-    app.run()
-    assert "No solution for this candidate." in [c.value for c in app.caption]
+    item = queue_component.data(app)["items"][0]
+    rewritten = item["rewritten"]
+    assert {"t": " <script>alert(1)</script> [link](javascript:alert(2))", "k": "add"} in rewritten or any(
+        "<script>alert(1)</script>" in run.get("t", "") for run in rewritten)
+    maths = [run["m"] for run in rewritten if "m" in run]
+    assert maths == ['<math display="inline"><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></math>']
+    fields = dict(item["fields"])
+    verdicts = "treecut: unsolvable · verification: <b>True</b> · verdicts (in Model outputs)"
+    assert fields["Verdicts"] == [{"t": verdicts}]
+    lines = item["sections"]["Model outputs"]["lines"]
+    assert lines[0] == {"name": "treecut", "runs": [{"t": "unsolvable — no unique solution"}]}
+    assert lines[1] == {"name": "verification", "runs": [{"t": "<b>True</b>"}]}
+    assert lines[2] == {"name": "verdicts", "json": "[\n true,\n false\n]"}
+    assert any("human_check" in run.get("t", "") for paragraph in item["sections"]["Guideline"]["paragraphs"]
+               for run in paragraph)
+    assert item["sections"]["Solution"] == {}
 
 
 def test_an_empty_database_links_to_the_overview(engine: Engine) -> None:
     add_user(engine, "ann", password=PASSWORD)
     app = _sign_in(_app(), "ann")
-    assert any("no candidates yet" in i.value for i in app.info)
-    assert [link.label for link in app.get("page_link")] == ["Overview: import and demo project"]
+    assert "no candidates yet" in queue_component.data(app)["empty"]
+    assert [link.label for link in app.get("page_link")] == ["Browse all candidates", "Overview, import and statistics"]
     # Once candidates arrive the page picks them up on its next run, without signing in again.
     add_candidates(engine, 1)
     app.run()
-    assert _heading(app).startswith("#### math\\_0\\_remove\\_1")
+    assert queue_component.headings(app) == ["math_0_remove_1 · math · remove"]
 
 
 def _overview(app: AppTest) -> AppTest:
@@ -383,27 +363,6 @@ def test_admins_mark_gold_items_from_browse_and_no_one_else_sees_them(engine: En
     assert "Gold item" not in [m.value for m in reviewer.markdown]
 
 
-def test_the_candidate_shows_once_the_buttons_work_and_earlier_keys_do_nothing(engine: Engine) -> None:
-    """Streamlit loads a button's code lazily: until the browser reports the buttons mounted (the page's script
-    presses "Show"), the candidate is not drawn and a key does nothing (`ui.ready`)."""
-    add_candidates(engine, 2)
-    add_user(engine, "ann", password=PASSWORD)
-    app = _sign_in(_app(buttons_mounted=False), "ann")
-    assert [m.value for m in app.markdown][0] == "#### Loading the candidate..."
-    assert not any("Original question" in m.value for m in app.markdown)
-    app.button(key="decide_1").click().run()  # pressed too early: ignored
-    with read_session(engine) as session:
-        assert session.execute(select(Annotation)).first() is None
-    app.button(key="annotate_ready_button").click().run()
-    assert not app.exception, app.exception
-    assert app.markdown[0].value.startswith("#### math\\_0\\_remove\\_1")
-    assert any("Original question" in m.value for m in app.markdown)
-    assert not [b for b in app.button if b.key == "annotate_ready_button"]
-    app.button(key="decide_1").click().run()
-    with read_session(engine) as session:
-        assert session.execute(select(Annotation.human_check)).scalars().all() == [1]
-
-
 def test_a_refusal_has_the_look_of_every_page_that_cannot_be_shown(engine: Engine) -> None:
     """A page kept from a role: the heading, why and the way on that `/nosuchpage` shows too
     (tests/e2e/test_pages.py)."""
@@ -434,15 +393,14 @@ def test_progress_bars_move_with_each_decision_and_follow_the_filters(engine: En
     app = _sign_in(_app(), "ann")
     assert _progress(app) == [(0, "**My queue:** 0 done · **6 left** for me"),
                               (0, "**Project:** 0 of 6 candidates have 2 label(s)")]
-    app.button(key="decide_0").click().run()
+    queue_component.press(app, "0")
     assert _progress(app) == [(16, "**My queue:** 1 done · **5 left** for me"),
                               (16, "**Project:** 1 of 6 candidates have 2 label(s)")]
-    app.button(key="skip").click().run()  # a skip moves nothing
-    app.button(key="decide_0").click().run()
+    queue_component.press(app, "s")  # a skip moves nothing
+    second = queue_component.press(app, "0")
     assert _progress(app) == [(33, "**My queue:** 2 done · **4 left** for me"),
                               (33, "**Project:** 2 of 6 candidates have 2 label(s)")]
-    app.button(key="back").click().run()
-    app.button(key="decide_1").click().run()  # a changed label moves nothing
+    queue_component.send(app, [queue_component.decision(second["item"], "1")])  # a changed label moves nothing
     assert _progress(app) == [(33, "**My queue:** 2 done · **4 left** for me"),
                               (33, "**Project:** 2 of 6 candidates have 2 label(s)")]
     # Another filter counts afresh, with what others did meanwhile.
