@@ -71,7 +71,7 @@ def parse(raw: Any) -> list[Sent | str]:
 
 def _decision(entry: Mapping[str, Any]) -> Sent | None:
     candidate_id = entry.get("item")
-    if isinstance(candidate_id, bool) or not isinstance(candidate_id, int) or candidate_id < 1:
+    if isinstance(candidate_id, bool) or not isinstance(candidate_id, int) or not 1 <= candidate_id < 2**31:
         return None
     age = _number(entry.get("age"), low=-1e9, high=1e12)
     spent = _number(entry.get("spent"), low=0, high=1e7)
@@ -139,6 +139,8 @@ def _apply(session: Session, *, annotator_id: int, decision: Sent, at: datetime,
         return SKIPPED
     first = not session.execute(select(exists().where(Annotation.candidate_id == decision.candidate_id,
                                                       Annotation.annotator_id == annotator_id))).scalar()
+    if first and session.get(Candidate, decision.candidate_id) is None:
+        return NOT_A_DECISION
     if first and not _may_label(session, annotator_id=annotator_id, candidate_id=decision.candidate_id):
         return CLAIM_LOST
     queue.decide(session, annotator_id=annotator_id, candidate_id=decision.candidate_id,
