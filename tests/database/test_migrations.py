@@ -192,3 +192,34 @@ def test_0018_renames_rules_disagree_to_differs_from_reference_with_its_values(e
     assert {key: None if value is None else bool(value) for key, value in values.items()} == {
         key: disagree for key, (disagree, _, _) in stored.items()}
     command.upgrade(config, "heads")
+
+
+def test_0022_adds_sent_decisions_and_the_events_decision_ids_and_takes_them_away(engine: Engine) -> None:
+    """Upgraded, the events name their decision and `sentdecision` exists; downgraded, both are gone and the events
+    are still append-only (their triggers were not lost with a copy of the table)."""
+    config = _alembic_config(engine)
+
+    def columns(table: str) -> list[str]:
+        with engine.connect() as conn:
+            return list(conn.execute(text(f"SELECT * FROM {table} LIMIT 0")).keys())
+
+    assert "decision_id" in columns("annotationevent") and "decision_id" in columns("transcriptevent")
+    assert columns("sentdecision") == ["id", "annotator_id", "page", "item_id", "pressed_at", "received_at", "outcome"]
+    command.downgrade(config, "0018_reference_rule")
+    assert "decision_id" not in columns("annotationevent") and "decision_id" not in columns("transcriptevent")
+    with engine.begin() as conn:
+        _insert(conn, "annotator", id=1, name="ann", role="annotator", is_system=False, is_active=True,
+                created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        _insert(conn, "candidate", id=1, problem_id=1, data_id="c", data_source="aime", rewrite_type="remove",
+                rewritten_question="q?", status="pending", label_count=0, created_at=NOW, updated_at=NOW)
+        _insert(conn, "annotationevent", id=1, candidate_id=1, annotator_id=1, action="create", at=NOW)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE annotationevent SET action = 'update'"))
+        changed = True
+    except Exception:  # noqa: BLE001  (the trigger's refusal differs between SQLite and PostgreSQL)
+        changed = False
+    assert not changed
+    command.upgrade(config, "heads")
+    assert "decision_id" in columns("annotationevent")
