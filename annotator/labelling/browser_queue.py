@@ -29,7 +29,7 @@ from annotator.labelling import queue
 from annotator.labelling.labels import LabelError, validate
 
 PAGE = "annotate"
-AHEAD = 3  # candidates ready in the browser after the one on screen
+AHEAD = 10  # candidates ready in the browser after the one on screen: enough for a burst, or keys in a stall
 MAX_AGE = timedelta(days=1)  # an older key's time is not believed: the event takes the arrival's
 MAX_SENT = 500  # decisions in one message; the browser sends fewer (it keeps a few dozen waiting at most)
 SAVED, SKIPPED = "saved", "skipped"

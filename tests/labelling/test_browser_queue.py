@@ -33,14 +33,14 @@ def _fill(engine: Engine, annotator_id: int, **options: object) -> list[int]:
 def test_the_browser_holds_the_next_candidates_each_claimed_and_a_reload_resumes_on_them(engine: Engine) -> None:
     ids = add_candidates(engine, 10)
     ann, bob = add_user(engine, "ann"), add_user(engine, "bob")
-    assert _fill(engine, ann.id) == ids[:4]
-    assert _fill(engine, ann.id) == ids[:4]  # asked again (a reload): the same ones, nothing more claimed
-    assert _fill(engine, bob.id) == ids[4:8]  # with one label per candidate, nobody else gets them
+    assert _fill(engine, ann.id, size=4) == ids[:4]
+    assert _fill(engine, ann.id, size=4) == ids[:4]  # asked again (a reload): the same ones, nothing more claimed
+    assert _fill(engine, bob.id, size=4) == ids[4:8]  # with one label per candidate, nobody else gets them
     with read_session(engine) as session:
         claims = Counter(session.execute(select(CandidateClaim.annotator_id)).scalars())
     assert claims == {ann.id: 4, bob.id: 4}
     # Two decided in the browser, not yet arrived: the server holds them back and claims two more ahead.
-    assert _fill(engine, ann.id, exclude=ids[:2]) == [*ids[2:4], *ids[8:10]]
+    assert _fill(engine, ann.id, exclude=ids[:2], size=4) == [*ids[2:4], *ids[8:10]]
 
 
 def test_a_decision_sent_many_times_is_stored_once_with_the_time_of_its_key(engine: Engine) -> None:
@@ -107,7 +107,7 @@ def test_labels_per_candidate_bounds_who_holds_a_candidate_ahead(engine: Engine)
     people = [add_user(engine, f"a{i}") for i in range(3)]
     with write_session(engine) as session:
         queue.set_labels_per_candidate(session, value=2)
-    held = [_fill(engine, person.id) for person in people]
+    held = [_fill(engine, person.id, size=4) for person in people]
     handed = Counter(candidate_id for mine in held for candidate_id in mine)
     assert max(handed.values()) <= 2
     assert held[0] == held[1] == ids[:4] and held[2] == [ids[4]]
