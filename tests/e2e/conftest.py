@@ -34,8 +34,10 @@ class RunningApp:
     log: Path
 
 
-def start_app(database_url: str, log: Path, *, script: str = "app.py", env: dict[str, str] | None = None) -> RunningApp:
-    """`streamlit run` in a child process on a port of its own; returns once its health endpoint answers."""
+def start_app(database_url: str, log: Path, *, script: str = "app.py", env: dict[str, str] | None = None,
+              port: int | None = None) -> RunningApp:
+    """`streamlit run` in a child process on a port of its own (`port`: that one, e.g. a server started again
+    where the browser knows it); returns once its health endpoint answers."""
     environment = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url, **(env or {})}
 
     def launch(port: int) -> subprocess.Popen[bytes]:
@@ -47,7 +49,10 @@ def start_app(database_url: str, log: Path, *, script: str = "app.py", env: dict
         with log.open("wb") as handle:
             return subprocess.Popen(command, cwd=PROJECT_ROOT, env=environment, stdout=handle, stderr=subprocess.STDOUT)
 
-    process, port = start_listening(launch, log, what="streamlit", timeout=START_TIMEOUT_SECONDS)
+    if port is None:
+        process, port = start_listening(launch, log, what="streamlit", timeout=START_TIMEOUT_SECONDS)
+    else:
+        process = launch(port)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for(lambda: _healthy(url) or process.poll() is not None, START_TIMEOUT_SECONDS, f"streamlit at {url}")
@@ -115,13 +120,10 @@ def browser() -> Iterator[object]:
 
 
 def open_page(page, url: str, *, name: str, password: str, link: str) -> None:  # type: ignore[no-untyped-def]
-    """Sign in on the start page (Annotate), then open `link` through the navigation once Annotate is ready.
+    """Sign in on the start page (Annotate), then open `link` through the navigation once Annotate shows.
 
-    Not before: Annotate's "Show" press (`ui.ready`) is sent by Streamlit a task later, so a link clicked
-    in that moment goes first and the press then asks for a run of the page left behind, which Streamlit
-    draws over the new page (blank). A person does not click within those milliseconds; a test does.
-    (A fresh session's first run of a page's own address is Streamlit's, without app.py's sign-in form,
-    hence the start page.)
+    (A fresh session's first run of a page's own address is Streamlit's, without app.py's sign-in form, hence the
+    start page.)
     """
     page.goto(url)
     page.get_by_role("textbox", name="Name").fill(name)
@@ -129,12 +131,11 @@ def open_page(page, url: str, *, name: str, password: str, link: str) -> None:  
     page.get_by_role("textbox", name="Password").press("Enter")
     page.wait_for_function(
         "() => { const headings = [...document.querySelectorAll('h4')].map((h) => h.innerText);"
-        " return headings.length > 0 && !headings.some((t) => t.startsWith('Loading'))"
-        " && !document.querySelector('.st-key-annotate_ready_button'); }"
+        " return headings.length > 0 && !headings.some((t) => t.startsWith('Loading')); }"
     )
     page.get_by_role("link", name=link).click()
     # Annotate's headings look like other pages' ("data_id · source · type"): wait until it is gone.
-    page.locator(".st-key-skip").wait_for(state="detached")
+    page.locator(".aq-root").wait_for(state="detached")
 
 
 # Model and dataset text that would run script, load an image, make a link or emphasis if rendered as HTML or

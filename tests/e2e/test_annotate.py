@@ -5,7 +5,6 @@ The database is checked directly afterwards: exactly the expected labels and eve
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from annotator.accounts import auth
 from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Annotation, AnnotationEvent, Candidate, CandidateClaim
 from tests.e2e.conftest import XSS_PAYLOAD, RunningApp, assert_payload_inert, start_app, stop_app, watch_dialogs
-from tests.support.annotate_keys import PASSWORD, press, shows, sign_in
+from tests.support.annotate_keys import PASSWORD, all_saved, press, shows, sign_in
 from tests.support.candidates import add_candidates, add_user
 
 pytestmark = pytest.mark.e2e
@@ -67,6 +66,7 @@ def test_label_twenty_with_the_keyboard_reload_and_change_one(app: RunningApp, b
     shows(page, data_ids[19])
     press(page, "s")
     shows(page, data_ids[20])
+    all_saved(page)
     context.close()
 
     with read_session(engine) as session:
@@ -90,7 +90,7 @@ def test_label_twenty_with_the_keyboard_reload_and_change_one(app: RunningApp, b
     assert update.old == {"human_check": 1, "difficulty_eval": 0, "comment": None}
     assert update.new == {"human_check": 0, "difficulty_eval": None, "comment": None}
     assert [counts[candidate_id] for candidate_id in ids] == [1] * 20 + [0] * 5
-    assert claims == [ids[20]]
+    assert sorted(claims) == ids[20:]  # the one on screen and those held ahead in the browser
 
 
 def test_script_and_img_in_a_candidate_do_not_execute(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
@@ -138,7 +138,7 @@ def test_a_keypress_notices_a_disabled_account(tmp_path: Path, browser) -> None:
             auth.set_active(session, name="ann", active=False)
         press(page, "2")
         page.get_by_text("Your session ended; please sign in again.").wait_for()
-        assert page.get_by_role("heading", name=re.compile(r"^aime_2_remove_1 ·")).count() == 0
+        assert page.locator(".aq-root").count() == 0
         context.close()
     finally:
         stop_app(running)

@@ -14,17 +14,26 @@ def sign_in(page, url: str, name: str = "ann") -> None:  # type: ignore[no-untyp
     page.get_by_role("textbox", name="Password").press("Enter")
 
 
-BUTTON_KEYS = {"1": "decide_1", "2": "decide_2", "0": "decide_0", "s": "skip", "b": "back"}
+HEADING = ".aq-heading"
 
 
 def shows(page, data_id: str) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the candidate's heading (`data_id · source · type`) is visible and the app's run has ended."""
-    page.get_by_role("heading", name=re.compile(rf"^{re.escape(data_id)} ·")).wait_for()
+    """Wait until the candidate's heading (`data_id · source · type`) is on screen and the app's run has ended."""
+    page.wait_for_function("(start) => document.querySelector('.aq-heading')?.innerText.startsWith(start)",
+                           arg=f"{data_id} ·")
     page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
 
 
+def heading(page) -> str:  # type: ignore[no-untyped-def]
+    return page.locator(HEADING).inner_text()
+
+
 def press(page, key: str) -> None:  # type: ignore[no-untyped-def]
-    """Press a shortcut once its button is on the page: after a reload the buttons can still be mounting
-    when the heading shows, and a shortcut whose button is not mounted yet does nothing."""
-    page.locator(f".st-key-{BUTTON_KEYS[key]} button").wait_for()
+    """Press a key of the queue once it is on the page (its keys are the browser's: nothing else to wait for)."""
+    page.locator(".aq-root").wait_for()
     page.keyboard.press(key)
+
+
+def all_saved(page, timeout: float = 60_000) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the server has answered every decision the page sent (the indicator says "saved")."""
+    page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'", timeout=timeout)
