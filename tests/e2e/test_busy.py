@@ -1,7 +1,7 @@
 """Busy is not broken, in Chromium: while another connection holds SQLite's write lock (a real `BEGIN IMMEDIATE`,
-as an admin's import does), a key on Annotate says "the database is busy, your label was not saved, press
-again" within the page's busy timeout, the candidate stays on screen, nothing is stored; the same key pressed
-once the lock is free saves the label and moves on."""
+as an admin's import does), a key on Annotate shows the next candidate at once and its decision waits in the
+browser: the page says the database is busy and how many wait, nothing is stored; once the lock is free the
+decision is sent again by itself and stored once."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ from sqlalchemy import select
 from annotator.database.engine import get_engine, read_session
 from annotator.database.models import Annotation
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.support.annotate_keys import PASSWORD, press, shows, sign_in
+from tests.support.annotate_keys import PASSWORD, all_saved, press, shows, sign_in
 from tests.support.candidates import add_candidates, add_user
-from ui.writes import busy_message
 
 pytestmark = pytest.mark.e2e
+
+BUSY = "The database is busy: your decisions wait in the browser and are sent again in a moment."
 
 
 @pytest.fixture
@@ -37,10 +38,10 @@ def _labels(app: RunningApp) -> dict[int, tuple[int, int | None]]:
         return {row[0]: (row[1], row[2]) for row in rows}
 
 
-def test_a_key_while_the_database_is_locked_says_busy_keeps_the_candidate_and_works_again(  # type: ignore[no-untyped-def]
+def test_a_key_while_the_database_is_locked_waits_in_the_browser_and_is_stored_once_free(  # type: ignore[no-untyped-def]
     app: RunningApp, browser
 ) -> None:
-    ids = add_candidates(get_engine(app.database_url), 2, data_source="aime")
+    ids = add_candidates(get_engine(app.database_url), 3, data_source="aime")
     context = browser.new_context()
     page = context.new_page()
     sign_in(page, app.url)
@@ -49,15 +50,15 @@ def test_a_key_while_the_database_is_locked_says_busy_keeps_the_candidate_and_wo
     holder.execute("BEGIN IMMEDIATE")
     try:
         press(page, "1")
-        page.get_by_text(busy_message("label")).wait_for()
-        shows(page, "aime_0_remove_1")  # still the same candidate
+        shows(page, "aime_1_contradict_1")  # at once: the browser held it
+        page.get_by_text(BUSY).wait_for()
+        assert page.locator(".aq-indicator").inner_text().startswith("1 waiting")
         assert page.get_by_text("Traceback").count() == 0
         assert _labels(app) == {}
     finally:
         holder.rollback()
         holder.close()
-    press(page, "1")
-    shows(page, "aime_1_contradict_1")
-    assert page.get_by_text(busy_message("label")).count() == 0
+    all_saved(page)
+    assert page.get_by_text(BUSY).count() == 0
     context.close()
     assert _labels(app) == {ids[0]: (1, 0)}
