@@ -1,7 +1,7 @@
 """The keyboard on a page driven by keys (Annotate, Review, Adjudicate): one script, installed by `keyboard`.
 
-- `Esc` in a field (the comment, or a closed select box) leaves it, so that the next key is a shortcut again
-  (Streamlit keeps the focus there). Leaving a text field is what makes Streamlit take its text (a text input
+- `Esc` in a field (the comment, or a select box, open or closed) leaves it, so that the next key is a shortcut
+  again (Streamlit keeps the focus there). Leaving a text field is what makes Streamlit take its text (a text input
   commits on blur or Enter), so the comment typed is the one the next decision saves.
 - A choice made in a select box (a sidebar filter), by `Enter` or a click, leaves the box too: the next key
   decides instead of being typed into the box's search. So does a toggle switched, by Space or a click (Review's
@@ -41,8 +41,10 @@ _SCRIPT = """<script>
     if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || typeof event.key !== "string") return;
     const field = typing(event);
     if (field && here()) {
-      if (event.key === "Escape" && !open(field)) {
-        field.blur();  // the comment keeps its text and Streamlit takes it; the next key is a key
+      if (event.key === "Escape") {
+        // The comment keeps its text and Streamlit takes it; an open select box closes its list first. Either
+        // way the field lets go, so that the next key is a key, not typed into the box's search.
+        if (open(field)) leaveSoon(field); else field.blur();
         return;
       }
       if (event.key === "Enter" && field.getAttribute("role") === "combobox" && open(field)) {
