@@ -7,6 +7,7 @@ the background, stored once whatever number of times it arrives (`annotator.labe
 the workspace fragment stores what the browser sent, claims the next candidates and hands both back.
 """
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,7 @@ def workspace() -> None:
     held = state["held"]
     data = {
         "store": f"annotator-queue:{user.id}:annotate",
+        "now": time.time() * 1000,  # the browser measures its clock's offset from the server's
         "generation": state["generation"],
         "items": [state["items"][candidate_id] for candidate_id in held if candidate_id in state["items"]],
         "outcomes": state["outcomes"],

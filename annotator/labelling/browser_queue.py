@@ -5,8 +5,9 @@ The page keeps the candidate on screen and the next `AHEAD` ready in the browser
 background. A decision carries an id made in the browser; it may arrive more than once (sent again when no answer
 came, or after a reload), and `store` keeps each id once in `sentdecision` with its outcome, so a second arrival
 is answered with the first one's outcome and stores nothing. The label's event names the decision and keeps the
-key's time (`pressed_at`: the server's clock less the decision's age by the browser's clock, so a browser's wrong
-clock does not matter, bounded by `MAX_AGE`).
+key's time: the browser's clock at the key, moved by the offset from the server's clock that the browser measures on
+each answer (so a browser's wrong clock does not matter, nor a message held up on the way); `pressed_at` bounds it
+to the last `MAX_AGE` before the arrival, else takes the arrival's time.
 
 A label is refused (`CLAIM_LOST`) only when the candidate went to others meanwhile: this annotator's claim
 expired and others' labels and claims fill its `labels_per_candidate`. Call `store` and `fill` inside a write
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import exists, func, select
@@ -29,7 +30,9 @@ from annotator.labelling import queue
 from annotator.labelling.labels import LabelError, validate
 
 PAGE = "annotate"
-AHEAD = 10  # candidates ready in the browser after the one on screen: enough for a burst, or keys in a stall
+# Candidates ready in the browser after the one on screen: a burst of keys (a held key, an expert's run) is over
+# before more come from a distant server, and a key never labels what was not on screen.
+AHEAD = 20
 MAX_AGE = timedelta(days=1)  # an older key's time is not believed: the event takes the arrival's
 MAX_SENT = 500  # decisions in one message; the browser sends fewer (it keeps a few dozen waiting at most)
 SAVED, SKIPPED = "saved", "skipped"
@@ -48,7 +51,7 @@ class Sent:
     difficulty_eval: int | None = None
     comment: str | None = None
     seconds_spent: float | None = None
-    age_seconds: float = 0.0  # how long before sending the key was pressed, by the browser's clock
+    key_ms: float | None = None  # the key's time, ms since the epoch, on the server's clock as the browser knows it
 
 
 def _number(value: Any, *, low: float, high: float) -> float | None:
@@ -73,9 +76,8 @@ def _decision(entry: Mapping[str, Any]) -> Sent | None:
     candidate_id = entry.get("item")
     if isinstance(candidate_id, bool) or not isinstance(candidate_id, int) or not 1 <= candidate_id < 2**31:
         return None
-    age = _number(entry.get("age"), low=-1e9, high=1e12)
     spent = _number(entry.get("spent"), low=0, high=1e7)
-    common = {"id": entry["id"], "candidate_id": candidate_id, "age_seconds": max(0.0, age or 0.0) / 1000,
+    common = {"id": entry["id"], "candidate_id": candidate_id, "key_ms": _number(entry.get("key"), low=0, high=1e14),
               "seconds_spent": None if spent is None else round(spent / 1000, 3)}
     if entry.get("skip") is True:
         return Sent(skip=True, **common)
@@ -89,10 +91,12 @@ def _decision(entry: Mapping[str, Any]) -> Sent | None:
     return Sent(human_check=human_check, difficulty_eval=difficulty_eval, comment=comment, **common)
 
 
-def pressed_at(age_seconds: float, *, now: datetime) -> datetime:
-    """The key's time on the server's clock (`now` when the age is not believable)."""
-    age = timedelta(seconds=age_seconds)
-    return now - age if timedelta(0) <= age <= MAX_AGE else now
+def pressed_at(key_ms: float | None, *, now: datetime) -> datetime:
+    """The key's time (`now` when there is none, or it is in the future or older than `MAX_AGE`)."""
+    if key_ms is None:
+        return now
+    key = datetime.fromtimestamp(key_ms / 1000, tz=UTC)
+    return key if now - MAX_AGE <= key <= now else now
 
 
 @dataclass
@@ -124,7 +128,7 @@ def store(session: Session, *, annotator_id: int, sent: Sequence[Sent | str], no
         if isinstance(entry, str):
             outcome, candidate_id, key_time = NOT_A_DECISION, 0, now
         else:
-            candidate_id, key_time = entry.candidate_id, pressed_at(entry.age_seconds, now=now)
+            candidate_id, key_time = entry.candidate_id, pressed_at(entry.key_ms, now=now)
             outcome = _apply(session, annotator_id=annotator_id, decision=entry, at=key_time, result=result)
         session.add(SentDecision(id=decision_id, annotator_id=annotator_id, page=PAGE, item_id=candidate_id,
                                  pressed_at=key_time, received_at=now, outcome=outcome))

@@ -242,12 +242,8 @@ def test_an_app_server_killed_with_five_decisions_waiting_stores_each_once_when_
         running.process.wait()
         assert _counts(running) == (0, 0, 0)
         running = start_app(url, tmp_path / "streamlit-again.log", port=port)
-        # A new server has no session: sign in again on the page (not reloaded), and the browser sends again.
-        page.get_by_role("textbox", name="Name").wait_for(timeout=60_000)
-        page.get_by_role("textbox", name="Name").fill("ann")
-        page.get_by_role("textbox", name="Password").fill(PASSWORD)
-        page.get_by_role("textbox", name="Password").press("Enter")
-        all_saved(page)
+        # The page (not reloaded) connects to the new server, signed in by its cookie, and sends them again.
+        all_saved(page, timeout=120_000)
         page.context.close()
     finally:
         stop_app(running)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 import uuid
 from typing import Any
 
@@ -39,7 +40,8 @@ def headings(app: Any) -> list[str]:
 
 def decision(item_id: int, key: str, *, comment: str = "", age_ms: float = 5) -> dict[str, Any]:
     """A decision as the browser makes it: a label key (`1`, `2`, `0`) or `s`."""
-    made: dict[str, Any] = {"id": str(uuid.uuid4()), "item": item_id, "age": age_ms, "spent": 1500}
+    made: dict[str, Any] = {"id": str(uuid.uuid4()), "item": item_id, "key": time.time() * 1000 - age_ms,
+                            "spent": 1500}
     if key == "s":
         made["skip"] = True
     else:

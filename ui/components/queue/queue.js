@@ -132,6 +132,7 @@ class Queue {
     this.generation = null;
     this.sentAt = 0;
     this.seq = 0;
+    this.offset = null;
     this.pending = this.load();
     for (const decision of this.pending) this.decided.add(decision.item);
     this.current = null;
@@ -223,6 +224,9 @@ class Queue {
   update(data, setStateValue, setTriggerValue) {
     this.setStateValue = setStateValue;
     this.setTriggerValue = setTriggerValue;
+    // The server's clock less this one's, as near as an answer tells (it left the server before it came here):
+    // the largest seen, so that it only grows and the keys' times stay in the order pressed.
+    if (typeof data.now === "number") this.offset = Math.max(this.offset ?? -Infinity, data.now - Date.now());
     this.userMessage = data.message || "";
     this.emptyText = data.empty || "";
     if (this.generation !== null && data.generation !== this.generation) {
@@ -349,12 +353,16 @@ class Queue {
 
   press(key) {
     const id = this.onScreen();
+    if (id === null && (key in LABEL_KEYS || key === "s")) {
+      // Nothing on screen (the next ones are on their way, or none are left): the key decides nothing.
+      this.userMessage = "No candidate on screen: that key was not used.";
+      this.drawStatus();
+      return;
+    }
     if (key in LABEL_KEYS) {
-      if (id === null) return;
       const [human_check, difficulty_eval] = LABEL_KEYS[key];
       this.decide({human_check, difficulty_eval, comment: this.comment.value.trim()}, id);
     } else if (key === "s") {
-      if (id === null) return;
       if (this.reviewing !== null) this.forward();
       else this.decide({skip: true}, id);
     } else if (key === "b") {
@@ -397,9 +405,8 @@ class Queue {
 
   send() {
     if (!this.setStateValue) return;
-    const now = Date.now();
     this.sentAt = performance.now();
-    const decisions = this.pending.map((decision) => ({...decision, age: now - decision.at}));
+    const decisions = this.pending.map((decision) => ({...decision, key: decision.at + this.offset}));
     this.setStateValue("sent", {decisions, n: ++this.seq});
     this.drawStatus();
   }
