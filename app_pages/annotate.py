@@ -116,6 +116,7 @@ def _empty_text() -> str:
 @st.fragment
 def workspace() -> None:
     """The queue component and the progress bars. A fragment: a decision reruns only this function."""
+    seen = queue_component.sent_decisions(COMPONENT) is not None
     _sync()
     if not _signed_in():
         st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
@@ -130,7 +131,11 @@ def workspace() -> None:
         "message": state.get("message") or ("" if state["loaded"] else "Your queue is not loaded yet."),
         "empty": _empty_text() if not held and state["loaded"] else "",
     }
-    queue_component.mount(key=COMPONENT, data=data, on_back=_back)
+    result = queue_component.mount(key=COMPONENT, data=data, on_back=_back)
+    if not seen and (getattr(result, "sent", None) or {}).get("decisions"):
+        # A session's first run reads the browser's state only once the component is on the page (a new app
+        # server, a reload): once more, to store what it sent.
+        st.rerun()
     _progress.show(engine, annotator_id=user.id, filters=_filters())
     if not held:
         st.page_link(HERE / "browse.py", label="Browse all candidates", icon=":material/table_rows:")
@@ -142,6 +147,7 @@ workspace()
 
 options = _filter_options(str(engine.url))
 with st.sidebar:
+    queue_component.wake(key="annotate_wake")
     for name, label in zip(FILTERS, ("Data source", "Rewrite type"), strict=True):
         choices = [ALL, *options[name]]
         if f"queue_{name}" not in st.session_state:  # a reload keeps the filters (they are in the address)

@@ -13,6 +13,9 @@ How a decision travels (through Streamlit itself, so `streamlit run app.py` and 
   Since every message carries the whole list, a run Streamlit skips or cuts short (keys faster than runs)
   loses nothing: the next run answers all. A decision with no answer after a few seconds is sent again.
 - `back` (a trigger) asks for the label before the ones the browser holds.
+- Decisions still unanswered after a while (the app server was started again: the new one does not know the old
+  one's fragment, whose runs it ignores) make the browser ask for a run of the whole app through a second, empty
+  instance outside the fragment (`wake`).
 
 Nothing from the data is set as HTML in the browser: text as text, math as MathML rebuilt there element by
 element from `ui.rich_text`'s sanitized markup.
@@ -43,6 +46,12 @@ def mount(*, key: str, data: dict[str, Any], on_back: Callable[[], None]) -> Any
     """Draw the queue with `data` (see `queue.js`'s `update`); `on_back` runs when the browser asks for the label
     before the ones it holds (read `back_request(key)`)."""
     return _COMPONENT(key=key, data=data, default={"sent": None}, on_sent_change=_nothing, on_back_change=on_back)
+
+
+def wake(*, key: str) -> None:
+    """The page's way to a run of the whole app, outside the queue's fragment: the queue asks for one when its
+    decisions go unanswered (a new app server knows nothing of the old one's fragments). Call outside fragments."""
+    _COMPONENT(key=key, data={"wake": True}, on_wake_change=_nothing, height=0)
 
 
 def sent_decisions(key: str) -> Any:

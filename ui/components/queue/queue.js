@@ -13,6 +13,7 @@ const MATH_ATTRIBUTES = new Set(["display", "mathvariant", "stretchy", "fence", 
   "movablelimits", "width", "height", "depth", "minsize", "maxsize", "notation", "displaystyle", "scriptlevel",
   "linethickness", "symmetric", "largeop", "form", "encoding"]);
 const RESEND_MS = 3000;  // a decision not answered by then is sent again
+const WAKE_MS = 8000;  // no answer for this long: ask for a run of the whole app
 const SECTIONS = ["Guideline", "Solution", "Model outputs"];
 const LABEL_KEYS = {"1": [1, 0], "2": [1, 1], "0": [0, null]};
 
@@ -131,6 +132,8 @@ class Queue {
     this.refused = [];  // messages of refused decisions, shown until the next key
     this.generation = null;
     this.sentAt = 0;
+    this.answeredAt = performance.now();
+    this.wokenAt = 0;
     this.seq = 0;
     this.offset = null;
     this.pending = this.load();
@@ -224,6 +227,7 @@ class Queue {
   update(data, setStateValue, setTriggerValue) {
     this.setStateValue = setStateValue;
     this.setTriggerValue = setTriggerValue;
+    this.answeredAt = performance.now();
     // The server's clock less this one's, as near as an answer tells (it left the server before it came here):
     // the largest seen, so that it only grows and the keys' times stay in the order pressed.
     if (typeof data.now === "number") this.offset = Math.max(this.offset ?? -Infinity, data.now - Date.now());
@@ -460,13 +464,24 @@ function bind() {
   window.addEventListener("keydown", onKey, true);
   setInterval(() => {
     const queue = active();
-    if (queue && queue.pending.length && performance.now() - queue.sentAt > RESEND_MS) queue.send();
+    if (!queue || !queue.pending.length) return;
+    const now = performance.now();
+    if (now - queue.answeredAt > WAKE_MS && now - queue.wokenAt > WAKE_MS && window.__annotatorWake) {
+      queue.wokenAt = now;
+      window.__annotatorWake();  // a run of the whole app: its fragment may be unknown to a new server
+    } else if (now - queue.sentAt > RESEND_MS) {
+      queue.send();
+    }
   }, 1000);
   window.addEventListener("online", () => active()?.send());
 }
 
 export default function (component) {
   const {data, parentElement, setStateValue, setTriggerValue} = component;
+  if (data && data.wake === true) {
+    window.__annotatorWake = () => setTriggerValue("wake", Date.now());
+    return undefined;
+  }
   if (!data || typeof data.store !== "string") return undefined;
   bind();
   const queues = registry();
