@@ -70,7 +70,7 @@ def test_a_hostile_dataset_shows_as_text_on_every_page(app: RunningApp, tracker:
 
     # Browse: open the candidate by selecting its row.
     page.get_by_role("link", name="Browse").click()
-    page.locator(".st-key-skip").wait_for(state="detached")
+    page.locator(".aq-root").wait_for(state="detached")
     page.get_by_text("Select a row to open the candidate.").wait_for()
     grid = page.locator("[data-testid=stDataFrame]").bounding_box()
     assert grid is not None

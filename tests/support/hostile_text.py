@@ -83,6 +83,9 @@ def assert_inert(page, tracker: Tracker, fields: list[str]) -> None:  # type: ig
     # (Streamlit gives headings an anchor link to themselves, href="#...": not data.)
     found = page.locator("[data-testid=stMarkdownContainer] a:not([href^='#']), [data-testid=stMarkdownContainer] img")
     assert found.count() == 0, [found.nth(i).evaluate("e => e.outerHTML") for i in range(found.count())]
+    # The queue component (`ui/components/queue`) makes no link, image or script of its own: any would be data's.
+    assert page.locator(".aq-root a, .aq-root img, .aq-root script, .aq-root iframe").count() == 0
+    assert page.locator(".aq-root strong, .aq-root code").filter(has_text="bold-").count() == 0
     assert page.locator(".stMarkdownColoredText, .stMarkdownBadge").filter(has_text="red-").count() == 0
     assert page.locator("[data-testid=stMarkdownContainer] strong").filter(has_text="bold-").count() == 0
     text = shown_text(page)

@@ -208,6 +208,7 @@ class Queue {
     for (const old of parent.querySelectorAll(":scope > .aq-root")) old.remove();
     parent.appendChild(this.root);  // beside the style element Streamlit put there
     this.nodes.clear();
+    this.current = null;  // drawn anew
     this.showSections();
   }
 
