@@ -1,6 +1,7 @@
 """The keyboard never gets stuck, in real headless Chromium (`ui.keys.keyboard`).
 
-On Annotate, Review and Adjudicate: Tab into the comment, type it (decision keys in it are text), `Esc`, one
+On Review and Adjudicate (Annotate's keys: tests/e2e/test_annotate_queue.py): Tab into the comment, type it
+(decision keys in it are text), `Esc`, one
 key: the decision and the comment are saved exactly as typed. A sidebar filter chosen by keyboard (Tab, type,
 Enter), or a switch turned (Tab, Space), then one key: it decides the filtered item instead of typing into the
 box. Every check is on the database.
@@ -16,7 +17,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from annotator.database.engine import get_engine, read_session, write_session
-from annotator.database.models import Adjudication, Annotation, Annotator, Candidate, Transcript
+from annotator.database.models import Adjudication, Annotator, Candidate, Transcript
 from annotator.labelling import labels
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
@@ -98,41 +99,6 @@ def ids_by_data_id(engine: Engine) -> dict[str, int]:
 def annotator_id(engine: Engine, name: str) -> int:
     with read_session(engine) as session:
         return session.execute(select(Annotator.id).where(Annotator.name == name)).scalar_one()
-
-
-def test_annotate_comment_esc_key(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
-    engine = get_engine(app.database_url)
-    add_candidates(engine, 2, data_source="aime", rewrite_types=("remove",))
-    page = browser.new_context().new_page()
-    sign_in(page, app.url)
-    heading(page, r"^aime_0_remove_1 ·")
-    comment_esc_key(page, "comment", "2", "decide_2")
-    heading(page, r"^aime_1_remove_1 ·")
-    assert page.locator(".st-key-comment input").input_value() == ""  # the next candidate starts without one
-    page.context.close()
-    with read_session(engine) as session:
-        rows = session.execute(select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval,
-                                      Annotation.comment)).all()
-    assert [tuple(row) for row in rows] == [(ids_by_data_id(engine)["aime_0_remove_1"], 1, 1, COMMENT)]
-
-
-def test_annotate_filter_chosen_by_keyboard_then_a_key_decides(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
-    engine = get_engine(app.database_url)
-    add_candidates(engine, 2, data_source="aime", rewrite_types=("remove",))
-    add_candidates(engine, 2, data_source="gsm", rewrite_types=("remove",))
-    page = browser.new_context().new_page()
-    sign_in(page, app.url)
-    heading(page, r"^aime_0_remove_1 ·")
-    page.locator(".st-key-decide_0 button").wait_for()
-    choose(page, "queue_data_source", "gsm")
-    heading(page, r"^gsm_0_remove_1 ·")
-    page.keyboard.press("0")
-    heading(page, r"^gsm_1_remove_1 ·")
-    page.context.close()
-    with read_session(engine) as session:
-        rows = session.execute(select(Annotation.candidate_id, Annotation.human_check, Annotation.difficulty_eval,
-                                      Annotation.comment)).all()
-    assert [tuple(row) for row in rows] == [(ids_by_data_id(engine)["gsm_0_remove_1"], 0, None, None)]
 
 
 def test_adjudicate_comment_esc_key(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]

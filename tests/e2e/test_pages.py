@@ -30,7 +30,7 @@ TIMEOUT_MS = 60_000
 def app(tmp_path: Path) -> Iterator[RunningApp]:
     url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
     engine = get_engine(url)
-    ids = add_candidates(engine, 12)  # each visit to Annotate is a new session that claims one (held a while)
+    ids = add_candidates(engine, 12)
     ann = add_user(engine, "ann", password=PASSWORD)
     add_user(engine, "rev", role="reviewer", password=PASSWORD)
     with write_session(engine) as session:
@@ -46,7 +46,7 @@ def _settled(page) -> None:  # type: ignore[no-untyped-def]
 
 # What shows that a page is open: its title, or, on a page without one, one of its buttons.
 SHOWN_BY = {
-    "annotate": ".st-key-skip", "browse": "Browse", "overview": "Overview", "team": "Team",
+    "annotate": ".aq-root", "browse": "Browse", "overview": "Overview", "team": "Team",
     "adjudicate": ".st-key-adjudicate_skip", "review": ".st-key-agree", "report": "Report",
     "generate": "Generate candidates", "evaluate": "Evaluate a model", "import_export": "Import and export",
 }
@@ -121,7 +121,7 @@ def test_an_unknown_address_says_no_such_page(app: RunningApp, browser) -> None:
     _settled(page)
     assert page.get_by_text("There is no page at /nosuchpage.", exact=True).count() == 1
     assert page.get_by_text("Choose a page in the sidebar.", exact=True).count() == 1
-    assert page.locator(".st-key-skip").count() == 0  # not Annotate
+    assert page.locator(".aq-root").count() == 0  # not Annotate
     assert page.get_by_text("Page not found").count() == 0
     assert page.url.endswith("/nosuchpage")
     # The way on: the navigation is there; the unknown page is not listed in it.

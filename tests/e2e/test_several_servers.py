@@ -23,9 +23,10 @@ from sqlalchemy import func, select
 from annotator.accounts import auth
 from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Annotation, Candidate, CandidateClaim, FigureSnapshot, Run
-from annotator.labelling import labels
+from annotator.labelling import browser_queue, labels
 from tests.conftest import PROJECT_ROOT
 from tests.e2e.conftest import RunningApp, fill_evaluate_form, start_app, stop_app
+from tests.support.annotate_keys import all_saved
 from tests.support.candidates import add_candidates, add_user
 from tests.support.evaluation_items import add_evaluation_items, scripted_solver
 from tests.support.openai_server import OpenAIServer
@@ -38,8 +39,7 @@ PASSWORD = "correct horse"
 TIMEOUT_MS = 60_000
 ANNOTATE_READY = (
     "() => { const headings = [...document.querySelectorAll('h4')].map((h) => h.innerText);"
-    " return headings.length > 0 && !headings.some((t) => t.startsWith('Loading'))"
-    " && !document.querySelector('.st-key-annotate_ready_button'); }"
+    " return headings.length > 0 && !headings.some((t) => t.startsWith('Loading')); }"
 )
 
 
@@ -61,7 +61,8 @@ def cluster(postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
     for person, role in (("boss", "admin"), ("rev", "reviewer"), ("ann", "annotator"), ("bea", "annotator")):
         add_user(engine, person, role=role, password=PASSWORD)
     add_evaluation_items(engine)
-    ids = add_candidates(engine, 24, data_source="gsm")
+    # Enough that each annotator's browser holds its candidates ahead (`browser_queue.AHEAD`) and both have work.
+    ids = add_candidates(engine, 2 * (browser_queue.AHEAD + 1) + 8, data_source="gsm")
     _label_for_team(engine, ids[-4:])  # complete now: the queue hands out the others
     environment = {**os.environ, "ANNOTATOR_DATABASE_URL": url, "E2E_RUN_KEY": "sk-test"}
     with OpenAIServer(answer=scripted_solver) as llm:
@@ -118,7 +119,7 @@ def _sign_in(page, url: str, name: str) -> None:  # type: ignore[no-untyped-def]
 
 def _go(page, link: str, title: str) -> None:  # type: ignore[no-untyped-def]
     page.get_by_role("link", name=link).click()
-    page.locator(".st-key-skip").wait_for(state="detached")  # Annotate's workspace is gone
+    page.locator(".aq-root").wait_for(state="detached")  # Annotate's workspace is gone
     page.get_by_role("heading", name=title, exact=True).wait_for()
 
 
@@ -162,6 +163,8 @@ def test_claims_from_two_servers_never_hand_two_annotators_one_candidate(cluster
                 "(before) => { const h = [...document.querySelectorAll('h4')].find((e) => e.innerText.includes(' · '));"
                 " return h && !h.innerText.startsWith(before + ' ·'); }", arg=seen[-1])
             seen.append(_shown(page))
+    for page in pages:
+        all_saved(page)
     everything = shown[0] + shown[1]
     assert len(set(everything)) == len(everything), shown
     engine = get_engine(cluster.url)
