@@ -121,11 +121,14 @@ def workspace() -> None:
     if not _signed_in():
         st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
     held = state["held"]
+    have = queue_component.held_by_browser(COMPONENT)
     data = {
         "store": f"annotator-queue:{user.id}:annotate",
         "now": time.time() * 1000,  # the browser measures its clock's offset from the server's
         "generation": state["generation"],
-        "items": [state["items"][candidate_id] for candidate_id in held if candidate_id in state["items"]],
+        "order": [candidate_id for candidate_id in held if candidate_id in state["items"]],
+        "items": [state["items"][candidate_id] for candidate_id in held
+                  if candidate_id in state["items"] and candidate_id not in have],
         "outcomes": state["outcomes"],
         "previous": state.pop("previous", None),
         "message": state.get("message") or ("" if state["loaded"] else "Your queue is not loaded yet."),

@@ -9,7 +9,8 @@ How a decision travels (through Streamlit itself, so `streamlit run app.py` and 
   list is also kept in the browser's storage (per person and page), so a reload sends it again.
 - The page stores each decision of the list once (`annotator.labelling.browser_queue.store`: an id seen before
   is answered with its first outcome) and hands back, in the component's data, the outcome of every decision
-  of the list and the items now held. The browser drops the answered ones, and shows a refusal with its item.
+  of the list, the order of the items now held, and those of them the browser does not have yet (it says which
+  it has with each message). The browser drops the answered ones, and shows a refusal with its item.
   Since every message carries the whole list, a run Streamlit skips or cuts short (keys faster than runs)
   loses nothing: the next run answers all. A decision with no answer after a few seconds is sent again.
 - `back` (a trigger) asks for the label before the ones the browser holds.
@@ -59,6 +60,14 @@ def sent_decisions(key: str) -> Any:
     value = st.session_state.get(key) or {}
     sent = value.get("sent") if hasattr(value, "get") else None
     return sent.get("decisions") if isinstance(sent, dict) else None
+
+
+def held_by_browser(key: str) -> set[int]:
+    """The items the browser said it has (with its last decisions sent): the page sends it only the others."""
+    value = st.session_state.get(key) or {}
+    sent = value.get("sent") if hasattr(value, "get") else None
+    have = sent.get("have") if isinstance(sent, dict) else None
+    return {i for i in have if isinstance(i, int) and not isinstance(i, bool)} if isinstance(have, list) else set()
 
 
 def back_request(key: str) -> int | None:

@@ -120,6 +120,11 @@ function uuid() {
   });
 }
 
+// What happens to a decision, for whoever listens (the keypress benchmark): made, then answered.
+function tell(what, id, outcome) {
+  window.dispatchEvent(new CustomEvent("annotator-queue", {detail: {what, id, outcome}}));
+}
+
 class Queue {
   constructor(storeKey) {
     this.storeKey = storeKey;
@@ -130,6 +135,7 @@ class Queue {
     this.history = [];  // items decided here, for B
     this.reviewing = null;  // index into history while going back, else null
     this.refused = [];  // messages of refused decisions, shown until the next key
+    this.returned = [];  // items whose decision was refused, back on screen
     this.generation = null;
     this.sentAt = 0;
     this.answeredAt = performance.now();
@@ -240,12 +246,19 @@ class Queue {
     }
     this.generation = data.generation;
     for (const item of data.items || []) this.items.set(item.id, item);
-    this.order = (data.items || []).map((item) => item.id);
+    const order = Array.isArray(data.order) ? data.order : (data.items || []).map((item) => item.id);
+    // A refused one stays first until decided again (or skipped), though the server no longer holds it.
+    this.returned = this.returned.filter((id) => this.items.has(id) && !this.decided.has(id));
+    this.order = [...this.returned, ...order.filter((id) => !this.returned.includes(id))];
+    // Forget the items no longer held, but those B may go back to.
+    const kept = new Set([...this.order, ...this.history.map((entry) => entry.item)]);
+    for (const id of this.items.keys()) if (!kept.has(id)) this.items.delete(id);
     const outcomes = data.outcomes || {};
     const before = this.pending.length;
     this.pending = this.pending.filter((decision) => {
       const outcome = outcomes[decision.id];
       if (outcome === undefined) return true;
+      tell("answered", decision.id, outcome);
       if (outcome !== "saved" && outcome !== "skipped") this.refuse(decision, outcome);
       return false;
     });
@@ -263,9 +276,9 @@ class Queue {
     this.decided.delete(decision.item);
     this.history = this.history.filter((entry) => entry.item !== decision.item);
     if (item) {
+      this.returned = [decision.item, ...this.returned.filter((id) => id !== decision.item)];
       this.order = [decision.item, ...this.order.filter((id) => id !== decision.item)];
       this.reviewing = null;
-      this.current = null;
     }
   }
 
@@ -290,20 +303,9 @@ class Queue {
     if (!this.root) return;
     const id = this.onScreen();
     const changed = id !== this.current;
-    // Draw the item on screen and the next few ahead (hidden), drop the others.
-    const wanted = new Set([id, ...this.order.filter((other) => !this.decided.has(other)).slice(0, 4)]);
-    for (const [other, node] of this.nodes) {
-      if (!wanted.has(other)) {
-        node.remove();
-        this.nodes.delete(other);
-      }
-    }
-    for (const other of wanted) {
-      if (other === null || this.nodes.has(other) || !this.items.has(other)) continue;
-      const node = itemNode(this.items.get(other));
-      this.nodes.set(other, node);
-      this.stage.appendChild(node);
-    }
+    // Read before writing: the layout is still the last frame's, so this costs nothing.
+    const above = changed && this.root.getBoundingClientRect().top < 0;
+    if (id !== null && !this.nodes.has(id) && this.items.has(id)) this.build(id);  // not drawn ahead: now
     if (changed) {
       const old = this.nodes.get(this.current);
       if (old) old.hidden = true;
@@ -313,11 +315,12 @@ class Queue {
       this.heading.textContent = item ? item.heading : (this.emptyText ? "Nothing to annotate" : "Loading...");
       if (item) {
         for (const key of ["1", "2", "0"]) {
-          this.buttons[key].querySelector(".aq-button-text").textContent = item.labels[key];
+          const text = this.buttons[key].firstChild;
+          if (text.textContent !== item.labels[key]) text.textContent = item.labels[key];
         }
       }
       this.comment.value = this.reviewing !== null ? (this.history[this.reviewing].decision?.comment || "") : "";
-      this.toTop();
+      if (above) this.toTop();  // the next one starts at its top
     }
     const node = this.nodes.get(id);
     if (node) node.hidden = false;
@@ -326,13 +329,46 @@ class Queue {
     for (const key of ["1", "2", "0", "s"]) this.buttons[key].disabled = id === null;
     this.root.dataset.item = id === null ? "" : String(id);
     this.drawStatus();
+    this.later();
+  }
+
+  build(id) {
+    const node = itemNode(this.items.get(id));
+    this.nodes.set(id, node);
+    this.stage.appendChild(node);
+  }
+
+  // After the frame that shows the next item: draw the next few ahead (hidden), drop the ones done with.
+  later() {
+    if (this.preparing) return;
+    this.preparing = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      this.preparing = false;
+      const ahead = this.order.filter((other) => !this.decided.has(other) && this.items.has(other)).slice(0, 4);
+      const wanted = new Set([this.current, ...ahead]);
+      for (const [other, node] of this.nodes) {
+        if (!wanted.has(other)) {
+          node.remove();
+          this.nodes.delete(other);
+        }
+      }
+      for (const other of ahead) if (!this.nodes.has(other)) this.build(other);
+    }, 0));
   }
 
   toTop() {
-    for (let node = this.root.parentElement; node; node = node.parentElement) {
-      if (node.scrollTop > 0) node.scrollTop = 0;
+    if (this.scroller === undefined) {
+      this.scroller = null;
+      for (let node = this.root.parentElement; node; node = node.parentElement) {
+        const overflow = getComputedStyle(node).overflowY;
+        if ((overflow === "auto" || overflow === "scroll") && node.scrollHeight > node.clientHeight) {
+          this.scroller = node;
+          break;
+        }
+      }
     }
-    if (window.scrollY > 0) window.scrollTo(0, 0);
+    if (this.scroller) this.scroller.scrollTop = 0;
+    else window.scrollTo(0, 0);
   }
 
   drawStatus() {
@@ -383,6 +419,7 @@ class Queue {
     const decision = {id: uuid(), item: id, at: now, spent: Math.round(performance.now() - this.shownAt), ...what};
     this.refused = [];
     this.pending.push(decision);
+    tell("decided", decision.id, null);
     this.save();
     if (this.reviewing !== null) {
       this.history[this.reviewing].decision = decision;
@@ -391,7 +428,7 @@ class Queue {
       this.decided.add(id);
       if (!decision.skip) this.history.push({item: id, decision});
     }
-    this.send();
+    this.sendSoon();
   }
 
   forward() {
@@ -408,11 +445,22 @@ class Queue {
     }
   }
 
+  // After the frame that shows the next item (sending costs the page a little work).
+  sendSoon() {
+    if (this.sending) return;
+    this.sending = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      this.sending = false;
+      this.send();
+    }, 0));
+  }
+
   send() {
     if (!this.setStateValue) return;
     this.sentAt = performance.now();
     const decisions = this.pending.map((decision) => ({...decision, key: decision.at + this.offset}));
-    this.setStateValue("sent", {decisions, n: ++this.seq});
+    const have = this.order.filter((id) => this.items.has(id));
+    this.setStateValue("sent", {decisions, have, n: ++this.seq});
     this.drawStatus();
   }
 }

@@ -1,0 +1,190 @@
+"""Annotate's queue held in the browser: keydown -> next candidate painted, and keydown -> decision answered
+(stored and committed on the server, the answer back in the browser), at the server and at a distance.
+
+One database (default 100,000 candidates, `bench_keypress.seed`), one `streamlit run app.py`, one headless Chromium
+tab per distance: straight to the server ("near"), and through a TCP proxy that holds each direction `--delay-ms`
+("far", 75 ms: a 150 ms round trip). A probe installed before the page loads times each press inside the browser:
+from the keydown event to the first frame painted after the heading names another candidate and that candidate's
+rewritten question is displayed; and from the keydown to the moment the server's answer for that decision reaches
+the page (the component's `annotator-queue` events). Before each press `--pause-ms` passes (a person reads); the
+answer time is compared with the round trip (the proxy's two delays) plus 100 ms.
+
+Then a burst per distance: `--burst` keys `--gap-ms` apart, and the labels stored checked against the keys: as many,
+on as many candidates, in the order pressed.
+
+    python bench/bench_queue_keys.py                          # 100k candidates, 60 presses per distance
+    python bench/bench_queue_keys.py --candidates 2000 --presses 20
+    python bench/bench_queue_keys.py --database /tmp/keys.sqlite   # seeded once, reused (bench_keypress's too)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from annotator.database.engine import get_engine, read_session  # noqa: E402
+from annotator.database.models import Annotation, AnnotationEvent, Annotator  # noqa: E402
+from bench.bench_keypress import PASSWORD, seed  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402
+from tests.support.tcp_proxy import DelayProxy  # noqa: E402
+
+# Installed before the page loads: the keydown's time, the frame painted with the next candidate, the answer.
+PROBE = """
+window.__bench = {old: null, start: null, painted: null, keys: [], answered: {}};
+addEventListener('keydown', (event) => {
+  const b = window.__bench;
+  b.keys.push(event.timeStamp);
+  if (b.old !== null && b.start === null) b.start = event.timeStamp;
+}, true);
+addEventListener('annotator-queue', (event) => {
+  const b = window.__bench, d = event.detail;
+  if (d.what === 'decided') b.answered[d.id] = {key: b.keys[b.keys.length - 1], answer: null};
+  else if (d.what === 'answered' && b.answered[d.id]) b.answered[d.id].answer = performance.now();
+});
+window.__benchHeading = () => document.querySelector('.aq-heading')?.textContent ?? null;
+window.__benchWatch = (old) => {
+  const b = window.__bench;
+  Object.assign(b, {old, start: null, painted: null});
+  const shown = () => {
+    const heading = window.__benchHeading();
+    if (heading === null || heading === old || !/^bench_\\d+_/.test(heading)) return false;
+    const number = heading.match(/^bench_(\\d+)_/)[1];
+    const item = document.querySelector('.aq-item:not([hidden])');
+    return item !== null && item.textContent.includes(`(rewrite r${number}x)`) && item.checkVisibility();
+  };
+  const check = () => {
+    if (b.start === null || !shown()) return requestAnimationFrame(check);
+    // The frame that shows it: this animation frame, then the task after its paint.
+    setTimeout(() => { b.painted = performance.now(); }, 0);
+  };
+  requestAnimationFrame(check);
+};
+"""
+KEYS = ("1", "2", "0")
+
+
+def _stats(samples: list[float]) -> dict[str, float]:
+    if len(samples) < 2:
+        return {"n": len(samples), "p50": round(samples[0], 1) if samples else 0.0,
+                "p95": round(samples[0], 1) if samples else 0.0}
+    cuts = statistics.quantiles(samples, n=100, method="inclusive")
+    return {"n": len(samples), "p50": round(statistics.median(samples), 1), "p95": round(cuts[94], 1)}
+
+
+def _open(browser, url: str):  # type: ignore[no-untyped-def]
+    context = browser.new_context()
+    context.add_init_script(PROBE)
+    page = context.new_page()
+    page.goto(url)
+    page.get_by_role("textbox", name="Name").fill("ann")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("textbox", name="Password").press("Enter")
+    page.wait_for_function("/^bench_\\d+_/.test(window.__benchHeading() || '')", timeout=180_000)
+    return page
+
+
+def _saved(page) -> None:  # type: ignore[no-untyped-def]
+    page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'", timeout=180_000)
+
+
+def _presses(page, count: int, warmup: int, pause_ms: int) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
+    painted: list[float] = []
+    for index in range(warmup + count):
+        page.wait_for_timeout(pause_ms)
+        page.evaluate("(old) => window.__benchWatch(old)", page.evaluate("window.__benchHeading()"))
+        page.keyboard.press(KEYS[index % len(KEYS)])
+        page.wait_for_function("window.__bench.painted !== null")
+        if index >= warmup:
+            painted.append(page.evaluate("window.__bench.painted - window.__bench.start"))
+    _saved(page)
+    answers = page.evaluate("Object.values(window.__bench.answered).map((a) => a.answer - a.key)")
+    return painted, answers[warmup:]
+
+
+def _labels(url: str) -> list[tuple[int, int]]:
+    with read_session(get_engine(url)) as session:
+        ann = session.execute(select(Annotator.id).where(Annotator.name == "ann")).scalar_one()
+        return [tuple(row) for row in session.execute(  # type: ignore[misc]
+            select(AnnotationEvent.candidate_id, func.coalesce(Annotation.human_check, -1))
+            .join(Annotation, (Annotation.candidate_id == AnnotationEvent.candidate_id)
+                  & (Annotation.annotator_id == AnnotationEvent.annotator_id))
+            .where(AnnotationEvent.annotator_id == ann).order_by(AnnotationEvent.id))]
+
+
+def _burst(page, url: str, keys: int, gap_ms: int) -> str:  # type: ignore[no-untyped-def]
+    before = len(_labels(url))
+    first = page.evaluate("window.__benchHeading()")
+    pressed = [KEYS[i % len(KEYS)] for i in range(keys)]
+    for key in pressed:
+        page.keyboard.press(key)
+        time.sleep(gap_ms / 1000)
+    _saved(page)
+    stored = _labels(url)[before:]
+    candidates = [candidate for candidate, _ in stored]
+    in_order = candidates == sorted(candidates) and [check for _, check in stored] == [
+        0 if key == "0" else 1 for key in pressed]
+    return (f"{len(stored)} labels on {len(set(candidates))} candidates from {first.split(' · ')[0]}, "
+            f"{'in the order pressed' if in_order else 'NOT in the order pressed'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--candidates", type=int, default=100_000)
+    parser.add_argument("--database", type=Path, help="SQLite file: seeded if missing, else reused")
+    parser.add_argument("--presses", type=int, default=60, help="timed presses per distance")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--pause-ms", type=int, default=300, help="reading time before each press")
+    parser.add_argument("--delay-ms", type=int, default=75, help="the proxy's delay, each way")
+    parser.add_argument("--burst", type=int, default=20, help="keys in the burst")
+    parser.add_argument("--gap-ms", type=int, default=20, help="between the burst's keys")
+    args = parser.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    workdir = Path(tempfile.mkdtemp(prefix="bench_queue_keys_"))
+    database = args.database or workdir / "keys.sqlite"
+    url = f"sqlite:///{database}"
+    if not database.exists():
+        started = time.perf_counter()
+        seed(url, args.candidates)
+        print(f"seeded {args.candidates:,} candidates in {time.perf_counter() - started:.0f} s", flush=True)
+    app = start_app(url, workdir / "app.log")
+    results: dict[str, dict[str, object]] = {}
+    try:
+        with sync_playwright() as playwright, DelayProxy(int(app.url.rsplit(":", 1)[1]),
+                                                         delay=args.delay_ms / 1000) as proxy:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            for distance, address, round_trip in (("near", app.url, 0), ("far", proxy.url, 2 * args.delay_ms)):
+                page = _open(browser, address)
+                painted, answered = _presses(page, args.presses, args.warmup, args.pause_ms)
+                burst = _burst(page, url, args.burst, args.gap_ms)
+                results[distance] = {"painted": _stats(painted), "answered": _stats(answered),
+                                     "round_trip_ms": round_trip, "burst": burst}
+                page.context.close()
+            browser.close()
+    finally:
+        stop_app(app)
+    print(f"{database}: {args.presses} timed presses per distance after {args.warmup} warm-up, {args.pause_ms} ms "
+          f"pause; far = a proxy holding each direction {args.delay_ms} ms")
+    print(f"{'':>6} {'n':>4} {'painted p50':>12} {'p95':>6} {'answered p50':>13} {'p95':>6} {'RTT+100':>8}")
+    for distance, result in results.items():
+        painted, answered = result["painted"], result["answered"]
+        print(f"{distance:>6} {painted['n']:>4} {painted['p50']:>12} {painted['p95']:>6} "  # type: ignore[index]
+              f"{answered['p50']:>13} {answered['p95']:>6} {int(result['round_trip_ms']) + 100:>8}")  # type: ignore[index, call-overload]
+    for distance, result in results.items():
+        print(f"burst {distance}: {args.burst} keys {args.gap_ms} ms apart: {result['burst']}")
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
