@@ -75,9 +75,13 @@ def _sync() -> None:
             _progress.decided(session, candidate_id=candidate_id, first_label=first)
         skipped = [entry.candidate_id for entry in sent if not isinstance(entry, str) and entry.skip]
         state["skipped"] = list(dict.fromkeys([*state["skipped"], *skipped]))
-        held = browser_queue.fill(session, annotator_id=user.id, exclude=[*state["skipped"], *waiting], **_filters())
+        # A first look claims a few (quick, even when a team signs in at once); the browser asks for the rest.
+        size = browser_queue.FIRST if not state["loaded"] else browser_queue.AHEAD + 1
+        held = browser_queue.fill(session, annotator_id=user.id, exclude=[*state["skipped"], *waiting], size=size,
+                                  **_filters())
         _views(session, held)
-    state.update(outcomes=stored.outcomes, held=held, message=None, loaded=True)
+    state.update(outcomes=stored.outcomes, held=held, message=None, loaded=True,
+                 more=len(held) == size < browser_queue.AHEAD + 1)
 
 
 def _back() -> None:
@@ -88,7 +92,7 @@ def _back() -> None:
         view = None if previous is None else queue.load(session, candidate_id=previous, annotator_id=user.id)
     state["previous"] = None if view is None else item(view)
     if view is None:
-        state["message"] = "Nothing before this one."
+        state["back_message"] = "Nothing before this one."
 
 
 @saves(state, "filter change", capability=Capability.annotate)
@@ -131,8 +135,12 @@ def workspace() -> None:
                   if candidate_id in state["items"] and candidate_id not in have],
         "outcomes": state["outcomes"],
         "previous": state.pop("previous", None),
-        "message": state.get("message") or ("" if state["loaded"] else "Your queue is not loaded yet."),
+        "message": state.pop("back_message", None) or state.get("message") or (
+            "" if state["loaded"] else "Your queue is not loaded yet."),
         "empty": _empty_text() if not held and state["loaded"] else "",
+        # Ask again at once (more to claim), or in a moment (the database was busy: nothing was read).
+        "again": "now" if state.pop("more", False) else ("" if state["loaded"] and not state.get("message") else
+                                                           "soon"),
     }
     result = queue_component.mount(key=COMPONENT, data=data, on_back=_back)
     if not seen and (getattr(result, "sent", None) or {}).get("decisions"):

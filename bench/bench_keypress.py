@@ -1,4 +1,5 @@
-"""Key press -> next item visible, on Annotate, Review and Adjudicate, with one in-page probe, in one run.
+"""Key press -> next item visible, on Review and Adjudicate, with one in-page probe, in one run (Annotate's queue,
+held in the browser: `bench_queue_keys.py`).
 
 One database (default 100,000 candidates with 3 labels each from 12 annotators, most of them disputes, and
 100,000 transcripts, one per candidate), one `streamlit run app.py`, four headless Chromium tabs: an
@@ -17,7 +18,7 @@ before pressing).
     python bench/bench_keypress.py                               # 100k, 60 presses per page
     python bench/bench_keypress.py --candidates 2000 --presses 20
     python bench/bench_keypress.py --database /tmp/keys.sqlite   # seeded once, reused by later runs
-    python bench/bench_keypress.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY --pages annotate
+    python bench/bench_keypress.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY --pages review
         # an existing database, never seeded: a copy of the scale data set (`bench/scale_data.py`), whose
         # data sources `bench` and `benchgsm` the probe knows as well
 
@@ -161,7 +162,6 @@ window.__benchWatch = (old, marks) => {
 # page -> (link in the navigation, who, the keys pressed in turn with their buttons, what must be on screen:
 # "(rewrite rNx)" ends the candidate's rewritten question, "(response rNx)" the transcript's response)
 PAGES = {
-    "annotate": (None, "ann", [("1", "decide_1"), ("2", "decide_2"), ("0", "decide_0")], ["rewrite"]),
     "review": ("Review", "rev", [("s", "verdict_S"), ("f", "verdict_F")], ["rewrite", "response"]),
     "review_typeset": ("Review", "rev", [("s", "verdict_S"), ("f", "verdict_F")], ["rewrite", "response"]),
     "adjudicate": ("Adjudicate", "rev", [("1", "adjudicate_1"), ("2", "adjudicate_2"), ("0", "adjudicate_0")],
@@ -274,8 +274,8 @@ def main() -> None:
           f"{load_before}, after {load_after}")
     print(f"{database}: {args.presses} timed presses per page after {args.warmup} warm-up, interleaved, "
           f"{args.pause_ms} ms pause; in the page: keydown -> frame painted with the next candidate")
-    base = results.get("annotate")
-    print(f"{'':>15} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/annotate':>13}")
+    base = next(iter(results.values()), None)
+    print(f"{'':>15} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p50/first':>13}")
     for page, values in results.items():
         ratio = f"{values['p50'] / base['p50']:.2f}" if base else "-"
         print(f"{page:>15} {values['n']:>4} {values['p50']:>8} {values['p95']:>8} {ratio:>13}")

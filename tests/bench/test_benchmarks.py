@@ -76,11 +76,6 @@ SMOKE: dict[str, Smoke] = {
         "--candidates", "30", "--annotators", "4", "--repeat", "1",
         figures=("read labels # s, compute # s, total # s", "human_check alpha #"),
     ),
-    "bench_annotate_browser.py": smoke(
-        "--sizes", "10", "--presses", "2", "--warmup", "0", "--pause-ms", "0",
-        figures=("floor 2 # # # #", "app_10 2 # # # #", "Playwright: keyboard.press -> next item visible"),
-        needs="chromium",
-    ),
     "bench_batches.py": smoke(
         "--candidates", "10", "--annotators", "2", "--overlap", "2",
         figures=("batches (claims + 2 sheets): # s", "import of the filled sheets: # s (# labels/s)",
@@ -134,7 +129,12 @@ SMOKE: dict[str, Smoke] = {
     ),
     "bench_keypress.py": smoke(
         "--candidates", "10", "--presses", "2", "--warmup", "0", "--pause-ms", "0",
-        figures=("annotate 2 # # #", "review 2 # # #", "review_typeset 2 # # #", "adjudicate 2 # # #"),
+        figures=("review 2 # # #", "review_typeset 2 # # #", "adjudicate 2 # # #"),
+        needs="chromium",
+    ),
+    "bench_queue_keys.py": smoke(
+        "--candidates", "40", "--presses", "2", "--warmup", "0", "--pause-ms", "0", "--burst", "3",
+        figures=("near 2 # # # # #", "far 2 # # # # #", "burst near: 3 keys 20 ms apart: 3 labels on 3 candidates"),
         needs="chromium",
     ),
     "bench_label_import.py": smoke(
@@ -221,7 +221,7 @@ SMOKE: dict[str, Smoke] = {
     ),
 }
 # Files in bench/ that are not run by themselves -> what runs them.
-NOT_SCRIPTS = {"floor_app.py": "bench_annotate_browser.py (the bare Streamlit floor it compares the app with)"}
+NOT_SCRIPTS: dict[str, str] = {}
 SCALE_BUILDER = "scale_data.py"
 
 

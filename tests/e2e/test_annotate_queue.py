@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from annotator.database.engine import get_engine, read_session
 from annotator.database.models import Annotation, AnnotationEvent, SentDecision
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.support.annotate_keys import PASSWORD, all_saved, heading, press, shows, sign_in
+from tests.support.annotate_keys import PASSWORD, all_saved, heading, press, ready, shows, sign_in
 from tests.support.candidates import add_candidates, add_user
 from tests.support.tcp_proxy import DelayProxy
 from tests.support.waiting import wait_for
@@ -162,6 +162,7 @@ def test_a_burst_of_twenty_keys_twenty_ms_apart_is_twenty_labels_in_order(  # ty
         page = browser.new_context().new_page()
         sign_in(page, proxy.url)
         shows(page, _data_id(0))
+        ready(page, BURST + 1)
         keys = _keys(BURST)
         _burst(page, keys)
         shows(page, _data_id(BURST))  # every key showed the next one
@@ -177,7 +178,7 @@ def test_a_stalled_network_holds_ten_keys_and_stores_each_once_after(app: Runnin
         page = browser.new_context().new_page()
         sign_in(page, proxy.url)
         shows(page, _data_id(0))
-        page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
+        ready(page, 11)
         all_saved(page)
         proxy.pause()
         keys = _keys(10)
@@ -201,6 +202,7 @@ def test_a_reload_in_the_middle_of_a_burst_loses_nothing_and_doubles_nothing(app
         page = browser.new_context().new_page()
         sign_in(page, proxy.url)
         shows(page, _data_id(0))
+        ready(page, 13)
         first = _keys(12)
         _burst(page, first)
         page.reload()  # some sent and answered, some sent and not answered, some not sent yet; the sign-in holds
@@ -208,6 +210,7 @@ def test_a_reload_in_the_middle_of_a_burst_loses_nothing_and_doubles_nothing(app
         all_saved(page)
         on_screen = heading(page).split(" · ")[0]
         assert on_screen == _data_id(12)
+        ready(page, 9)
         second = _keys(8)
         _burst(page, second)
         shows(page, _data_id(20))

@@ -163,6 +163,7 @@ def test_a_queue_opened_while_the_database_is_locked_says_busy_not_empty(
         assert data["message"] == "The database is busy: your decisions wait in the browser and are sent again in a " \
             "moment."
         assert data["items"] == [] and data["empty"] == ""  # not "Nothing left in your queue"
+        assert data["again"] == "soon"  # the browser asks again in a moment
     finally:
         holder.rollback()
         holder.close()
@@ -175,11 +176,15 @@ def test_decisions_are_recorded_under_the_signed_in_annotator(engine: Engine) ->
     ids = add_candidates(engine, browser_queue.AHEAD + 4)
     ann = add_user(engine, "ann", password=PASSWORD)
     app = _sign_in(_app(), "ann")
-    # The one on screen and the next ones, each claimed for ann.
+    # The one on screen and the next ones, each claimed for ann: a few at first, and the browser asks for more.
     headings = queue_component.headings(app)
-    assert len(headings) == browser_queue.AHEAD + 1
+    assert len(headings) == browser_queue.FIRST and queue_component.data(app)["again"] == "now"
     assert headings[:3] == ["math_0_remove_1 · math · remove", "math_1_contradict_1 · math · contradict",
                             "math_2_remove_1 · math · remove"]
+    with read_session(engine) as session:
+        assert sorted(session.execute(select(CandidateClaim.candidate_id)).scalars()) == ids[:browser_queue.FIRST]
+    assert queue_component.send(app, []) == {}
+    assert len(queue_component.headings(app)) == browser_queue.AHEAD + 1 and queue_component.data(app)["again"] == ""
     with read_session(engine) as session:
         assert sorted(session.execute(select(CandidateClaim.candidate_id)).scalars()) == ids[:-3]
     first = queue_component.press(app, "2", comment="removed the key condition")

@@ -35,3 +35,9 @@ def press(page, key: str) -> None:  # type: ignore[no-untyped-def]
 def all_saved(page, timeout: float = 60_000) -> None:  # type: ignore[no-untyped-def]
     """Wait until the server has answered every decision the page sent (the indicator says "saved")."""
     page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'", timeout=timeout)
+
+
+def ready(page, count: int) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the browser holds `count` candidates ready (the one on screen too): a person reads the first one
+    while the page claims the next ones."""
+    page.wait_for_function("(n) => Number(document.querySelector('.aq-root')?.dataset.ready || 0) >= n", arg=count)

@@ -264,6 +264,11 @@ class Queue {
     });
     if (this.pending.length !== before) this.save();
     if (data.previous) this.showPrevious(data.previous);
+    if (data.again) {
+      // More to claim (now), or the database was busy (soon, at a moment of its own so a team spreads out).
+      clearTimeout(this.againTimer);
+      this.againTimer = setTimeout(() => this.send(), data.again === "now" ? 0 : 1000 + Math.random() * 1500);
+    }
     if (this.pending.length && performance.now() - this.sentAt > RESEND_MS) this.send();
     this.draw();
   }
@@ -328,6 +333,8 @@ class Queue {
     this.empty.textContent = id === null ? this.emptyText : "";
     for (const key of ["1", "2", "0", "s"]) this.buttons[key].disabled = id === null;
     this.root.dataset.item = id === null ? "" : String(id);
+    this.root.dataset.ready = String(this.order.filter((other) => !this.decided.has(other) && this.items.has(other))
+      .length);  // how many are ready here, the one on screen too
     this.drawStatus();
     this.later();
   }
