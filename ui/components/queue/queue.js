@@ -144,7 +144,7 @@ class Queue {
     this.offset = null;
     this.pending = this.load();
     for (const decision of this.pending) this.decided.add(decision.item);
-    this.current = null;
+    this.current = undefined;  // nothing drawn yet
     this.shownAt = performance.now();
     this.open = new Set(JSON.parse(localStorage.getItem("annotatorQueueSections") || "[]"));
   }
@@ -214,7 +214,7 @@ class Queue {
     for (const old of parent.querySelectorAll(":scope > .aq-root")) old.remove();
     parent.appendChild(this.root);  // beside the style element Streamlit put there
     this.nodes.clear();
-    this.current = null;  // drawn anew
+    this.current = undefined;  // drawn anew (even when nothing is on screen)
     this.showSections();
   }
 
