@@ -75,13 +75,14 @@ def _sync() -> None:
             _progress.decided(session, candidate_id=candidate_id, first_label=first)
         skipped = [entry.candidate_id for entry in sent if not isinstance(entry, str) and entry.skip]
         state["skipped"] = list(dict.fromkeys([*state["skipped"], *skipped]))
-        # A first look claims a few (quick, even when a team signs in at once); the browser asks for the rest.
-        size = browser_queue.FIRST if not state["loaded"] else browser_queue.AHEAD + 1
+        # A first look claims a few, each later one a few more (quick transactions, even when a team signs in at
+        # once): the browser asks again until it holds them all.
+        full = browser_queue.AHEAD + 1
+        size = browser_queue.FIRST if not state["loaded"] else min(full, len(state["held"]) + browser_queue.STEP)
         held = browser_queue.fill(session, annotator_id=user.id, exclude=[*state["skipped"], *waiting], size=size,
                                   **_filters())
         _views(session, held)
-    state.update(outcomes=stored.outcomes, held=held, message=None, loaded=True,
-                 more=len(held) == size < browser_queue.AHEAD + 1)
+    state.update(outcomes=stored.outcomes, held=held, message=None, loaded=True, more=len(held) == size < full)
 
 
 def _back() -> None:

@@ -33,9 +33,10 @@ PAGE = "annotate"
 # Candidates ready in the browser after the one on screen: a burst of keys (a held key, an expert's run) is over
 # before more come from a distant server, and a key never labels what was not on screen.
 AHEAD = 20
-# What a page's first look claims, so that a team signing in at once is not kept waiting on each other's claims;
-# the page then asks for the rest (`fill`'s `size`).
-FIRST = 6
+# What a page's first look claims, and at most how many more each later look claims, so that no transaction holds
+# the write lock long (a team signs in at once); the browser asks again until it holds `AHEAD` + 1.
+FIRST = 2
+STEP = 5
 MAX_AGE = timedelta(days=1)  # an older key's time is not believed: the event takes the arrival's
 MAX_SENT = 500  # decisions in one message; the browser sends fewer (it keeps a few dozen waiting at most)
 SAVED, SKIPPED = "saved", "skipped"

@@ -179,12 +179,12 @@ def test_decisions_are_recorded_under_the_signed_in_annotator(engine: Engine) ->
     # The one on screen and the next ones, each claimed for ann: a few at first, and the browser asks for more.
     headings = queue_component.headings(app)
     assert len(headings) == browser_queue.FIRST and queue_component.data(app)["again"] == "now"
-    assert headings[:3] == ["math_0_remove_1 · math · remove", "math_1_contradict_1 · math · contradict",
-                            "math_2_remove_1 · math · remove"]
+    assert headings == ["math_0_remove_1 · math · remove", "math_1_contradict_1 · math · contradict"]
     with read_session(engine) as session:
         assert sorted(session.execute(select(CandidateClaim.candidate_id)).scalars()) == ids[:browser_queue.FIRST]
-    assert queue_component.send(app, []) == {}
-    assert len(queue_component.headings(app)) == browser_queue.AHEAD + 1 and queue_component.data(app)["again"] == ""
+    while queue_component.data(app)["again"] == "now":  # each look claims a few more
+        assert queue_component.send(app, []) == {}
+    assert len(queue_component.headings(app)) == browser_queue.AHEAD + 1
     with read_session(engine) as session:
         assert sorted(session.execute(select(CandidateClaim.candidate_id)).scalars()) == ids[:-3]
     first = queue_component.press(app, "2", comment="removed the key condition")

@@ -265,9 +265,10 @@ class Queue {
     if (this.pending.length !== before) this.save();
     if (data.previous) this.showPrevious(data.previous);
     if (data.again) {
-      // More to claim (now), or the database was busy (soon, at a moment of its own so a team spreads out).
+      // More to claim (now), or the database was busy (soon); each at a moment of its own, so a team spreads out.
       clearTimeout(this.againTimer);
-      this.againTimer = setTimeout(() => this.send(), data.again === "now" ? 0 : 1000 + Math.random() * 1500);
+      const wait = data.again === "now" ? Math.random() * 200 : 1000 + Math.random() * 1500;
+      this.againTimer = setTimeout(() => this.send(), wait);
     }
     if (this.pending.length && performance.now() - this.sentAt > RESEND_MS) this.send();
     this.draw();
