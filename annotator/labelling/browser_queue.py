@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import exists, func, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session
 
 from annotator.database.models import Annotation, Candidate, CandidateClaim, SentDecision, utcnow
@@ -129,16 +131,26 @@ def store(session: Session, *, annotator_id: int, sent: Sequence[Sent | str], no
         if decision_id in taken:
             continue
         taken.add(decision_id)
-        if isinstance(entry, str):
-            outcome, candidate_id, key_time = NOT_A_DECISION, 0, now
-        else:
-            candidate_id, key_time = entry.candidate_id, pressed_at(entry.key_ms, now=now)
-            outcome = _apply(session, annotator_id=annotator_id, decision=entry, at=key_time, result=result)
-        session.add(SentDecision(id=decision_id, annotator_id=annotator_id, page=PAGE, item_id=candidate_id,
-                                 pressed_at=key_time, received_at=now, outcome=outcome))
+        candidate_id = 0 if isinstance(entry, str) else entry.candidate_id
+        key_time = now if isinstance(entry, str) else pressed_at(entry.key_ms, now=now)
+        # The id first: should another transaction be storing the same decision (the browser's two sessions after a
+        # lost connection), this waits for it and then stores nothing; the next sending gets its outcome.
+        if not _receive(session, id=decision_id, annotator_id=annotator_id, page=PAGE, item_id=candidate_id,
+                        pressed_at=key_time, received_at=now, outcome=""):
+            continue
+        outcome = NOT_A_DECISION if isinstance(entry, str) else _apply(
+            session, annotator_id=annotator_id, decision=entry, at=key_time, result=result)
+        session.execute(update(SentDecision).where(SentDecision.id == decision_id).values(outcome=outcome))
         result.outcomes[decision_id] = outcome
-    session.flush()
     return result
+
+
+def _receive(session: Session, **row: Any) -> bool:
+    """Insert the decision's row unless its id is there (INSERT ... ON CONFLICT DO NOTHING); whether it was new."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    statement = insert(SentDecision).values(**row).on_conflict_do_nothing(index_elements=["id"])
+    return session.connection().execute(statement.returning(SentDecision.id)).first() is not None
 
 
 def _apply(session: Session, *, annotator_id: int, decision: Sent, at: datetime, result: Stored) -> str:

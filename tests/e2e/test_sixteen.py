@@ -80,8 +80,10 @@ async def _annotator(context: Any, page: Any, start: asyncio.Event, report: dict
             report["step"] = f"key {i + 1} ({key}) on {before}"
             # The key is pressed as soon as the candidate is on screen.
             await page.keyboard.press(key)
+            # The next key once the next candidate is on screen (not while the page is still claiming it).
             await page.wait_for_function(
-                f"(before) => document.querySelector({HEADING!r})?.innerText !== before", arg=before
+                f"(before) => {{ const t = document.querySelector({HEADING!r})?.innerText;"
+                " return t !== before && t?.includes(' · aime · '); }", arg=before
             )
         report["step"] = "saving"
         await page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'")
