@@ -133,7 +133,8 @@ def test_a_keypress_notices_a_disabled_account(tmp_path: Path, browser) -> None:
         sign_in(page, running.url)
         shows(page, "aime_0_remove_1")
         press(page, "1")
-        shows(page, "aime_1_contradict_1")  # still signed in: the re-check found the session valid
+        shows(page, "aime_1_contradict_1")
+        all_saved(page)  # still signed in: the re-check found the session valid
         with write_session(engine) as session:
             auth.set_active(session, name="ann", active=False)
         press(page, "2")
