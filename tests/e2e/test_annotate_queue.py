@@ -11,13 +11,15 @@ import os
 import signal
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
-from annotator.database.engine import get_engine, read_session
-from annotator.database.models import Annotation, AnnotationEvent, SentDecision
+from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.models import Annotation, AnnotationEvent, CandidateClaim, SentDecision, utcnow
+from annotator.labelling import browser_queue, queue
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.support.annotate_keys import PASSWORD, all_saved, heading, press, ready, shows, sign_in
 from tests.support.candidates import add_candidates, add_user
@@ -252,3 +254,32 @@ def test_an_app_server_killed_with_five_decisions_waiting_stores_each_once_when_
         stop_app(running)
     _in_order(running, ids, keys)
     assert _counts(running) == (5, 5, 5)
+
+
+def test_a_refused_decision_is_said_and_its_candidate_comes_back(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    """ann's hold on the candidate on screen expired and bob labelled it meanwhile (one label per candidate): ann's
+    key shows the next one at once, then the refusal, naming the candidate, which is back on screen; nothing of
+    ann's is stored for it, and S goes on."""
+    engine = get_engine(app.database_url)
+    ids = add_candidates(engine, 6, data_source="aime")
+    bob = add_user(engine, "bob")
+    page = browser.new_context().new_page()
+    sign_in(page, app.url)
+    shows(page, _data_id(0))
+    all_saved(page)
+    with write_session(engine) as session:
+        session.execute(update(CandidateClaim).where(CandidateClaim.candidate_id == ids[0])
+                        .values(expires_at=utcnow() - timedelta(minutes=1)))
+        queue.decide(session, annotator_id=bob.id, candidate_id=ids[0], human_check=0, difficulty_eval=None)
+    press(page, "1")
+    page.get_by_role("alert").filter(has_text=f"{_data_id(0)}: {browser_queue.CLAIM_LOST}").wait_for()
+    shows(page, _data_id(0))
+    press(page, "s")
+    shows(page, _data_id(1))
+    all_saved(page)
+    page.context.close()
+    with read_session(engine) as session:
+        stored = session.execute(select(Annotation.candidate_id, Annotation.annotator_id)).all()
+        refused = session.execute(select(SentDecision.outcome).where(SentDecision.item_id == ids[0])).scalars().all()
+    assert [tuple(row) for row in stored] == [(ids[0], bob.id)]
+    assert browser_queue.CLAIM_LOST in refused

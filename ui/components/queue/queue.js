@@ -267,7 +267,9 @@ class Queue {
     if (data.again) {
       // More to claim (now), or the database was busy (soon); each at a moment of its own, so a team spreads out.
       clearTimeout(this.againTimer);
-      const wait = data.again === "now" ? Math.random() * 200 : 1000 + Math.random() * 1500;
+      // (More to claim: the person reads the first one meanwhile, and a team signing in at once leaves the
+      // database to its sign-ins.)
+      const wait = data.again === "now" ? 500 + Math.random() * 2000 : 1000 + Math.random() * 1500;
       this.againTimer = setTimeout(() => this.send(), wait);
     }
     if (this.pending.length && performance.now() - this.sentAt > RESEND_MS) this.send();
