@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import exists, func, select, update
+from sqlalchemy import delete, exists, func, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session
@@ -213,4 +213,24 @@ def fill(session: Session, *, annotator_id: int, exclude: Collection[int] = (), 
         if following is None:
             break
         ids.append(following)
+        if session.get_bind().dialect.name == "sqlite" and len(ids) < size:
+            ids += _claim_together(session, annotator_id=annotator_id, exclude=[*exclude, *ids],
+                                   count=size - len(ids), filters=filters)
     return ids
+
+
+def _claim_together(session: Session, *, annotator_id: int, exclude: Collection[int], count: int,
+                    filters: dict[str, Any]) -> list[int]:
+    """SQLite (its write lock held: nobody else claims meanwhile): the next `count` ordinary candidates in one
+    query and their claims in one statement, so that a page's transaction is short. (Gold items come one per
+    `claim_next`; PostgreSQL locks and checks each candidate there.)"""
+    query = queue.next_candidate_query(session, annotator_id=annotator_id, exclude=exclude, **filters).limit(count)
+    found = list(session.execute(query).scalars())
+    expires = utcnow() + timedelta(minutes=queue.CLAIM_MINUTES)
+    if found:
+        session.execute(delete(CandidateClaim).where(CandidateClaim.candidate_id.in_(found),
+                                                     CandidateClaim.annotator_id == annotator_id))
+        session.execute(sqlite_insert(CandidateClaim), [
+            {"candidate_id": candidate_id, "annotator_id": annotator_id, "expires_at": expires, "batch": None}
+            for candidate_id in found])
+    return found
