@@ -235,7 +235,7 @@ def test_an_app_server_killed_with_five_decisions_waiting_stores_each_once_when_
         page = browser.new_context().new_page()
         sign_in(page, running.url)
         shows(page, _data_id(0))
-        page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
+        ready(page, 6)
         all_saved(page)
         os.kill(running.process.pid, signal.SIGSTOP)  # the server hangs: what reaches it is never answered
         keys = _keys(5)
