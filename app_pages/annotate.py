@@ -81,6 +81,7 @@ def _sync() -> None:
         size = browser_queue.FIRST if not state["loaded"] else min(full, len(state["held"]) + browser_queue.STEP)
         held = browser_queue.fill(session, annotator_id=user.id, exclude=[*state["skipped"], *waiting], size=size,
                                   **_filters())
+    with read_session(engine) as session:  # after the write: its lock is not held while the items are built
         _views(session, held)
     state.update(outcomes=stored.outcomes, held=held, message=None, loaded=True, more=len(held) == size < full)
 
