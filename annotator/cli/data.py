@@ -40,10 +40,8 @@ def _refuse_options(spec: exports.Export, given: dict[str, object]) -> None:
     """Exit 2 naming the flags and the exports that take them when `spec` takes one of `given` not."""
     for name in given:
         if name not in spec.options:
-            takers = [other for other in exports.EXPORTS if name in other.options]
-            flags = [_EXPORT_FLAGS[option] for other in takers for option in other.options]
-            verb = "applies" if len(flags) == 1 else "apply"
-            fail(f"{' and '.join(flags)} {verb} to --format {' or '.join(t.name for t in takers)} only", 2)
+            takers = [other.name for other in exports.EXPORTS if name in other.options]
+            fail(f"{_EXPORT_FLAGS[name]} applies to --format {' or '.join(takers)} only", 2)
 
 
 def _redacted(url: str) -> str:
@@ -124,7 +122,7 @@ def export_command(
     ] = "reliablemath",
     out: Annotated[Path | None, typer.Option(help="Output directory (default: exports/FORMAT).")] = None,
     file_format: Annotated[
-        str | None, typer.Option("--as", help="labels only: jsonl (default), csv or parquet.")
+        str | None, typer.Option("--as", help="labels and audit only: jsonl (default), csv or parquet.")
     ] = None,
     with_history: Annotated[
         bool, typer.Option("--with-history", help="labels only: also every label event, in label_history.*")
@@ -164,6 +162,10 @@ def export_command(
         target = vetted["labels_per_candidate"]
         typer.echo(f"left out {vetted['left_out']} incomplete candidate(s): fewer than {target} label(s) and not "
                    "adjudicated; --include-incomplete puts them in")
+    if "audit" in manifest:
+        from annotator.labelling.audit import describe
+
+        typer.echo(f"audit: {describe(manifest['audit'])}")
 
 
 @app.command()

@@ -14,7 +14,16 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from annotator.database.models import AnnotationEvent, Candidate, GoldLabel, Problem, Transcript, TranscriptEvent
+from annotator.database.models import (
+    AnnotationEvent,
+    AuditItem,
+    AuditSample,
+    Candidate,
+    GoldLabel,
+    Problem,
+    Transcript,
+    TranscriptEvent,
+)
 from annotator.labelling.queue import labels_per_candidate
 
 
@@ -29,14 +38,18 @@ def labels_version(session: Session) -> tuple[Any, ...]:
 
 
 def overview_version(session: Session) -> tuple[Any, ...]:
-    """Changes when a label is added, changed, deleted or adjudicated, problems or candidates are added, or the
-    labels per candidate change (what "complete" means). A candidate's status changed in place (an LLM
-    verification) or a deletion by hand waits for the snapshot's time to live."""
+    """Changes when a label is added, changed, deleted or adjudicated, problems or candidates are added, the
+    labels per candidate change (what "complete" means), an audit sample is drawn or an audit decided. A
+    candidate's status changed in place (an LLM verification) or a deletion by hand waits for the snapshot's time
+    to live."""
     return (
         session.execute(select(func.max(AnnotationEvent.id))).scalar(),
         session.execute(select(func.max(Candidate.id))).scalar(),
         session.execute(select(func.max(Problem.id))).scalar(),
         labels_per_candidate(session),
+        session.execute(select(func.max(AuditSample.id))).scalar(),
+        # Decided items and the latest decision: a decision changed moves its time.
+        *session.execute(select(func.count(AuditItem.audited_at), func.max(AuditItem.audited_at))).one(),
     )
 
 

@@ -21,6 +21,7 @@ from sqlmodel import Session
 from annotator.database.models import Candidate, Problem
 from annotator.database.queries import data_sources, label_state
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus, LabelState, Resolution
+from annotator.labelling.audit import describe, estimate
 from annotator.labelling.labels import activity
 from annotator.labelling.queue import labels_per_candidate, vetted
 
@@ -58,7 +59,8 @@ def compute(session: Session, *, counted: Groups | None = None) -> dict[str, Any
     `checked` candidates have at least one label; of those `vetted` ones are (resolved to human_check 1 over
     `labels_per_candidate` labels, or adjudicated so; split into `simple` / `hard` by difficulty_eval),
     `incomplete` resolve to 1 over fewer labels, `rejected` to 0, and `disputed` ones are tied. `filtered`
-    ones failed the LLM verification, `unverified` ones wait for it (`generate --steps 2`).
+    ones failed the LLM verification, `unverified` ones wait for it (`generate --steps 2`). `audit` is the share of
+    vetted candidates truly unsolvable, from the audit sample (`audit.estimate`).
     """
     problems = dict(session.execute(select(Problem.data_source, func.count()).group_by(Problem.data_source)).all())
     sources: dict[str, dict[str, Any]] = {}
@@ -84,7 +86,7 @@ def compute(session: Session, *, counted: Groups | None = None) -> dict[str, Any
         }
     return {
         "problems": sum(problems.values()), "labels_per_candidate": target, "sources": result_sources, "total": total,
-        "solvable_by_design": solvable,
+        "solvable_by_design": solvable, "audit": estimate(session),
     }
 
 
@@ -195,4 +197,6 @@ def to_text(stats: dict[str, Any]) -> str:
     target = stats["labels_per_candidate"]
     lines.append(f"vetted: {target} label(s) resolving to human_check = 1, or adjudicated so; incomplete = "
                  "resolving to 1 over fewer labels (export --include-incomplete adds them)")
+    if "audit" in stats:
+        lines.append(f"audit: {describe(stats['audit'])}")
     return "\n".join(lines)

@@ -119,4 +119,4 @@ def test_batches_and_labels_usage_errors(tmp_path: Path) -> None:
     missing = run_cli(url, "batches", "--annotators", "zed", "--per-annotator", "1", "--out", str(tmp_path / "b"))
     assert missing.returncode == 2 and "error: 'zed' has no account" in missing.stderr
     wrong = run_cli(url, "export", "--format", "csv", "--as", "parquet", "--out", str(tmp_path / "x"))
-    assert wrong.returncode == 2 and "--as and --with-history apply to --format labels only" in wrong.stderr
+    assert wrong.returncode == 2 and "--as applies to --format labels or audit only" in wrong.stderr

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from alembic import command
 from sqlalchemy import Engine, text
+from sqlalchemy import inspect as sa_inspect
 
 from annotator.database.engine import MIGRATIONS_DIR, _alembic_config
 
@@ -191,4 +192,27 @@ def test_0018_renames_rules_disagree_to_differs_from_reference_with_its_values(e
         values = dict(conn.execute(text("SELECT id, rules_disagree FROM transcript")).all())
     assert {key: None if value is None else bool(value) for key, value in values.items()} == {
         key: disagree for key, (disagree, _, _) in stored.items()}
+    command.upgrade(config, "heads")
+
+
+def test_0020_adds_the_audit_tables_and_its_downgrade_drops_them(engine: Engine) -> None:
+    """An audit sample and its items are stored after the upgrade; the downgrade drops both tables, labels kept."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0018_reference_rule")
+    with engine.begin() as conn:
+        _insert(conn, "annotator", id=1, name="rev", role="reviewer", is_system=False, is_active=True, created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        _insert(conn, "candidate", id=1, problem_id=1, data_id="aime_0_remove_1", data_source="aime",
+                rewrite_type="remove", rewritten_question="r", status="pending", label_count=0, created_at=NOW,
+                updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.begin() as conn:
+        _insert(conn, "auditsample", id=1, seed=7, size=1, vetted=1, drawn_by=1, drawn_at=NOW)
+        _insert(conn, "audititem", sample_id=1, candidate_id=1, data_source="aime", position=0, unsolvable=1,
+                comment="checked", audited_by=1, audited_at=NOW)
+        assert conn.execute(text("SELECT unsolvable, comment FROM audititem")).one() == (1, "checked")
+    command.downgrade(config, "0018_reference_rule")
+    with engine.connect() as conn:
+        tables = set(sa_inspect(conn).get_table_names())
+    assert "auditsample" not in tables and "audititem" not in tables and "candidate" in tables
     command.upgrade(config, "heads")

@@ -181,6 +181,31 @@ class GoldLabel(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class AuditSample(SQLModel, table=True):
+    """A random sample of the vetted candidates drawn for a reviewer to re-check (`annotator.labelling.audit`): who
+    drew it, when, with which seed, and how many were asked for and vetted then. The newest one is the audit."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    seed: int
+    size: int  # asked for
+    vetted: int  # vetted candidates when it was drawn
+    drawn_by: int = Field(foreign_key="annotator.id")
+    drawn_at: datetime = Field(default_factory=utcnow)
+
+
+class AuditItem(SQLModel, table=True):
+    """A candidate in an audit sample and, once a reviewer re-checked it, whether it is truly unsolvable."""
+
+    sample_id: int = Field(foreign_key="auditsample.id", primary_key=True)
+    candidate_id: int = Field(foreign_key="candidate.id", primary_key=True)
+    data_source: str = Field(max_length=100)  # its stratum when drawn
+    position: int  # the order a reviewer is shown the sample in
+    unsolvable: int | None = None  # 1 truly unsolvable, 0 not; None until audited
+    comment: str | None = text_column()
+    audited_by: int | None = Field(default=None, foreign_key="annotator.id")
+    audited_at: datetime | None = None
+
+
 class Setting(SQLModel, table=True):
     """Project settings, e.g. `labels_per_candidate`."""
 

@@ -30,6 +30,7 @@ from annotator.database.queries import (
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN, VettedRule
 from annotator.import_export.formats.reliablemath import FLOAT_DIFFICULTY, INSTRUCTION_KIND, NAME, dumps
 from annotator.labelling.adjudication import label_provenance
+from annotator.labelling.audit import estimate
 from annotator.labelling.queue import incomplete, labels_per_candidate, vetted
 
 
@@ -96,7 +97,8 @@ def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str,
     """The release manifest's own entries: `vetted`, the rule its candidates were chosen by, with
     `labels_per_candidate`, how many unsolvable-by-design candidates are `incomplete` (resolved to human_check
     = 1 over fewer labels, not adjudicated) and how many of those were `left_out`; and `labels`, where each
-    released candidate's label comes from (`adjudication.label_provenance`)."""
+    released candidate's label comes from (`adjudication.label_provenance`); and `audit`, the share of vetted
+    candidates truly unsolvable with its interval and the sample it rests on (`audit.estimate`)."""
     target = labels_per_candidate(session)
     waiting = session.execute(
         select(func.count()).select_from(Candidate).where(
@@ -108,6 +110,7 @@ def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str,
         "vetted": {"rule": rule.value, "labels_per_candidate": target, "incomplete": waiting,
                    "left_out": 0 if include_incomplete else waiting},
         "labels": label_provenance(session, where=vetted(target, rule=rule)),
+        "audit": estimate(session),
     }
 
 
