@@ -10,9 +10,10 @@ from annotator.database.engine import read_session
 from annotator.figures import stats
 from annotator.figures.pages import OVERVIEW
 from annotator.figures.snapshots import Snapshot
-from annotator.labelling import queue
+from annotator.labelling import audit, queue
 from annotator.settings import limits
 from ui import charts, guard
+from ui.markdown import escape_markdown
 from ui.snapshot import show_freshness
 from ui.writes import page_write, saves, writes
 
@@ -74,6 +75,15 @@ else:
     row.metric("Incomplete", total["incomplete"], width="content", help=f"Resolved to human_check = 1 over fewer "
                f"than {target} label(s) and not adjudicated: not vetted yet, left out of the release.")
     row.metric("Hard", total["hard"], width="content")
+    audited = result["audit"]
+    share = audited["unsolvable_share"]
+    row.metric("Truly unsolvable (audit)", audit.NOT_AUDITED if share is None else f"{share:.1%}", width="content",
+               help="The share of vetted candidates a reviewer found truly unsolvable in the audit sample "
+               "(`python -m annotator audit draw`, then Adjudicate's audit queue), with its 95% Wilson interval.")
+    if (audited.get("model_estimate") or {}).get("unsolvable_share") is not None:
+        row.metric("Truly unsolvable (model)", f"{audited['model_estimate']['unsolvable_share']:.1%}",
+                   width="content", help="The same share estimated by a model of the annotators' labels.")
+    st.caption(f"Audit: {escape_markdown(audit.describe(audited))}")
     show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="overview")
     st.subheader("Progress")
     table = stats.rows(result, missing="—")

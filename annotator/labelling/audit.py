@@ -197,7 +197,8 @@ def estimate(session: Session) -> dict[str, Any]:
     "method", "audited" and "unsolvable" (sampled candidates still vetted, decided and found truly unsolvable),
     "drawn", "no_longer_vetted", "sample" ({"id", "seed", "size", "drawn_by", "drawn_at", "vetted"} or None),
     "per_source" ({source: {"vetted", "drawn", "audited", "unsolvable", "unsolvable_share", "interval"}}) and
-    "model_estimate" (a model-based estimate beside it, or None)}.
+    "model_estimate": a model-based estimate of the same share shown beside it (`{"unsolvable_share", "interval",
+    "method"}`, e.g. from a latent-class model of the labels), or None.
     """
     result: dict[str, Any] = {"status": NOT_AUDITED, **_share(0, 0), "confidence": LEVEL, "method": "wilson",
                               "audited": 0, "unsolvable": 0, "drawn": 0, "no_longer_vetted": 0, "sample": None,
@@ -245,15 +246,23 @@ def describe(estimate: dict[str, Any]) -> str:
         return f"{NOT_AUDITED} (no audit sample drawn)"
     drawn = f"{estimate['drawn']} drawn by {sample['drawn_by']} on {sample['drawn_at'][:10]}, seed {sample['seed']}"
     if estimate["status"] == NOT_AUDITED:
-        return f"{NOT_AUDITED} yet ({drawn})"
+        return f"{NOT_AUDITED} yet ({drawn}){model_line(estimate)}"
     low, high = estimate["interval"]
     line = (f"{estimate['unsolvable_share']:.3f} truly unsolvable (95% Wilson interval {low:.3f} to {high:.3f}): "
             f"{estimate['unsolvable']} of {estimate['audited']} audited; {drawn}")
     if estimate["no_longer_vetted"]:
         line += f"; {estimate['no_longer_vetted']} sampled no longer vetted, not counted"
-    if estimate.get("model_estimate") is not None:
-        line += f"; model-based estimate {estimate['model_estimate']}"
-    return line
+    return line + model_line(estimate)
+
+
+def model_line(estimate: dict[str, Any]) -> str:
+    """The model-based estimate beside the audit's ("; model-based estimate 0.910 (0.880 to 0.930)"), or ""."""
+    model = estimate.get("model_estimate")
+    if not model or model.get("unsolvable_share") is None:
+        return ""
+    interval = model.get("interval")
+    bounds = f" ({interval[0]:.3f} to {interval[1]:.3f})" if interval else ""
+    return f"; model-based estimate {model['unsolvable_share']:.3f}{bounds}"
 
 
 def sample_rows(session: Session) -> list[dict[str, Any]]:

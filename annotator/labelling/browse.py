@@ -199,16 +199,25 @@ def describe_change(old: dict[str, Any] | None, new: dict[str, Any] | None) -> s
 
 
 def history_rows(events: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """`label_history`'s events as a table people read: who, when (UTC), what they did and what changed."""
-    return [
-        {
+    """`label_history`'s events as a table people read: who, when (UTC), what they did (a reviewer replacing another
+    one's decision "overrode NAME's decision"), what changed and the comment the label or decision was given then
+    (an overridden decision's comment stays in its own row)."""
+    rows = []
+    decided_by = None  # who gave the decision standing before this event
+    for event in events:
+        what = ACTIONS.get(event["action"], event["action"])
+        if event["action"] == "adjudicate":
+            if decided_by is not None and decided_by != event["annotator"]:
+                what = f"overrode {decided_by}'s decision"
+            decided_by = event["annotator"]
+        rows.append({
             "who": event["annotator"],
             "when": event["at"].strftime("%Y-%m-%d %H:%M:%S"),
-            "what": ACTIONS.get(event["action"], event["action"]),
+            "what": what,
             "changed": describe_change(event["old"], event["new"]),
-        }
-        for event in events
-    ]
+            "comment": (event["new"] or {}).get("comment") or "",
+        })
+    return rows
 
 
 def annotators(session: Session) -> list[dict[str, Any]]:

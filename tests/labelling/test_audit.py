@@ -187,3 +187,14 @@ def test_the_audit_export_writes_the_sample_and_its_decisions(engine: Engine, tm
     assert [row["position"] for row in rows] == list(range(5)) and {row["seed"] for row in rows} == {11}
     assert all(row["unsolvable"] is None for row in rows[1:]) and rows[1]["drawn_by"] == "boss"
     assert manifest["audit"]["unsolvable_share"] == 0.0 and manifest["audit"]["audited"] == 1
+
+
+def test_a_model_based_estimate_is_said_beside_the_audit_when_there_is_one() -> None:
+    estimate = {"status": audit.AUDITED, "unsolvable_share": 0.75, "interval": [0.5, 0.9], "audited": 4,
+                "unsolvable": 3, "drawn": 5, "no_longer_vetted": 0,
+                "sample": {"drawn_by": "rev", "drawn_at": "2026-01-02T03:04:05+00:00", "seed": 9},
+                "model_estimate": None}
+    assert audit.describe(estimate) == ("0.750 truly unsolvable (95% Wilson interval 0.500 to 0.900): 3 of 4 audited; "
+                                        "5 drawn by rev on 2026-01-02, seed 9")
+    estimate["model_estimate"] = {"unsolvable_share": 0.91, "interval": [0.88, 0.93], "method": "dawid-skene"}
+    assert audit.describe(estimate).endswith("seed 9; model-based estimate 0.910 (0.880 to 0.930)")

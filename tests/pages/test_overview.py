@@ -71,3 +71,29 @@ def test_a_label_just_saved_shows_on_the_next_look(engine: Engine) -> None:
     assert int({m.label: m.value for m in app.metric}["Checked"]) == checked + 1
     table = app.dataframe[0].value
     assert table[(table["data_source"] == "all") & (table["rewrite_type"] == "all")].iloc[0]["checked"] == checked + 1
+
+
+def test_the_audit_shows_not_audited_then_the_share_with_its_interval(engine: Engine) -> None:
+    """Two vetted candidates (`add_progress`): "not audited" with no sample and with one undecided; after two
+    decisions the share and its Wilson interval, and the sample it rests on."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from annotator.labelling import audit
+
+    add_progress(engine)
+    app = open_page("overview", engine, name="rev", role="reviewer")
+    assert {m.label: m.value for m in app.metric}["Truly unsolvable (audit)"] == "not audited"
+    shown = [caption.value.replace("\\", "") for caption in app.caption]  # as Markdown shows it: unescaped
+    assert "Audit: not audited (no audit sample drawn)" in shown
+    rev = app.session_state["user"].id
+    with write_session(engine) as session:
+        audit.draw(session, size=2, seed=4, drawn_by=rev)
+        first = audit.next_to_audit(session)
+        audit.decide(session, candidate_id=first, reviewer_id=rev, unsolvable=1)
+    app.run()
+    assert not app.exception, app.exception
+    low, high = proportion_confint(1, 1, alpha=0.05, method="wilson")
+    assert {m.label: m.value for m in app.metric}["Truly unsolvable (audit)"] == "100.0%"
+    caption = next(c.value.replace("\\", "") for c in app.caption if c.value.startswith("Audit:"))
+    assert f"(95% Wilson interval {low:.3f} to {high:.3f}): 1 of 1 audited; 2 drawn by rev" in caption
+    assert "seed 4" in caption and "Truly unsolvable (model)" not in {m.label for m in app.metric}
