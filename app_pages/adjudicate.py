@@ -210,8 +210,8 @@ def workspace() -> None:
 
 # The queue chosen is kept with the page's state: Streamlit forgets a widget's value when another page is shown.
 st.sidebar.selectbox("Queue", (DISPUTES, AUDIT), index=(DISPUTES, AUDIT).index(state.get("queue_name", DISPUTES)),
-                     key="adjudicate_queue", on_change=_switch,
-                     help="Disputes: labels that disagree. Audit sample: vetted candidates drawn to re-check.")
+                     key="adjudicate_queue", on_change=_switch)
+st.sidebar.caption("Disputes: labels that disagree. Audit sample: vetted candidates drawn to re-check.")
 if state["view"] is None:
     with read_session(engine) as session:
         _next(session)
