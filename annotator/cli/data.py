@@ -157,15 +157,15 @@ def export_command(
     manifest = exports.export(spec.name, target, options=options)
     for name, entry in manifest["files"].items():
         typer.echo(f"{target / name}: {entry['records']} records")
+    if "audit" in manifest:
+        from annotator.labelling.audit import describe
+
+        typer.echo(f"audit: {describe(manifest['audit'])}")
     vetted = manifest.get("vetted") or {}
     if vetted.get("left_out"):
         target = vetted["labels_per_candidate"]
         typer.echo(f"left out {vetted['left_out']} incomplete candidate(s): fewer than {target} label(s) and not "
                    "adjudicated; --include-incomplete puts them in")
-    if "audit" in manifest:
-        from annotator.labelling.audit import describe
-
-        typer.echo(f"audit: {describe(manifest['audit'])}")
 
 
 @app.command()

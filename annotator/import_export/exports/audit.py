@@ -41,8 +41,8 @@ def write_audit(session: Session, out: Path, *, file_format: str = "jsonl") -> d
     return {name: write_table(out / name, sample_rows(session), file_format=file_format, columns=AUDIT_FIELDS)}
 
 
-def manifest(session: Session, **options: Any) -> dict[str, Any]:
-    """The manifest's `audit`: the estimate and the sample it rests on."""
+def manifest(session: Session, *, file_format: str = "jsonl") -> dict[str, Any]:
+    """The manifest's `audit`: the estimate and the sample it rests on (whatever the file format)."""
     return {"audit": estimate(session)}
 
 
