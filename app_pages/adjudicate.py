@@ -130,6 +130,7 @@ def _switch() -> None:
     """Another queue chosen: its first candidate comes with this run."""
     state["queue_name"] = st.session_state["adjudicate_queue"]
     state["view"], state["message"] = None, None
+    state["queue"] = adjudication.DisputeQueue()  # from the lowest again: the dispute left on screen comes back
     with read_session(engine) as session:
         _next(session)
 
