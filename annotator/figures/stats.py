@@ -1,5 +1,6 @@
 """The paper's Table 2 / 10 / 11 view: per data source, candidates by rewrite type and difficulty,
-checked versus vetted. Deterministic (no timestamps, stable key order) so tools can compare two outputs.
+checked versus vetted, and the audit's estimate. Deterministic (no time of the run, stable key order) so tools
+can compare two outputs.
 
 The totals count the candidates meant to be unsolvable; solvable-by-design ones (GSM-IC `distractor`s,
 whose human_check = 1 means "answer unchanged") keep their row per rewrite type but are totalled apart, under
