@@ -19,6 +19,7 @@ from annotator.import_export import exports
 from annotator.import_export import uploads as transfer
 from annotator.import_export.formats import InputError, InputErrors, ReadOptions, aliases, registry
 from annotator.import_export.formats.table import parse_mapping
+from annotator.labelling.queue import labels_wanted
 from ui import guard
 from ui.markdown import escape_markdown
 from ui.writes import authorize, signed_out, writes
@@ -162,7 +163,8 @@ with read_session(engine) as session:
 missing = {spec.name: str(error) for spec in exports.EXPORTS if (error := spec.missing_extra())}
 st.caption(
     f"The reliablemath release holds {int(counted['total']['vetted'])} vetted candidate(s) "
-    f"({int(counted['labels_per_candidate'])} label(s) resolving to human_check = 1, or adjudicated so) "
+    f"({labels_wanted(int(counted['labels_per_candidate']), count_imported=bool(counted['imported_labels_count']))} "
+    "resolving to human_check = 1, or adjudicated so) "
     + ("and" if include_incomplete else "and leaves out")
     + f" {int(counted['total']['incomplete'])} incomplete one(s)."
 )

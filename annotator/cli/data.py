@@ -161,8 +161,10 @@ def export_command(
         typer.echo(f"{target / name}: {entry['records']} records")
     vetted = manifest.get("vetted") or {}
     if vetted.get("left_out"):
-        target = vetted["labels_per_candidate"]
-        typer.echo(f"left out {vetted['left_out']} incomplete candidate(s): fewer than {target} label(s) and not "
+        from annotator.labelling.queue import labels_wanted
+
+        target = labels_wanted(vetted["labels_per_candidate"], count_imported=vetted["imported_labels_count"])
+        typer.echo(f"left out {vetted['left_out']} incomplete candidate(s): fewer than {target} and not "
                    "adjudicated; --include-incomplete puts them in")
 
 

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from annotator.database.models import AnnotationEvent, Candidate, GoldLabel, Problem, Transcript, TranscriptEvent
-from annotator.labelling.queue import labels_per_candidate
+from annotator.labelling.queue import imported_labels_count, labels_per_candidate
 
 
 def labels_version(session: Session) -> tuple[Any, ...]:
@@ -30,13 +30,14 @@ def labels_version(session: Session) -> tuple[Any, ...]:
 
 def overview_version(session: Session) -> tuple[Any, ...]:
     """Changes when a label is added, changed, deleted or adjudicated, problems or candidates are added, or the
-    labels per candidate change (what "complete" means). A candidate's status changed in place (an LLM
-    verification) or a deletion by hand waits for the snapshot's time to live."""
+    labels per candidate or whether imported labels count change (what "complete" means). A candidate's status
+    changed in place (an LLM verification) or a deletion by hand waits for the snapshot's time to live."""
     return (
         session.execute(select(func.max(AnnotationEvent.id))).scalar(),
         session.execute(select(func.max(Candidate.id))).scalar(),
         session.execute(select(func.max(Problem.id))).scalar(),
         labels_per_candidate(session),
+        imported_labels_count(session),
     )
 
 

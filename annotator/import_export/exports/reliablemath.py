@@ -30,7 +30,7 @@ from annotator.database.queries import (
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN, VettedRule
 from annotator.import_export.formats.reliablemath import FLOAT_DIFFICULTY, INSTRUCTION_KIND, NAME, dumps
 from annotator.labelling.adjudication import label_provenance
-from annotator.labelling.queue import incomplete, labels_per_candidate, vetted
+from annotator.labelling.queue import incomplete, label_target, vetted
 
 
 def solve_record(problem: dict[str, Any]) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def _rule(include_incomplete: bool) -> VettedRule:
 def write_release(session: Session, out: Path, *, include_incomplete: bool = False) -> dict[str, int]:
     """The release layout; only vetted unsolvable-by-design candidates (`include_incomplete`: also the
     incomplete ones whose labels so far resolve to human_check = 1)."""
-    released = vetted(labels_per_candidate(session), rule=_rule(include_incomplete))
+    released = vetted(label_target(session), rule=_rule(include_incomplete))
     styles = source_file_options(session, format=NAME)
     counts: dict[str, int] = {}
     combined: dict[str, list[dict[str, Any]]] = {"solve": [], "unsol": []}
@@ -94,10 +94,11 @@ def write_release(session: Session, out: Path, *, include_incomplete: bool = Fal
 
 def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str, Any]:
     """The release manifest's own entries: `vetted`, the rule its candidates were chosen by, with
-    `labels_per_candidate`, how many unsolvable-by-design candidates are `incomplete` (resolved to human_check
-    = 1 over fewer labels, not adjudicated) and how many of those were `left_out`; and `labels`, where each
-    released candidate's label comes from (`adjudication.label_provenance`)."""
-    target = labels_per_candidate(session)
+    `labels_per_candidate` and whether imported labels fill it (`imported_labels_count`), how many
+    unsolvable-by-design candidates are `incomplete` (resolved to human_check = 1 over fewer labels, not
+    adjudicated) and how many of those were `left_out`; and `labels`, where each released candidate's label comes
+    from (`adjudication.label_provenance`)."""
+    target = label_target(session)
     waiting = session.execute(
         select(func.count()).select_from(Candidate).where(
             incomplete(target), Candidate.rewrite_type.not_in([str(t) for t in SOLVABLE_BY_DESIGN])
@@ -105,7 +106,8 @@ def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str,
     ).scalar_one()
     rule = _rule(include_incomplete)
     return {
-        "vetted": {"rule": rule.value, "labels_per_candidate": target, "incomplete": waiting,
+        "vetted": {"rule": rule.value, "labels_per_candidate": target.labels,
+                   "imported_labels_count": target.count_imported, "incomplete": waiting,
                    "left_out": 0 if include_incomplete else waiting},
         "labels": label_provenance(session, where=vetted(target, rule=rule)),
     }

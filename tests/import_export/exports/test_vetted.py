@@ -53,15 +53,15 @@ def test_one_label_of_two_is_not_vetted_until_complete_or_adjudicated(
 ) -> None:
     manifest = export("reliablemath", tmp_path / "vetted", engine=engine)
     assert _released(tmp_path / "vetted") == ["math_1_remove_1"]  # `two` only
-    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 2, "incomplete": 1,
-                                  "left_out": 1}
+    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 2,
+                                  "imported_labels_count": True, "incomplete": 1, "left_out": 1}
     assert list(manifest["labels"]["candidates"]) == ["math_1_remove_1"]
     assert "options" not in manifest
 
     manifest = export("reliablemath", tmp_path / "all", engine=engine, options={"include_incomplete": True})
     assert _released(tmp_path / "all") == ["math_0_remove_1", "math_1_remove_1"]
-    assert manifest["vetted"] == {"rule": "include-incomplete", "labels_per_candidate": 2, "incomplete": 1,
-                                  "left_out": 0}
+    assert manifest["vetted"] == {"rule": "include-incomplete", "labels_per_candidate": 2,
+                                  "imported_labels_count": True, "incomplete": 1, "left_out": 0}
     assert manifest["options"] == {"include_incomplete": True}
     assert manifest["labels"]["counts"] == {"single": 1, "unanimous": 1}
 
@@ -87,8 +87,8 @@ def test_with_one_label_per_candidate_a_single_label_is_complete(engine: Engine,
         queue.set_labels_per_candidate(session, value=1)
     manifest = export("reliablemath", tmp_path, engine=engine)
     assert _released(tmp_path) == ["math_0_remove_1", "math_1_remove_1"]
-    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 1, "incomplete": 0,
-                                  "left_out": 0}
+    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 1,
+                                  "imported_labels_count": True, "incomplete": 0, "left_out": 0}
 
 
 def test_stats_count_as_vetted_exactly_what_the_release_holds(
