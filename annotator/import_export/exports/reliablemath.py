@@ -11,6 +11,7 @@ release's `math_instruction.json` when the imported one had it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,20 +64,29 @@ def _rule(include_incomplete: bool) -> VettedRule:
     return VettedRule.include_incomplete if include_incomplete else VettedRule.complete_or_adjudicated
 
 
-def write_release(session: Session, out: Path, *, include_incomplete: bool = False) -> dict[str, int]:
-    """The release layout; only vetted unsolvable-by-design candidates (`include_incomplete`: also the
-    incomplete ones whose labels so far resolve to human_check = 1)."""
+def records_by_source(
+    session: Session, *, include_incomplete: bool = False
+) -> Iterator[tuple[str, dict[str, list[dict[str, Any]]]]]:
+    """Each data source's release records, in the release's order: (source, {"solve": [...], "unsol": [...]}),
+    the unsol ones only vetted unsolvable-by-design candidates (`include_incomplete`: also the incomplete ones
+    whose labels so far resolve to human_check = 1). The release files and the Hugging Face export hold these."""
     released = vetted(label_target(session), rule=_rule(include_incomplete))
-    styles = source_file_options(session, format=NAME)
-    counts: dict[str, int] = {}
-    combined: dict[str, list[dict[str, Any]]] = {"solve": [], "unsol": []}
     for source in data_sources(session):
-        per_source = {
+        yield source, {
             "solve": [solve_record(p) for p in iter_problems(session, data_source=source)],
             "unsol": [unsol_record(c) for c in iter_candidates(
                 session, data_source=source, where=released, exclude_rewrite_types=SOLVABLE_BY_DESIGN
             )],
         }
+
+
+def write_release(session: Session, out: Path, *, include_incomplete: bool = False) -> dict[str, int]:
+    """The release layout; only vetted unsolvable-by-design candidates (`include_incomplete`: also the
+    incomplete ones whose labels so far resolve to human_check = 1)."""
+    styles = source_file_options(session, format=NAME)
+    counts: dict[str, int] = {}
+    combined: dict[str, list[dict[str, Any]]] = {"solve": [], "unsol": []}
+    for source, per_source in records_by_source(session, include_incomplete=include_incomplete):
         for kind, records in per_source.items():
             name = f"{kind}/{source}.json"
             write_json(out / name, records, styles.get(name, {}))
