@@ -170,9 +170,10 @@ def _plan(engine: Engine, annotator_id: int, **filters: object) -> str:
 def test_the_next_candidate_is_an_index_walk_not_a_scan_and_sort(sqlite_engine: Engine) -> None:
     add_candidates(sqlite_engine, 3)
     ann = add_user(sqlite_engine, "ann")
-    for target in (1, 3):
+    for target, imported_count in ((1, True), (3, True), (1, False), (3, False)):
         with write_session(sqlite_engine) as session:
             queue.set_labels_per_candidate(session, value=target)
+            queue.set_imported_labels_count(session, value=imported_count)
         plan = _plan(sqlite_engine, ann.id)
         assert "ix_candidate_queue" in plan, plan
         assert "TEMP B-TREE" not in plan, plan
