@@ -152,7 +152,8 @@ st.caption("Each download is a .zip of the files `python -m annotator export --f
            "byte, with its manifest.json.")
 include_incomplete = st.checkbox(
     "Release: include incomplete candidates (--include-incomplete)", key="export_include_incomplete",
-    help="The release holds only vetted candidates: labels_per_candidate labels resolving to human_check = 1, "
+    help="The release (reliablemath, and hf: the same as a Hugging Face dataset that datasets.load_dataset "
+         "loads) holds only vetted candidates: labels_per_candidate labels resolving to human_check = 1, "
          "or adjudicated so. Ticked, it also holds those whose fewer labels so far resolve to 1; the manifest "
          "says which rule was used.",
 )

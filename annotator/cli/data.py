@@ -131,7 +131,7 @@ def export_command(
     ] = False,
     include_incomplete: Annotated[
         bool,
-        typer.Option("--include-incomplete", help="reliablemath only: also the candidates whose fewer than "
+        typer.Option("--include-incomplete", help="reliablemath and hf only: also the candidates whose fewer than "
                      "labels_per_candidate labels resolve to human_check = 1 (the manifest says so)."),
     ] = False,
 ) -> None:
