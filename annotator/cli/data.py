@@ -41,7 +41,7 @@ def _refuse_options(spec: exports.Export, given: dict[str, object]) -> None:
     for name in given:
         if name not in spec.options:
             takers = [other for other in exports.EXPORTS if name in other.options]
-            flags = [_EXPORT_FLAGS[option] for other in takers for option in other.options]
+            flags = list(dict.fromkeys(_EXPORT_FLAGS[option] for other in takers for option in other.options))
             verb = "applies" if len(flags) == 1 else "apply"
             fail(f"{' and '.join(flags)} {verb} to --format {' or '.join(t.name for t in takers)} only", 2)
 

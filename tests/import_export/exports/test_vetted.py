@@ -169,5 +169,6 @@ def test_the_cli_flag(engine: Engine, database_url: str, project: dict[str, int]
 def test_the_cli_flag_on_another_format_is_a_usage_error(tmp_path: Path) -> None:
     result = run_cli(f"sqlite:///{tmp_path / 'a.sqlite'}", "export", "--format", "labels", "--include-incomplete",
                      "--out", str(tmp_path / "out"))
-    assert result.returncode == 2 and "--include-incomplete applies to --format reliablemath only" in result.stderr
+    assert result.returncode == 2 and (
+        "--include-incomplete applies to --format reliablemath or hf only") in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()
