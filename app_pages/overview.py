@@ -64,16 +64,17 @@ if result["problems"] == 0 and result["total"]["candidates"] == 0:
         st.caption("An admin can load a demo project here.")
 else:
     total = result["total"]
-    target = result["labels_per_candidate"]
+    target = queue.labels_wanted(result["labels_per_candidate"],
+                                 count_imported=result.get("imported_labels_count", True))
     # A row that wraps: each figure as wide as its title (six fixed columns cut "Incomplete" at 1024 px).
     row = st.container(horizontal=True, gap="medium")
     row.metric("Problems", result["problems"], width="content")
     row.metric("Candidates", total["candidates"], width="content")
     row.metric("Checked", total["checked"], width="content")
-    row.metric("Vetted", total["vetted"], width="content", help=f"{target} label(s) resolving to human_check = 1, "
+    row.metric("Vetted", total["vetted"], width="content", help=f"{target} resolving to human_check = 1, "
                "or adjudicated so; the candidates the reliablemath export releases.")
     row.metric("Incomplete", total["incomplete"], width="content", help=f"Resolved to human_check = 1 over fewer "
-               f"than {target} label(s) and not adjudicated: not vetted yet, left out of the release.")
+               f"than {target} and not adjudicated: not vetted yet, left out of the release.")
     row.metric("Hard", total["hard"], width="content")
     audited = result["audit"]
     share = audited["unsolvable_share"]
@@ -106,17 +107,40 @@ def _save_labels_per_candidate() -> None:
     st.toast(f"Labels per candidate set to {value}.")
 
 
+@saves(settings, "setting", capability=Capability.administer)
+def _save_imported_labels_count() -> None:
+    value = bool(st.session_state["settings_imported_labels_count"])
+    with page_write(engine, user=user) as session:
+        queue.set_imported_labels_count(session, value=value)  # moves the figures' fingerprint too
+    st.toast("Imported labels " + ("count toward" if value else "no longer count toward") + " labels per candidate.")
+
+
 # Project settings, for admins only (the same as `python -m annotator settings ...`).
 if is_admin:
     st.subheader("Project settings")
     if message := settings.pop("message", None):
         st.warning(message)
-        st.session_state.pop("settings_labels_per_candidate", None)  # not saved: show the stored value again
+        for key in ("settings_labels_per_candidate", "settings_imported_labels_count"):
+            st.session_state.pop(key, None)  # not saved: show the stored value again
     with read_session(engine) as session:
         st.session_state.setdefault("settings_labels_per_candidate", queue.labels_per_candidate(session))
+        st.session_state.setdefault("settings_imported_labels_count", queue.imported_labels_count(session))
+        importers = queue.label_importers(session)
     st.number_input(
         "Labels per candidate", min_value=int(limits.LABELS_PER_CANDIDATE.low),
         max_value=int(limits.LABELS_PER_CANDIDATE.high), step=1, key="settings_labels_per_candidate",
         on_change=_save_labels_per_candidate,
         help="How many annotators label each candidate; the queue never hands a candidate to more.",
     )
+    st.checkbox(
+        "Imported labels count toward labels per candidate", key="settings_imported_labels_count",
+        on_change=_save_imported_labels_count,
+        help="Labels that came with an import (the release's own import:reliablemath, a sheet imported without "
+             "--annotator) fill one of a candidate's labels per candidate when ticked. Untick it to re-check an "
+             "imported dataset: every candidate then gets that many labels from the team's own people.",
+    )
+    wanted = queue.labels_wanted(int(st.session_state["settings_labels_per_candidate"]),
+                                 count_imported=bool(st.session_state["settings_imported_labels_count"]))
+    came_with = ", ".join(escape_markdown(name) for name in importers)
+    st.caption(f"A candidate is complete with {wanted}." + (f" Labels came with an import from {came_with}."
+                                                             if importers else " No labels came with an import."))

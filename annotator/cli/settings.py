@@ -1,4 +1,5 @@
-"""Project settings: `python -m annotator settings [--labels-per-candidate N] [--gold-every N]`."""
+"""Project settings: `python -m annotator settings [--labels-per-candidate N] [--imported-labels-count |
+--no-imported-labels-count] [--gold-every N]`."""
 
 from __future__ import annotations
 
@@ -17,6 +18,13 @@ def settings(
         typer.Option(help="How many annotators label each candidate; the queue never hands out more.",
                      **bounded(limits.LABELS_PER_CANDIDATE)),
     ] = None,
+    imported_labels_count: Annotated[
+        bool | None,
+        typer.Option("--imported-labels-count/--no-imported-labels-count",
+                     help="Whether labels that came with an import (e.g. the release's own import:reliablemath) fill "
+                          "labels_per_candidate; off, every candidate gets that many labels from the team's people.",
+                     show_default=False),
+    ] = None,
     gold_every: Annotated[
         int | None,
         typer.Option(help="At most one gold item in this many items per annotator (0: no gold items in queues).",
@@ -33,6 +41,8 @@ def settings(
         with write_session(engine) as session:
             if labels_per_candidate is not None:
                 queue.set_labels_per_candidate(session, value=labels_per_candidate)
+            if imported_labels_count is not None:
+                queue.set_imported_labels_count(session, value=imported_labels_count)
             if gold_every is not None:
                 gold.set_gold_every(session, value=gold_every)
     except ValueError as exc:
@@ -46,3 +56,7 @@ def settings(
             problem = queries.setting_problem(session, key=key, allowed=allowed)
             typer.echo(f"{key} = {value}" + (f" ({problem}: this value is used until it is set again)"
                                              if problem else ""))
+            if key == queue.LABELS_PER_CANDIDATE:  # shown where k is: what a complete candidate has
+                counts = queue.imported_labels_count(session)
+                typer.echo(f"{queue.IMPORTED_LABELS_COUNT} = {str(counts).lower()} (a complete candidate has "
+                           f"{queue.labels_wanted(value, count_imported=counts)})")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
@@ -91,13 +91,30 @@ def of_source_and_type(query: Any, *, data_source: str | None, rewrite_type: str
     return query
 
 
-def complete(target: int) -> ColumnElement[bool]:
-    """Whether a candidate has all the labels the project asks for (`labels_per_candidate` = `target`)."""
-    return Candidate.label_count >= target
+class LabelTarget(NamedTuple):
+    """What the project asks of each candidate (`queue.label_target`): `labels` labels (`labels_per_candidate`),
+    those that came with an import or a pipeline (a system annotator's) among them or not (`imported_labels_count`)."""
+
+    labels: int
+    count_imported: bool
 
 
-def label_state(target: int) -> ColumnElement[str]:
-    """The candidate's `LabelState` as one SQL expression (`target` = `labels_per_candidate`): Browse shows and
+def counted_labels(target: LabelTarget) -> ColumnElement[int]:
+    """A candidate's labels that fill its `target`: all of them, or its people's alone."""
+    if target.count_imported:
+        return Candidate.label_count
+    return Candidate.label_count - Candidate.imported_label_count
+
+
+def complete(target: LabelTarget) -> ColumnElement[bool]:
+    """Whether a candidate has all the labels the project asks for (`target`)."""
+    if target.count_imported:
+        return Candidate.label_count >= target.labels
+    return Candidate.label_count >= Candidate.imported_label_count + target.labels
+
+
+def label_state(target: LabelTarget) -> ColumnElement[str]:
+    """The candidate's `LabelState` as one SQL expression (`target`: `queue.label_target`): Browse shows and
     filters on it, `stats` and the Overview count by it. A reviewer's decision wins; then no labels (unlabelled,
     or filtered / unverified by its status); then a tie on human_check (no resolved label); then all the labels
     asked for; else some. The queue asks only `complete` (the part of this its index can walk)."""

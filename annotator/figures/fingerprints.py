@@ -24,7 +24,7 @@ from annotator.database.models import (
     Transcript,
     TranscriptEvent,
 )
-from annotator.labelling.queue import labels_per_candidate
+from annotator.labelling.queue import imported_labels_count, labels_per_candidate
 
 
 def labels_version(session: Session) -> tuple[Any, ...]:
@@ -39,14 +39,15 @@ def labels_version(session: Session) -> tuple[Any, ...]:
 
 def overview_version(session: Session) -> tuple[Any, ...]:
     """Changes when a label is added, changed, deleted or adjudicated, problems or candidates are added, the
-    labels per candidate change (what "complete" means), an audit sample is drawn or an audit decided. A
-    candidate's status changed in place (an LLM verification) or a deletion by hand waits for the snapshot's time
-    to live."""
+    labels per candidate or whether imported labels count change (what "complete" means), an audit sample is drawn
+    or an audit decided. A candidate's status changed in place (an LLM verification) or a deletion by hand waits for
+    the snapshot's time to live."""
     return (
         session.execute(select(func.max(AnnotationEvent.id))).scalar(),
         session.execute(select(func.max(Candidate.id))).scalar(),
         session.execute(select(func.max(Problem.id))).scalar(),
         labels_per_candidate(session),
+        imported_labels_count(session),
         session.execute(select(func.max(AuditSample.id))).scalar(),
         # Decided items and the latest decision: a decision changed moves its time.
         *session.execute(select(func.count(AuditItem.audited_at), func.max(AuditItem.audited_at))).one(),

@@ -24,7 +24,7 @@ from annotator.accounts.policies import Capability
 from annotator.database.models import Annotator, AuditItem, AuditSample, Candidate, utcnow
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN
 from annotator.figures.agreement.intervals import LEVEL, wilson
-from annotator.labelling.queue import labels_per_candidate, vetted
+from annotator.labelling.queue import label_target, vetted
 from annotator.settings import limits
 
 NOT_AUDITED = "not audited"
@@ -46,7 +46,7 @@ class AuditedMeanwhile(AuditError):
 
 def released(session: Session) -> ColumnElement[bool]:
     """The candidates the reliablemath export releases: vetted and meant to be unsolvable."""
-    return and_(vetted(labels_per_candidate(session)),
+    return and_(vetted(label_target(session)),
                 Candidate.rewrite_type.not_in([str(kind) for kind in SOLVABLE_BY_DESIGN]))
 
 

@@ -25,9 +25,16 @@ from sqlmodel import Session
 
 from annotator.database.engine import write_session
 from annotator.database.models import Annotation, Annotator, Candidate, CandidateClaim, CandidateStatus, utcnow
-from annotator.database.queries import candidates_query, iter_query, of_source_and_type, original_question_and_answer
+from annotator.database.queries import (
+    LabelTarget,
+    candidates_query,
+    counted_labels,
+    iter_query,
+    of_source_and_type,
+    original_question_and_answer,
+)
 from annotator.labelling.gold import is_gold
-from annotator.labelling.queue import complete, labels_per_candidate
+from annotator.labelling.queue import complete, label_target
 
 DEFAULT_DAYS = 14
 _IN_CHUNK = 900
@@ -77,15 +84,16 @@ def _annotator_ids(session: Session, names: Sequence[str]) -> dict[str, int]:
 
 
 def _open_candidates(
-    session: Session, *, target: int, data_source: str | None, rewrite_type: str | None
+    session: Session, *, target: LabelTarget, data_source: str | None, rewrite_type: str | None
 ) -> Iterator[list[Any]]:
-    """(id, label_count) of the candidates that still need labels, in the queue's order, in chunks.
+    """(id, labels that count toward `target`) of the candidates that still need labels, in the queue's order, in
+    chunks.
 
     On PostgreSQL each chunk's rows are locked as they are fetched (a cursor FOR UPDATE), so that no label
     or browser claim lands on them while the batch is made, and only the rows read are held: a batch of a
     few sheets does not hide the rest of the queue from the browsers (they skip locked rows).
     """
-    query = select(Candidate.id, Candidate.label_count).where(
+    query = select(Candidate.id, counted_labels(target)).where(
         Candidate.status == CandidateStatus.pending, ~complete(target), ~is_gold()  # gold items stay in the browser
     )
     query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
@@ -143,9 +151,9 @@ class _Assignment:
 
     def add(self, chunk: list[Any], *, holders: dict[int, set[int]], labelled: set[tuple[int, int]]) -> None:
         cap = self.per_annotator
-        for candidate_id, label_count in chunk:
+        for candidate_id, counted in chunk:
             held = holders.get(candidate_id, set())
-            room = min(self.overlap, self.target - label_count - len(held))
+            room = min(self.overlap, self.target - counted - len(held))
             eligible = [
                 name
                 for name, annotator_id in self.people.items()
@@ -178,15 +186,15 @@ def make_batches(
     beyond `labels_per_candidate`.
     """
     _check(annotators, per_annotator, overlap, days)
-    target = labels_per_candidate(session)
-    if overlap is not None and overlap > target:
+    target = label_target(session)
+    if overlap is not None and overlap > target.labels:
         raise BatchError(
-            f"--overlap {overlap} is more than labels_per_candidate ({target}); raise it first with "
+            f"--overlap {overlap} is more than labels_per_candidate ({target.labels}); raise it first with "
             f"`python -m annotator settings --labels-per-candidate {overlap}`"
         )
     people = _annotator_ids(session, annotators)
     now = now or utcnow()
-    plan = _Assignment(people, target, overlap or min(target, len(people)), per_annotator)
+    plan = _Assignment(people, target.labels, overlap or min(target.labels, len(people)), per_annotator)
     for chunk in _open_candidates(session, target=target, data_source=data_source, rewrite_type=rewrite_type):
         ids = [row[0] for row in chunk]
         plan.add(

@@ -12,7 +12,11 @@ from tests.support.cli import run_cli
 
 def test_labels_per_candidate_is_shown_set_and_validated(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 's.sqlite'}"
-    assert run_cli(url, "settings").stdout.splitlines() == ["labels_per_candidate = 1", "gold_every = 10"]
+    assert run_cli(url, "settings").stdout.splitlines() == [
+        "labels_per_candidate = 1",
+        "imported_labels_count = true (a complete candidate has 1 label(s))",
+        "gold_every = 10",
+    ]
     changed = run_cli(url, "settings", "--labels-per-candidate", "3")
     assert changed.returncode == 0 and changed.stdout.splitlines()[0] == "labels_per_candidate = 3"
     with read_session(get_engine(url)) as session:
@@ -35,3 +39,22 @@ def test_a_bad_stored_value_is_reported_and_the_default_used(tmp_path: Path) -> 
         "until it is set again)"
     )
     assert run_cli(url, "settings", "--labels-per-candidate", "2").stdout.splitlines()[0] == "labels_per_candidate = 2"
+
+
+def test_whether_imported_labels_count_is_shown_beside_k_and_set_both_ways(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    off = run_cli(url, "settings", "--labels-per-candidate", "2", "--no-imported-labels-count")
+    assert off.returncode == 0, off.stderr
+    assert off.stdout.splitlines()[:2] == [
+        "labels_per_candidate = 2", "imported_labels_count = false (a complete candidate has 2 label(s) besides "
+        "imported ones)"]
+    with read_session(get_engine(url)) as session:
+        assert queue.imported_labels_count(session) is False
+    # Setting k alone leaves the choice as it is; the flag turns it back on.
+    assert run_cli(url, "settings", "--labels-per-candidate", "3").stdout.splitlines()[1].startswith(
+        "imported_labels_count = false")
+    on = run_cli(url, "settings", "--imported-labels-count")
+    assert on.returncode == 0 and on.stdout.splitlines()[1] == (
+        "imported_labels_count = true (a complete candidate has 3 label(s))")
+    with read_session(get_engine(url)) as session:
+        assert queue.imported_labels_count(session) is True

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from annotator.database.engine import get_engine, write_session
+from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Candidate
 from annotator.labelling import labels, queue
 from tests.support.candidates import add_user
@@ -97,3 +97,41 @@ def test_the_audit_shows_not_audited_then_the_share_with_its_interval(engine: En
     caption = next(c.value.replace("\\", "") for c in app.caption if c.value.startswith("Audit:"))
     assert f"(95% Wilson interval {low:.3f} to {high:.3f}): 1 of 1 audited; 2 drawn by rev" in caption
     assert "seed 4" in caption and "Truly unsolvable (model)" not in {m.label for m in app.metric}
+
+
+def _import_small_release(engine: Engine, tmp_path: Path) -> None:
+    from tests.support.release import import_release
+    from tests.support.small_release import SOLVE, UNSOL
+
+    release = tmp_path / "release"
+    release.mkdir()
+    (release / "solve.json").write_text(json.dumps(SOLVE, indent=4), encoding="utf-8")
+    (release / "unsol.json").write_text(json.dumps(UNSOL, indent=4), encoding="utf-8")
+    import_release(engine, release)
+
+
+def test_admins_say_whether_imported_labels_count_beside_labels_per_candidate(engine: Engine, tmp_path: Path) -> None:
+    """Beside k: whether imported labels fill it (ticked by default) and who they came from; unticked, the imported
+    release waits for the team's own labels (Vetted 0, Incomplete 2) and the caption says what complete means."""
+    _import_small_release(engine, tmp_path)
+    app = open_page("overview", engine, name="ada", role="admin")
+    box = app.checkbox(key="settings_imported_labels_count")
+    assert box.value is True and box.label == "Imported labels count toward labels per candidate"
+    captions = [caption.value for caption in app.caption]
+    # The name as text: escaped Markdown (`:` would start an emoji code).
+    assert "A candidate is complete with 1 label(s). Labels came with an import from import\\:reliablemath." in captions
+    assert {m.label: m.value for m in app.metric}["Vetted"] == "2"
+
+    box.uncheck().run()
+    assert not app.exception, app.exception
+    with read_session(engine) as session:
+        assert queue.imported_labels_count(session) is False
+    shown = {m.label: m.value for m in app.metric}
+    assert (shown["Vetted"], shown["Incomplete"]) == ("0", "2")
+    wanted = "A candidate is complete with 1 label(s) besides imported ones."
+    assert any(caption.value.startswith(wanted) for caption in app.caption)
+    # Another admin's page shows the stored choice.
+    assert open_page("overview", engine, name="bo", role="admin").checkbox(
+        key="settings_imported_labels_count").value is False
+    # Those who may not change the project see no setting.
+    assert not open_page("overview", engine, name="rev", role="reviewer").checkbox

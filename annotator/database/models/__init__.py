@@ -101,6 +101,9 @@ class Candidate(SQLModel, table=True):
     # The resolved label over all annotations, kept in step with them in the same transaction so that
     # queues, statistics and exports never aggregate the annotation table.
     label_count: int = 0
+    # Of those, the labels that came with an import or a pipeline (a system annotator's, e.g. the release's own
+    # "import:reliablemath"): the project setting `imported_labels_count` says whether they fill `labels_per_candidate`.
+    imported_label_count: int = 0
     human_check: int | None = None
     difficulty_eval: int | None = None
     # Where the resolved label comes from: a `LabelSource`, or None while it is unresolved.
@@ -119,7 +122,7 @@ class Candidate(SQLModel, table=True):
         # Every column the Overview's counts and the label state read (`stats`, `queries.label_state`): they count
         # the candidates off this index alone, not the table with its texts.
         Index("ix_candidate_state", "data_source", "rewrite_type", "status", "label_source", "label_count",
-              "human_check", "difficulty_eval"),
+              "human_check", "difficulty_eval", "imported_label_count"),
         # The open disputes in Adjudicate's order (`adjudication`): lowest agreement, ties first, then by id.
         Index("ix_candidate_dispute", "agreement", text("(human_check IS NOT NULL)"), "id",
               sqlite_where=text(OPEN_DISPUTE), postgresql_where=text(OPEN_DISPUTE)),
