@@ -21,6 +21,7 @@ from sqlalchemy import (
     case,
     func,
     nulls_last,
+    or_,
     select,
     text,
 )
@@ -92,8 +93,9 @@ def of_source_and_type(query: Any, *, data_source: str | None, rewrite_type: str
 
 
 def complete(target: int) -> ColumnElement[bool]:
-    """Whether a candidate has all the labels the project asks for (`labels_per_candidate` = `target`)."""
-    return Candidate.label_count >= target
+    """Whether a candidate has all the labels the project asks for: `target` labels (`queue.label_target`:
+    `labels_per_candidate`, or adaptive overlap's most labels), or fewer that settle it (adaptive overlap)."""
+    return or_(Candidate.label_count >= target, Candidate.settled)
 
 
 def label_state(target: int) -> ColumnElement[str]:

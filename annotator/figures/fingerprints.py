@@ -9,12 +9,14 @@ marked and unmarked again leaves the figures as they were).
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlmodel import Session
 
 from annotator.database.models import AnnotationEvent, Candidate, GoldLabel, Problem, Transcript, TranscriptEvent
+from annotator.labelling import adaptive
 from annotator.labelling.queue import labels_per_candidate
 
 
@@ -37,6 +39,9 @@ def overview_version(session: Session) -> tuple[Any, ...]:
         session.execute(select(func.max(Candidate.id))).scalar(),
         session.execute(select(func.max(Problem.id))).scalar(),
         labels_per_candidate(session),
+        # Adaptive overlap and the model behind it: what settles a candidate (a refit settles them again).
+        *astuple(adaptive.overlap(session)),
+        adaptive.stored_model(session).events,
     )
 
 

@@ -22,7 +22,7 @@ from annotator.database.models import Candidate, Problem
 from annotator.database.queries import data_sources, label_state
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus, LabelState, Resolution
 from annotator.labelling.labels import activity
-from annotator.labelling.queue import labels_per_candidate, vetted
+from annotator.labelling.queue import label_target, vetted
 
 SIMPLE, HARD = "simple", "hard"  # difficulty_eval 0 / 1 of the vetted ones
 COUNT_KEYS: tuple[str, ...] = tuple(str(key) for key in (
@@ -48,7 +48,7 @@ class Groups(NamedTuple):
 
 
 def groups(session: Session) -> Groups:
-    target = labels_per_candidate(session)
+    target = label_target(session)
     return Groups(target, [tuple(row) for row in _groups(session, target)])
 
 

@@ -19,7 +19,7 @@ from annotator.accounts.policies import Capability, allows
 from annotator.database.models import Annotation, AnnotationEvent, Annotator, Candidate
 from annotator.database.queries import label_state as state_of
 from annotator.database.vocabulary import LabelState, MyLabels, Resolution
-from annotator.labelling.queue import incomplete, labels_per_candidate, vetted
+from annotator.labelling.queue import incomplete, label_target, vetted
 
 PAGE_SIZE = 50
 SNIPPET_CHARS = 160
@@ -91,7 +91,7 @@ def list_candidates(
         conditions.append(Candidate.data_source == data_source)
     if rewrite_type:
         conditions.append(Candidate.rewrite_type == rewrite_type)
-    target = labels_per_candidate(session)
+    target = label_target(session)
     state_condition = _state_condition(label_state, labelled_by(viewer.id), target)
     if state_condition is not None:
         conditions.append(state_condition)

@@ -37,6 +37,7 @@ from annotator.database.queries import (
     set_setting,
 )
 from annotator.database.vocabulary import LabelSource, VettedRule
+from annotator.labelling import adaptive
 from annotator.labelling.gold import is_gold, next_gold
 from annotator.labelling.labels import record_label
 from annotator.settings import limits
@@ -51,6 +52,13 @@ VIEW_COLUMNS = (*CANDIDATE_COLUMNS, Candidate.llm_outputs)
 def labels_per_candidate(session: Session) -> int:
     """How many annotators label each candidate (project setting, default 1)."""
     return int(bounded_setting(session, key=LABELS_PER_CANDIDATE, allowed=limits.LABELS_PER_CANDIDATE, default=1))
+
+
+def label_target(session: Session) -> int:
+    """The labels that make a candidate complete: `labels_per_candidate`, or with adaptive overlap on its most
+    labels (fewer complete one that they settle: `Candidate.settled`, `adaptive`)."""
+    setting = adaptive.overlap(session)
+    return setting.max_labels if setting.adaptive else labels_per_candidate(session)
 
 
 def set_labels_per_candidate(session: Session, *, value: int) -> None:
@@ -101,11 +109,13 @@ def next_candidate_query(
 ) -> Select[tuple[int]]:
     """The query behind `next_candidate_id` (tests explain it)."""
     now = now or utcnow()
-    target = labels_per_candidate(session)
+    setting = adaptive.overlap(session)
+    target = setting.max_labels if setting.adaptive else labels_per_candidate(session)
     statuses = _statuses(include_filtered)
     query = select(Candidate.id).where(
         Candidate.status.in_(statuses) if len(statuses) > 1 else Candidate.status == statuses[0],
-        ~complete(target),  # renders as label_count < target: the index's order
+        Candidate.label_count < target,  # the index's order
+        ~Candidate.settled,
         ~_labelled_by(annotator_id),
     )
     held_by_others = (
@@ -113,8 +123,9 @@ def next_candidate_query(
         CandidateClaim.annotator_id != annotator_id,
         CandidateClaim.expires_at > now,
     )
-    if target == 1:
-        # With one label per candidate a single claim by someone else is enough; NOT EXISTS stops at it.
+    if target == 1 or setting.adaptive:
+        # With one label per candidate a single claim by someone else is enough; NOT EXISTS stops at it. With
+        # adaptive overlap one label at a time: whether a candidate needs the next is known once the last is in.
         query = query.where(~exists().where(*held_by_others))
     else:
         holding = select(func.count()).where(*held_by_others).scalar_subquery()

@@ -22,7 +22,7 @@ from sqlmodel import Session
 
 from annotator.database.models import Annotation, Candidate, CandidateStatus
 from annotator.database.queries import of_source_and_type
-from annotator.labelling.queue import complete, labels_per_candidate
+from annotator.labelling.queue import complete, label_target
 
 RECOUNT_DECISIONS = 25  # count again after this many decisions ...
 RECOUNT_SECONDS = 30.0  # ... or this long, whichever comes first
@@ -90,7 +90,7 @@ def count(
 ) -> QueueProgress:
     """Count the figures afresh: four counts, each a range of an index (one statement each: SQLite reads a
     count with FILTER clauses from the table, not from an index)."""
-    target = labels_per_candidate(session)
+    target = label_target(session)
     filters = {"data_source": data_source, "rewrite_type": rewrite_type}
     candidates = _pending(select(func.count()).select_from(Candidate), **filters)
     total = session.execute(candidates).scalar_one()

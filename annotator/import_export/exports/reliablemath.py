@@ -30,7 +30,7 @@ from annotator.database.queries import (
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN, VettedRule
 from annotator.import_export.formats.reliablemath import FLOAT_DIFFICULTY, INSTRUCTION_KIND, NAME, dumps
 from annotator.labelling.adjudication import label_provenance
-from annotator.labelling.queue import incomplete, labels_per_candidate, vetted
+from annotator.labelling.queue import incomplete, label_target, vetted
 
 
 def solve_record(problem: dict[str, Any]) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def _rule(include_incomplete: bool) -> VettedRule:
 def write_release(session: Session, out: Path, *, include_incomplete: bool = False) -> dict[str, int]:
     """The release layout; only vetted unsolvable-by-design candidates (`include_incomplete`: also the
     incomplete ones whose labels so far resolve to human_check = 1)."""
-    released = vetted(labels_per_candidate(session), rule=_rule(include_incomplete))
+    released = vetted(label_target(session), rule=_rule(include_incomplete))
     styles = source_file_options(session, format=NAME)
     counts: dict[str, int] = {}
     combined: dict[str, list[dict[str, Any]]] = {"solve": [], "unsol": []}
@@ -97,7 +97,7 @@ def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str,
     `labels_per_candidate`, how many unsolvable-by-design candidates are `incomplete` (resolved to human_check
     = 1 over fewer labels, not adjudicated) and how many of those were `left_out`; and `labels`, where each
     released candidate's label comes from (`adjudication.label_provenance`)."""
-    target = labels_per_candidate(session)
+    target = label_target(session)
     waiting = session.execute(
         select(func.count()).select_from(Candidate).where(
             incomplete(target), Candidate.rewrite_type.not_in([str(t) for t in SOLVABLE_BY_DESIGN])

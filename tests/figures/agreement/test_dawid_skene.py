@@ -11,25 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotator.figures.agreement import dawid_skene
+from tests.support.simulated_team import ACCURACIES, simulate
 
-ACCURACIES = (0.95, 0.90, 0.85, 0.75, 0.65)
 # crowd-kit's pandas calls warn of pandas' coming changes: not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore::Warning:crowdkit.*")
-
-
-def simulate(accuracies: tuple[float, ...], candidates: int, *, seed: int, unsolvable: float = 0.6,
-             overlap: float = 1.0) -> tuple[np.ndarray, pd.DataFrame]:
-    """Truths and labels: each annotator labels each candidate (with probability `overlap`), right with their
-    accuracy whatever the truth."""
-    rng = np.random.default_rng(seed)
-    truth = (rng.random(candidates) < unsolvable).astype(int)
-    rows = []
-    for item, true in enumerate(truth):
-        for rater, right in enumerate(accuracies):
-            if overlap < 1 and rng.random() > overlap:
-                continue
-            rows.append((item, f"a{rater}", int(true if rng.random() < right else 1 - true)))
-    return truth, pd.DataFrame(rows, columns=["task", "worker", "label"])
 
 
 def _ours(frame: pd.DataFrame, gold: dict[int, int] | None = None) -> dawid_skene.Fit:
