@@ -23,10 +23,11 @@ import numpy as np
 from sqlalchemy import func, select, update
 from sqlmodel import Session
 
-from annotator.database.models import Annotation, AnnotationEvent, Candidate
+from annotator.database.models import Annotation, AnnotationEvent, Candidate, utcnow
 from annotator.database.queries import bounded_setting, get_setting, ids_in, set_setting
+from annotator.database.vocabulary import LabelSource
 from annotator.figures.agreement.dawid_skene import posterior_of
-from annotator.labelling import accuracy
+from annotator.labelling import _label_writer, accuracy
 from annotator.settings import limits
 
 ADAPTIVE_OVERLAP = "adaptive_overlap"
@@ -105,6 +106,12 @@ def settles(posterior: float, labels: int, *, threshold: float) -> bool:
 def needs_another_label(posterior: float, labels: int, *, threshold: float, max_labels: int) -> bool:
     """Whether a candidate with `labels` labels whose majority class has this posterior gets another one."""
     return labels < max_labels and not settles(posterior, labels, threshold=threshold)
+
+
+def unsettled_dispute(posterior: float, given: Sequence[int], *, threshold: float, max_labels: int) -> bool:
+    """Whether a candidate's labels `given` make it a dispute for a reviewer: the most labels, disagreeing, and
+    still below the threshold (a tie of fixed overlap is one too)."""
+    return len(given) >= max_labels and posterior < threshold and 0 < sum(given) < len(given)
 
 
 def symmetric_confusion(right: float) -> np.ndarray:
@@ -186,19 +193,34 @@ def after_labels(session: Session, *, candidate_ids: Collection[int]) -> None:
 
 
 def settle_all(session: Session) -> None:
-    """Every candidate's `settled` flag under the stored setting and model (all false while off)."""
+    """Every candidate's `settled` flag and resolved label under the stored setting and model: with adaptive
+    overlap off none is settled and every candidate's majority is back."""
     setting = overlap(session)
     if not setting.adaptive:
         session.execute(update(Candidate).where(Candidate.settled.is_(True)).values(settled=False))
+        # The disputes adaptive overlap made (at the most labels, unsettled) resolve by their majority again.
+        open_ties = select(Candidate.id).where(Candidate.label_count > 0, Candidate.human_check.is_(None))
+        _restore(session, list(session.execute(open_ties).scalars()))
         return
     labelled = select(Candidate.id).where(Candidate.label_count > 0).order_by(Candidate.id)
     ids = list(session.execute(labelled).scalars())
     session.execute(update(Candidate).where(Candidate.label_count == 0, Candidate.settled.is_(True))
                     .values(settled=False))
+    _restore(session, ids)
     _settle(session, ids, model=stored_model(session), setting=setting)
 
 
+def _restore(session: Session, candidate_ids: list[int]) -> None:
+    """These candidates' resolved labels from their labels (and decisions) as the label writer stores them."""
+    connection = session.connection()
+    for start in range(0, len(candidate_ids), _CHUNK):
+        connection.execute(_label_writer._resolved_labels(candidate_ids[start : start + _CHUNK], now=utcnow(),
+                                                         unlabelled=False, dialect=connection.dialect.name))
+
+
 def _settle(session: Session, candidate_ids: Collection[int], *, model: Model, setting: Overlap) -> None:
+    """Store which of these candidates their labels settle, and make those the most labels leave unsettled and
+    disagreeing disputes (no resolved label), a reviewer's decision apart."""
     dialect = session.connection().dialect.name
     ordered = sorted(set(candidate_ids))
     for start in range(0, len(ordered), _CHUNK):
@@ -208,18 +230,30 @@ def _settle(session: Session, candidate_ids: Collection[int], *, model: Model, s
             .where(ids_in(Annotation.candidate_id, chunk, dialect=dialect))
             .order_by(Annotation.candidate_id)
         ).all()
-        settled = set(_settled(rows, model=model, setting=setting))
+        settled, disputed = _judged(rows, model=model, setting=setting)
         for value, ids in ((True, sorted(settled)), (False, [i for i in chunk if i not in settled])):
             if ids:
                 session.execute(update(Candidate).where(ids_in(Candidate.id, ids, dialect=dialect))
                                 .values(settled=value), execution_options={"synchronize_session": False})
+        if disputed:
+            session.execute(
+                update(Candidate)
+                .where(ids_in(Candidate.id, disputed, dialect=dialect),
+                       func.coalesce(Candidate.label_source, "") != LabelSource.adjudicated.value)
+                .values(human_check=None, difficulty_eval=None, label_source=None),
+                execution_options={"synchronize_session": False})
 
 
-def _settled(rows: Iterable[Any], *, model: Model, setting: Overlap) -> Iterable[int]:
-    """The candidates among these (candidate id, annotator id, human_check) rows, in candidate order, that their
-    labels settle."""
+def _judged(rows: Iterable[Any], *, model: Model, setting: Overlap) -> tuple[set[int], list[int]]:
+    """Of these (candidate id, annotator id, human_check) rows, in candidate order: the candidates their labels
+    settle, and those they leave a dispute."""
+    settled, disputed = set(), []
     for candidate_id, labels in groupby(rows, key=lambda row: row[0]):
         given = [(row[1], row[2]) for row in labels]
-        posterior = majority_posterior(model.prior, [model.of(who) for who, _ in given], [check for _, check in given])
+        checks = [check for _, check in given]
+        posterior = majority_posterior(model.prior, [model.of(who) for who, _ in given], checks)
         if settles(posterior, len(given), threshold=setting.threshold):
-            yield candidate_id
+            settled.add(candidate_id)
+        elif unsettled_dispute(posterior, checks, threshold=setting.threshold, max_labels=setting.max_labels):
+            disputed.append(candidate_id)
+    return settled, disputed

@@ -93,19 +93,32 @@ def test_the_queue_asks_for_another_label_only_while_unsettled(engine: Engine) -
     states = _states(engine)
     assert states[ids[1]] == (2, True, "complete") and states[ids[0]] == (2, False, "disputed")
     assert _next(engine, c) == ids[0]
-    _decide(engine, c, ids[0], 1)  # two to one, below 0.9, but three labels are the most
-    assert _states(engine)[ids[0]] == (3, False, "complete")
+    _decide(engine, c, ids[0], 1)  # two to one, below 0.9 at the most labels: a dispute for a reviewer
+    assert _states(engine)[ids[0]] == (3, False, "disputed")
     assert _next(engine, a) == ids[2]  # ids[2] has one label: open still
-    with read_session(engine) as session:
-        released = set(session.execute(select(Candidate.id).where(queue.vetted(queue.label_target(session))))
-                       .scalars())
-    assert released == {ids[0], ids[1]}
+    assert _released(engine) == {ids[1]}
     with write_session(engine) as session:
         adaptive.set_overlap(session, adaptive=False)
-    # Off: back to labels_per_candidate = 2 and nothing settled; ids[1] is complete by its two labels. ids[2] has
-    # one label and a's claim: two, so b gets nothing.
-    assert _states(engine)[ids[1]] == (2, False, "complete")
+    # Off: back to labels_per_candidate = 2 and nothing settled; ids[1] is complete by its two labels, ids[0]'s
+    # majority stands again. ids[2] has one label and a's claim: two, so b gets nothing.
+    assert _states(engine)[ids[1]] == (2, False, "complete") and _states(engine)[ids[0]] == (3, False, "complete")
+    assert _released(engine) == {ids[0], ids[1]}
     assert _next(engine, b) is None
+    with write_session(engine) as session:  # on again: the dispute again, and a reviewer's decision wins over it
+        adaptive.set_overlap(session, adaptive=True)
+    assert _states(engine)[ids[0]] == (3, False, "disputed")
+    reviewer = add_user(engine, "rev", role="reviewer").id
+    with write_session(engine) as session:
+        record_labels(session, rows=[LabelRow(ids[0], reviewer, 1, 1, decision=True)])
+    assert _states(engine)[ids[0]] == (3, False, "adjudicated") and _released(engine) == {ids[0], ids[1]}
+    with write_session(engine) as session:
+        adaptive.refit(session)
+    assert _states(engine)[ids[0]] == (3, False, "adjudicated")
+
+
+def _released(engine: Engine) -> set[int]:
+    with read_session(engine) as session:
+        return set(session.execute(select(Candidate.id).where(queue.vetted(queue.label_target(session)))).scalars())
 
 
 def test_a_stored_strong_annotator_settles_a_candidate_alone(engine: Engine) -> None:
