@@ -23,6 +23,15 @@ from annotator.figures.agreement import dawid_skene
 
 LLM_VERIFIER = "LLM verifier"
 DEFAULT_RESAMPLES = 200
+# The Team page's bootstrap: `DEFAULT_RESAMPLES` up to this many labels, fewer beyond (at least `FEWEST_RESAMPLES`),
+# so that its figures stay a few seconds' work on a big project.
+PAGE_RESAMPLED_LABELS = 3_000_000
+FEWEST_RESAMPLES = 20
+
+
+def page_resamples(labels: int) -> int:
+    """How many bootstrap samples the Team page draws over this many labels."""
+    return max(FEWEST_RESAMPLES, min(DEFAULT_RESAMPLES, PAGE_RESAMPLED_LABELS // max(labels, 1)))
 
 
 @dataclass(frozen=True)
@@ -127,13 +136,13 @@ def fit_from_database(
     rewrite_type: str | None = None,
     system_annotators: Collection[str] = (),
     llm_rater: bool = False,
-    resamples: int = DEFAULT_RESAMPLES,
+    resamples: int | None = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> AccuracyReport | None:
     """Fit the model to the stored human_check labels (see `label_triples` for which), or None without labels.
 
     `resamples` bootstrap samples of the candidates (seeded by `seed`) give each accuracy's 95% interval; 0 gives
-    none (the interval is then None).
+    none (the interval is then None); None: `page_resamples` of the number of labels.
     """
     items, names, checks, ids = label_triples(session, data_source=data_source, rewrite_type=rewrite_type,
                                               system_annotators=system_annotators, llm_rater=llm_rater)
@@ -141,6 +150,7 @@ def fit_from_database(
         return None
     labels = dawid_skene.Labels.of(items, names, checks)
     gold = gold_classes(session)
+    resamples = page_resamples(len(items)) if resamples is None else resamples
     return report(dawid_skene.fit(labels, gold=gold), gold=gold, resamples=resamples, seed=seed, ids=ids)
 
 
@@ -149,7 +159,8 @@ def report(fitted: dawid_skene.Fit, *, gold: dict[int, int], resamples: int, see
     """A fitted model as the report, with the bootstrap intervals of `resamples` samples (none when 0)."""
     labels = fitted.labels
     if resamples:
-        low, high = dawid_skene.bootstrap_accuracy(labels, gold=gold, resamples=resamples, seed=seed)
+        low, high = dawid_skene.bootstrap_accuracy(labels, gold=gold, resamples=resamples, seed=seed,
+                                                   start=fitted.posterior)
     else:
         low = high = np.full(len(labels.raters), np.nan)
     rows = []
