@@ -66,8 +66,9 @@ class QueueProgress:
             return
         self.mine_done += 1
         self.mine_left = max(self.mine_left - 1, 0)
-        label_count = session.execute(select(Candidate.label_count).where(Candidate.id == candidate_id)).scalar()
-        if label_count == self.labels_per_candidate:  # this label completed it
+        label_count, settled = session.execute(
+            select(Candidate.label_count, Candidate.settled).where(Candidate.id == candidate_id)).one()
+        if label_count == self.labels_per_candidate or settled:  # this label completed it (or settled it)
             self.done = min(self.done + 1, self.total)
 
 

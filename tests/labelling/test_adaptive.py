@@ -12,7 +12,7 @@ from sqlalchemy import Engine, func, select
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import Candidate, CandidateClaim
 from annotator.database.queries import label_state
-from annotator.labelling import adaptive, batches, queue
+from annotator.labelling import adaptive, batches, queue, queue_progress
 from annotator.labelling.labels import LabelRow, record_labels
 from annotator.settings.limits import RangeError
 from tests.support.candidates import add_candidates, add_user
@@ -171,3 +171,17 @@ def test_batches_hand_each_candidate_to_one_annotator_at_a_time(engine: Engine) 
         held = session.execute(select(CandidateClaim.candidate_id, func.count()).group_by(CandidateClaim.candidate_id))
         assert dict(held.all()) == dict.fromkeys(ids, 1)
     assert sorted(made.assigned["x"] + made.assigned["y"]) == ids
+
+
+def test_progress_counts_a_settled_candidate_done(engine: Engine) -> None:
+    ids = add_candidates(engine, 2)
+    a, b = add_user(engine, "a").id, add_user(engine, "b").id
+    with write_session(engine) as session:
+        adaptive.set_overlap(session, adaptive=True, threshold=0.9, max_labels=3)
+    _decide(engine, a, ids[0], 1)
+    with write_session(engine) as session:
+        progress = queue_progress.count(session, annotator_id=b)
+        assert (progress.done, progress.total, progress.labels_per_candidate) == (0, 2, 3)
+        queue.decide(session, annotator_id=b, candidate_id=ids[0], human_check=1, difficulty_eval=0)
+        progress.decided(session, candidate_id=ids[0], first_label=True)  # two that agree settle it
+        assert progress.done == 1 == queue_progress.count(session, annotator_id=b).done
