@@ -51,10 +51,15 @@ class Overlap:
     max_labels: int
 
 
+def adaptive_on(session: Session) -> bool:
+    """Whether adaptive overlap is on (one read: what the queue and the label writer ask on every keypress)."""
+    return get_setting(session, key=ADAPTIVE_OVERLAP, default=False) is True
+
+
 def overlap(session: Session) -> Overlap:
     """The stored setting (off, `DEFAULT_THRESHOLD`, `DEFAULT_MAX_LABELS` where none is stored)."""
     return Overlap(
-        adaptive=get_setting(session, key=ADAPTIVE_OVERLAP, default=False) is True,
+        adaptive=adaptive_on(session),
         threshold=float(bounded_setting(session, key=ADAPTIVE_THRESHOLD, allowed=limits.ADAPTIVE_THRESHOLD,
                                         default=DEFAULT_THRESHOLD)),
         max_labels=int(bounded_setting(session, key=ADAPTIVE_MAX_LABELS, allowed=limits.ADAPTIVE_MAX_LABELS,
@@ -182,10 +187,9 @@ def _system_names(session: Session) -> list[str]:
 def after_labels(session: Session, *, candidate_ids: Collection[int]) -> None:
     """Called by the label writer once these candidates' labels are written: with adaptive overlap on, refit the
     model when enough labels came since the last fit (which settles every candidate), else settle these."""
-    setting = overlap(session)
-    if not setting.adaptive:
+    if not adaptive_on(session):
         return
-    model = stored_model(session)
+    setting, model = overlap(session), stored_model(session)
     if _last_event(session) - model.events >= max(REFIT_EVERY, model.events // 10):
         refit(session)
         return

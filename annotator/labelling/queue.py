@@ -57,8 +57,7 @@ def labels_per_candidate(session: Session) -> int:
 def label_target(session: Session) -> int:
     """The labels that make a candidate complete: `labels_per_candidate`, or with adaptive overlap on its most
     labels (fewer complete one that they settle: `Candidate.settled`, `adaptive`)."""
-    setting = adaptive.overlap(session)
-    return setting.max_labels if setting.adaptive else labels_per_candidate(session)
+    return adaptive.overlap(session).max_labels if adaptive.adaptive_on(session) else labels_per_candidate(session)
 
 
 def set_labels_per_candidate(session: Session, *, value: int) -> None:
@@ -109,8 +108,8 @@ def next_candidate_query(
 ) -> Select[tuple[int]]:
     """The query behind `next_candidate_id` (tests explain it)."""
     now = now or utcnow()
-    setting = adaptive.overlap(session)
-    target = setting.max_labels if setting.adaptive else labels_per_candidate(session)
+    one_at_a_time = adaptive.adaptive_on(session)
+    target = label_target(session)
     statuses = _statuses(include_filtered)
     query = select(Candidate.id).where(
         Candidate.status.in_(statuses) if len(statuses) > 1 else Candidate.status == statuses[0],
@@ -123,7 +122,7 @@ def next_candidate_query(
         CandidateClaim.annotator_id != annotator_id,
         CandidateClaim.expires_at > now,
     )
-    if target == 1 or setting.adaptive:
+    if target == 1 or one_at_a_time:
         # With one label per candidate a single claim by someone else is enough; NOT EXISTS stops at it. With
         # adaptive overlap one label at a time: whether a candidate needs the next is known once the last is in.
         query = query.where(~exists().where(*held_by_others))

@@ -148,3 +148,24 @@ def test_agreement_json_gives_each_annotators_accuracy_with_its_interval(tmp_pat
     text = run_cli(url, "agreement", "--resamples", "0").stdout
     assert re.search(r"^  a0: 0\.9\d\d on 150 items$", text, re.M), text
     assert run_cli(url, "agreement", "--resamples", "-1").returncode == 2
+
+
+def test_agreement_counts_the_llm_verifier_as_a_rater_only_when_asked(tmp_path: Path) -> None:
+    from sqlalchemy import update
+
+    from annotator.database.models import Candidate
+    from tests.support.simulated_team import simulate, store
+
+    url = f"sqlite:///{tmp_path / 'llm.sqlite'}"
+    truth, frame = simulate((0.9, 0.8), 40, seed=3)
+    ids, _ = store(get_engine(url), frame)
+    with write_session(get_engine(url)) as session:
+        for task, candidate_id in enumerate(ids[:30]):  # ten candidates never verified: no verdict
+            outputs = {"verification": {"verdict": True}, "unsolvable": {"verdict": bool(truth[task])}}
+            session.execute(update(Candidate).where(Candidate.id == candidate_id).values(llm_outputs=outputs))
+    plain = json.loads(run_cli(url, "agreement", "--json", "--resamples", "0").stdout)["accuracy"]
+    with_llm = json.loads(run_cli(url, "agreement", "--json", "--resamples", "0", "--llm-rater").stdout)["accuracy"]
+    assert [row["annotator"] for row in plain["annotators"]] == ["a0", "a1"]
+    llm = with_llm["annotators"][-1]
+    assert llm["annotator"] == "LLM verifier" and llm["items"] == 30 and llm["accuracy"] > 0.9
+    assert with_llm["labels"] == plain["labels"] + 30
