@@ -3,12 +3,13 @@
 With the project setting on, a candidate gets another label only while the posterior probability of its labels'
 majority class is below `threshold` and it has fewer than `max_labels` labels; once its labels reach the threshold
 it is *settled* (`Candidate.settled`, written with its labels) and counts as complete, like one with `max_labels`
-labels. Off (the default), every candidate gets `labels_per_candidate` labels and no candidate is settled.
+labels. One whose `max_labels` labels disagree and stay below the threshold is a dispute for a reviewer (no resolved
+label), as a tie is. Off (the default), every candidate gets `labels_per_candidate` labels and none is settled.
 
 The posterior is one item's E-step of the Dawid-Skene model (`figures.agreement.dawid_skene.posterior_of`) under
 the annotators' confusion matrices stored in the `annotator_model` setting: refitted on all labels (`refit`) when
-the setting changes and, as labels come, once the labels written since the last fit are a tenth of those it saw
-(at least `REFIT_EVERY`), never on each keypress. An annotator the stored model has not met is taken to be right
+the setting changes and, as labels come, once the label events since the last fit are a tenth of those it saw (at
+least `REFIT_EVERY`), never on each keypress. An annotator the stored model has not met is taken to be right
 `UNKNOWN_ACCURACY` of the time. `needs_another_label` is the policy alone, which the bench simulates.
 """
 
@@ -23,7 +24,7 @@ import numpy as np
 from sqlalchemy import func, select, update
 from sqlmodel import Session
 
-from annotator.database.models import Annotation, AnnotationEvent, Candidate, utcnow
+from annotator.database.models import Annotation, AnnotationEvent, Annotator, Candidate, utcnow
 from annotator.database.queries import bounded_setting, get_setting, ids_in, set_setting
 from annotator.database.vocabulary import LabelSource
 from annotator.figures.agreement.dawid_skene import posterior_of
@@ -179,8 +180,6 @@ def refit(session: Session) -> Model:
 
 
 def _system_names(session: Session) -> list[str]:
-    from annotator.database.models import Annotator
-
     return list(session.execute(select(Annotator.name).where(Annotator.is_system.is_(True))).scalars())
 
 
