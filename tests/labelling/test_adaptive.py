@@ -185,3 +185,13 @@ def test_progress_counts_a_settled_candidate_done(engine: Engine) -> None:
         queue.decide(session, annotator_id=b, candidate_id=ids[0], human_check=1, difficulty_eval=0)
         progress.decided(session, candidate_id=ids[0], first_label=True)  # two that agree settle it
         assert progress.done == 1 == queue_progress.count(session, annotator_id=b).done
+
+
+def test_the_release_manifest_names_adaptive_overlap_when_it_is_on(engine: Engine) -> None:
+    from annotator.import_export.exports.reliablemath import manifest
+
+    with write_session(engine) as session:
+        assert "adaptive_overlap" not in manifest(session)["vetted"]
+        adaptive.set_overlap(session, adaptive=True, threshold=0.97, max_labels=4)
+        vetted = manifest(session)["vetted"]
+    assert vetted["adaptive_overlap"] == {"threshold": 0.97, "max_labels": 4} and vetted["labels_per_candidate"] == 4

@@ -29,6 +29,7 @@ from annotator.database.queries import (
 )
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN, VettedRule
 from annotator.import_export.formats.reliablemath import FLOAT_DIFFICULTY, INSTRUCTION_KIND, NAME, dumps
+from annotator.labelling import adaptive
 from annotator.labelling.adjudication import label_provenance
 from annotator.labelling.queue import incomplete, label_target, vetted
 
@@ -95,7 +96,8 @@ def write_release(session: Session, out: Path, *, include_incomplete: bool = Fal
 def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str, Any]:
     """The release manifest's own entries: `vetted`, the rule its candidates were chosen by, with
     `labels_per_candidate`, how many unsolvable-by-design candidates are `incomplete` (resolved to human_check
-    = 1 over fewer labels, not adjudicated) and how many of those were `left_out`; and `labels`, where each
+    = 1 over fewer labels, not adjudicated) and how many of those were `left_out` (and `adaptive_overlap`'s
+    threshold and most labels when it is on); and `labels`, where each
     released candidate's label comes from (`adjudication.label_provenance`)."""
     target = label_target(session)
     waiting = session.execute(
@@ -104,11 +106,12 @@ def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str,
         )
     ).scalar_one()
     rule = _rule(include_incomplete)
-    return {
-        "vetted": {"rule": rule.value, "labels_per_candidate": target, "incomplete": waiting,
-                   "left_out": 0 if include_incomplete else waiting},
-        "labels": label_provenance(session, where=vetted(target, rule=rule)),
-    }
+    chosen: dict[str, Any] = {"rule": rule.value, "labels_per_candidate": target, "incomplete": waiting,
+                              "left_out": 0 if include_incomplete else waiting}
+    setting = adaptive.overlap(session)
+    if setting.adaptive:  # then `labels_per_candidate` is the most labels; fewer that settle a candidate complete it
+        chosen["adaptive_overlap"] = {"threshold": setting.threshold, "max_labels": setting.max_labels}
+    return {"vetted": chosen, "labels": label_provenance(session, where=vetted(target, rule=rule))}
 
 
 def write_json(path: Path, records: list[dict[str, Any]], style: dict[str, Any]) -> None:
