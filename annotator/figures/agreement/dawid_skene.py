@@ -94,22 +94,28 @@ def _clamp(posterior: np.ndarray, gold: np.ndarray) -> np.ndarray:
     return posterior
 
 
-def m_step(labels: Labels, posterior: np.ndarray) -> np.ndarray:
-    """The raters' confusion matrices given the items' posteriors (expected counts, normalised per true class)."""
+def expected_counts(labels: Labels, posterior: np.ndarray) -> np.ndarray:
+    """raters x given class x true class: the expected number of each rater's labels of each class on items of
+    each true class, given the items' posteriors."""
     k = labels.classes
     cell = labels.rater * k + labels.label
     size = len(labels.raters) * k
-    counts = np.stack([np.bincount(cell, weights=posterior[labels.item, c], minlength=size) for c in range(k)],
-                      axis=1).reshape(len(labels.raters), k, k)
+    return np.stack([np.bincount(cell, weights=posterior[labels.item, c], minlength=size) for c in range(k)],
+                    axis=1).reshape(len(labels.raters), k, k)
+
+
+def m_step(counts: np.ndarray) -> np.ndarray:
+    """The raters' confusion matrices from their expected counts (normalised per true class)."""
     counts = np.clip(counts, EPS, None)
     return counts / counts.sum(axis=1, keepdims=True)
 
 
 def log_likelihoods(labels: Labels, prior: np.ndarray, confusion: np.ndarray) -> np.ndarray:
     """items x classes: log prior plus the log probability of each item's labels under each true class."""
-    logs = np.log(confusion[labels.rater, labels.label])  # labels x classes
+    k = labels.classes
+    logs = np.log(confusion).reshape(-1, k)[labels.rater * k + labels.label]  # labels x classes
     per_item = np.stack([np.bincount(labels.item, weights=logs[:, c], minlength=len(labels.items))
-                         for c in range(labels.classes)], axis=1)
+                         for c in range(k)], axis=1)
     return np.log(np.clip(prior, EPS, None)) + per_item
 
 
@@ -119,13 +125,14 @@ def softmax_rows(log_values: np.ndarray) -> np.ndarray:
     return scaled / scaled.sum(axis=1, keepdims=True)
 
 
-def _lower_bound(labels: Labels, posterior: np.ndarray, prior: np.ndarray, confusion: np.ndarray) -> float:
-    """The evidence lower bound per label, as crowd-kit computes it (the prior counted once per label)."""
-    logs = np.log(confusion[labels.rater, labels.label]) + np.log(np.clip(prior, EPS, None))
-    expectation = float((posterior[labels.item] * logs).sum())
+def _lower_bound(counts: np.ndarray, posterior: np.ndarray, prior: np.ndarray, confusion: np.ndarray) -> float:
+    """The evidence lower bound per label, as crowd-kit computes it (the prior counted once per label), from the
+    expected counts the confusion matrices were made of: each label's term summed cell by cell."""
+    expectation = float((counts * np.log(confusion)).sum())
+    expectation += float(counts.sum(axis=(0, 1)) @ np.log(np.clip(prior, EPS, None)))
     clipped = np.clip(posterior, EPS, None)
     entropy = -float((np.log(clipped) * clipped).sum())
-    return (expectation + entropy) / len(labels.label)
+    return (expectation + entropy) / float(counts.sum())
 
 
 def fit(labels: Labels, *, gold: Mapping[Hashable, int] | None = None, max_iterations: int = MAX_ITERATIONS,
@@ -144,24 +151,33 @@ def fit(labels: Labels, *, gold: Mapping[Hashable, int] | None = None, max_itera
         for item, value in gold.items():
             if item in where:
                 gold_codes[where[item]] = int(value)
+    prior, confusion, posterior, iterations = _em(labels, gold_codes, start=start, max_iterations=max_iterations,
+                                                  tolerance=tolerance)
+    return Fit(labels, prior, confusion, posterior, rater_accuracy(labels, posterior),
+               _items_labelled(labels), iterations)
+
+
+def _em(labels: Labels, gold_codes: np.ndarray, *, start: np.ndarray | None, max_iterations: int = MAX_ITERATIONS,
+        tolerance: float = TOLERANCE) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """EM's prior, confusion matrices, posteriors and iterations (`gold_codes[i]`: item i's gold class, or -1)."""
     if start is None:
         counts = labels.vote_counts()
         start = counts / counts.sum(axis=1, keepdims=True)
     posterior = _clamp(start, gold_codes)
     prior = posterior.mean(axis=0)
-    confusion = m_step(labels, posterior)
+    confusion = m_step(expected_counts(labels, posterior))
     bound, iterations = -np.inf, 0
     while iterations < max_iterations:
         iterations += 1
         posterior = _clamp(softmax_rows(log_likelihoods(labels, prior, confusion)), gold_codes)
         prior = posterior.mean(axis=0)
-        confusion = m_step(labels, posterior)
-        new_bound = _lower_bound(labels, posterior, prior, confusion)
+        counts = expected_counts(labels, posterior)
+        confusion = m_step(counts)
+        new_bound = _lower_bound(counts, posterior, prior, confusion)
         if new_bound - bound < tolerance:
             break
         bound = new_bound
-    return Fit(labels, prior, confusion, posterior, rater_accuracy(labels, posterior),
-               _items_labelled(labels), iterations)
+    return prior, confusion, posterior, iterations
 
 
 def rater_accuracy(labels: Labels, posterior: np.ndarray) -> np.ndarray:
@@ -210,9 +226,8 @@ def bootstrap_accuracy(labels: Labels, *, gold: Mapping[Hashable, int] | None = 
         rows = order[first + within]
         sample = Labels(tuple(range(len(drawn))), labels.raters, np.repeat(np.arange(len(drawn)), lengths),
                         labels.rater[rows], labels.label[rows], labels.classes)
-        sample_gold = {new: int(gold_codes[old]) for new, old in enumerate(drawn) if gold_codes[old] >= 0} \
-            if (gold_codes >= 0).any() else None
-        estimates[b] = fit(sample, gold=sample_gold, start=None if start is None else start[drawn]).accuracy
+        posterior = _em(sample, gold_codes[drawn], start=None if start is None else start[drawn])[2]
+        estimates[b] = rater_accuracy(sample, posterior)
     tail = (1 - level) / 2 * 100
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a rater no resample held: NaN, said above
