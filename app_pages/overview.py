@@ -10,7 +10,7 @@ from annotator.database.engine import read_session
 from annotator.figures import stats
 from annotator.figures.pages import OVERVIEW
 from annotator.figures.snapshots import Snapshot
-from annotator.labelling import audit, queue
+from annotator.labelling import adaptive, audit, queue
 from annotator.settings import limits
 from ui import charts, guard
 from ui.markdown import escape_markdown
@@ -115,13 +115,45 @@ def _save_imported_labels_count() -> None:
     st.toast("Imported labels " + ("count toward" if value else "no longer count toward") + " labels per candidate.")
 
 
+OVERLAP_KEYS = ("settings_adaptive", "settings_adaptive_threshold", "settings_adaptive_max_labels")
+
+
+@saves(settings, "setting", capability=Capability.administer)
+def _save_overlap() -> None:
+    state = st.session_state
+    with page_write(engine, user=user) as session:  # refits the annotators' accuracies and settles every candidate
+        adaptive.set_overlap(session, adaptive=bool(state["settings_adaptive"]),
+                             threshold=float(state["settings_adaptive_threshold"]),
+                             max_labels=int(state["settings_adaptive_max_labels"]))
+    st.toast("Overlap saved.")
+
+
+def _overlap_settings() -> None:
+    """Adaptive overlap: on or off, the posterior that settles a candidate, the most labels; and what that means."""
+    with read_session(engine) as session:
+        setting = adaptive.overlap(session)
+        described = adaptive.describe(setting, queue.labels_per_candidate(session))
+    for key, value in zip(OVERLAP_KEYS, (setting.adaptive, setting.threshold, setting.max_labels), strict=True):
+        st.session_state.setdefault(key, value)
+    st.toggle("Adaptive overlap", key="settings_adaptive", on_change=_save_overlap,
+              help="Another label only while the posterior of the labels' majority (from each annotator's accuracy, "
+                   "Team) is below the threshold; labels that disagree at the most labels go to a reviewer.")
+    st.number_input("Posterior that settles a candidate", min_value=float(limits.ADAPTIVE_THRESHOLD.low),
+                    max_value=float(limits.ADAPTIVE_THRESHOLD.high), step=0.01, format="%.4f",
+                    key="settings_adaptive_threshold", on_change=_save_overlap)
+    st.number_input("Most labels per candidate", min_value=int(limits.ADAPTIVE_MAX_LABELS.low),
+                    max_value=int(limits.ADAPTIVE_MAX_LABELS.high), step=1, key="settings_adaptive_max_labels",
+                    on_change=_save_overlap)
+    st.caption(f"Overlap: {described}.")
+
+
 # Project settings, for admins only (the same as `python -m annotator settings ...`).
 if is_admin:
     st.subheader("Project settings")
     if message := settings.pop("message", None):
         st.warning(message)
-        for key in ("settings_labels_per_candidate", "settings_imported_labels_count"):
-            st.session_state.pop(key, None)  # not saved: show the stored value again
+        for key in ("settings_labels_per_candidate", "settings_imported_labels_count", *OVERLAP_KEYS):
+            st.session_state.pop(key, None)  # not saved: show the stored values again
     with read_session(engine) as session:
         st.session_state.setdefault("settings_labels_per_candidate", queue.labels_per_candidate(session))
         st.session_state.setdefault("settings_imported_labels_count", queue.imported_labels_count(session))
@@ -130,7 +162,8 @@ if is_admin:
         "Labels per candidate", min_value=int(limits.LABELS_PER_CANDIDATE.low),
         max_value=int(limits.LABELS_PER_CANDIDATE.high), step=1, key="settings_labels_per_candidate",
         on_change=_save_labels_per_candidate,
-        help="How many annotators label each candidate; the queue never hands a candidate to more.",
+        help="How many annotators label each candidate; the queue never hands a candidate to more. With adaptive "
+             "overlap on, the most labels below counts instead.",
     )
     st.checkbox(
         "Imported labels count toward labels per candidate", key="settings_imported_labels_count",
@@ -144,3 +177,4 @@ if is_admin:
     came_with = ", ".join(escape_markdown(name) for name in importers)
     st.caption(f"A candidate is complete with {wanted}." + (f" Labels came with an import from {came_with}."
                                                              if importers else " No labels came with an import."))
+    _overlap_settings()

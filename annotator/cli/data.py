@@ -37,13 +37,11 @@ _EXPORT_FLAGS = {"file_format": "--as", "with_history": "--with-history", "inclu
 
 
 def _refuse_options(spec: exports.Export, given: dict[str, object]) -> None:
-    """Exit 2 naming the flags and the exports that take them when `spec` takes one of `given` not."""
+    """Exit 2 naming the flag and the exports that take it when `spec` takes one of `given` not."""
     for name in given:
         if name not in spec.options:
-            takers = [other for other in exports.EXPORTS if name in other.options]
-            flags = list(dict.fromkeys(_EXPORT_FLAGS[option] for other in takers for option in other.options))
-            verb = "applies" if len(flags) == 1 else "apply"
-            fail(f"{' and '.join(flags)} {verb} to --format {' or '.join(t.name for t in takers)} only", 2)
+            takers = [other.name for other in exports.EXPORTS if name in other.options]
+            fail(f"{_EXPORT_FLAGS[name]} applies to --format {' or '.join(takers)} only", 2)
 
 
 def _redacted(url: str) -> str:

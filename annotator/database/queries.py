@@ -21,6 +21,7 @@ from sqlalchemy import (
     case,
     func,
     nulls_last,
+    or_,
     select,
     text,
 )
@@ -92,8 +93,9 @@ def of_source_and_type(query: Any, *, data_source: str | None, rewrite_type: str
 
 
 class LabelTarget(NamedTuple):
-    """What the project asks of each candidate (`queue.label_target`): `labels` labels (`labels_per_candidate`),
-    those that came with an import or a pipeline (a system annotator's) among them or not (`imported_labels_count`)."""
+    """What the project asks of each candidate (`queue.label_target`): `labels` labels (`labels_per_candidate`, or
+    with adaptive overlap its most labels, fewer completing one that they settle: `Candidate.settled`), those that
+    came with an import or a pipeline (a system annotator's) among them or not (`imported_labels_count`)."""
 
     labels: int
     count_imported: bool
@@ -106,11 +108,17 @@ def counted_labels(target: LabelTarget) -> ColumnElement[int]:
     return Candidate.label_count - Candidate.imported_label_count
 
 
-def complete(target: LabelTarget) -> ColumnElement[bool]:
-    """Whether a candidate has all the labels the project asks for (`target`)."""
+def enough_labels(target: LabelTarget) -> ColumnElement[bool]:
+    """Whether a candidate has the number of labels the project asks for (`target`)."""
     if target.count_imported:
         return Candidate.label_count >= target.labels
     return Candidate.label_count >= Candidate.imported_label_count + target.labels
+
+
+def complete(target: LabelTarget) -> ColumnElement[bool]:
+    """Whether a candidate has all the labels the project asks for (`target`), or fewer that settle it (adaptive
+    overlap)."""
+    return or_(enough_labels(target), Candidate.settled)
 
 
 def label_state(target: LabelTarget) -> ColumnElement[str]:

@@ -9,6 +9,7 @@ marked and unmarked again leaves the figures as they were).
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from typing import Any
 
 from sqlalchemy import func, select
@@ -24,6 +25,7 @@ from annotator.database.models import (
     Transcript,
     TranscriptEvent,
 )
+from annotator.labelling import adaptive
 from annotator.labelling.queue import imported_labels_count, labels_per_candidate
 
 
@@ -51,6 +53,9 @@ def overview_version(session: Session) -> tuple[Any, ...]:
         session.execute(select(func.max(AuditSample.id))).scalar(),
         # Decided items and the latest decision: a decision changed moves its time.
         *session.execute(select(func.count(AuditItem.audited_at), func.max(AuditItem.audited_at))).one(),
+        # Adaptive overlap and the model behind it: what settles a candidate (a refit settles them again).
+        *astuple(adaptive.overlap(session)),
+        adaptive.stored_model(session).events,
     )
 
 

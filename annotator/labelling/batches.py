@@ -33,6 +33,7 @@ from annotator.database.queries import (
     of_source_and_type,
     original_question_and_answer,
 )
+from annotator.labelling import adaptive
 from annotator.labelling.gold import is_gold
 from annotator.labelling.queue import complete, label_target
 
@@ -139,6 +140,7 @@ class _Assignment:
     target: int
     overlap: int
     per_annotator: int | None
+    one_at_a_time: bool = False  # adaptive overlap: a candidate held by anyone waits for that label
     assigned: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -153,7 +155,7 @@ class _Assignment:
         cap = self.per_annotator
         for candidate_id, counted in chunk:
             held = holders.get(candidate_id, set())
-            room = min(self.overlap, self.target - counted - len(held))
+            room = 0 if held and self.one_at_a_time else min(self.overlap, self.target - counted - len(held))
             eligible = [
                 name
                 for name, annotator_id in self.people.items()
@@ -186,7 +188,10 @@ def make_batches(
     beyond `labels_per_candidate`.
     """
     _check(annotators, per_annotator, overlap, days)
-    target = label_target(session)
+    target, adaptive_on = label_target(session), adaptive.overlap(session).adaptive
+    if adaptive_on and overlap not in (None, 1):
+        raise BatchError(f"--overlap {overlap}: with adaptive overlap on each candidate gets one label at a time; "
+                         "leave --overlap out, or turn adaptive overlap off first")
     if overlap is not None and overlap > target.labels:
         raise BatchError(
             f"--overlap {overlap} is more than labels_per_candidate ({target.labels}); raise it first with "
@@ -194,7 +199,8 @@ def make_batches(
         )
     people = _annotator_ids(session, annotators)
     now = now or utcnow()
-    plan = _Assignment(people, target.labels, overlap or min(target.labels, len(people)), per_annotator)
+    plan = _Assignment(people, target.labels, 1 if adaptive_on else overlap or min(target.labels, len(people)),
+                       per_annotator, one_at_a_time=adaptive_on)
     for chunk in _open_candidates(session, target=target, data_source=data_source, rewrite_type=rewrite_type):
         ids = [row[0] for row in chunk]
         plan.add(

@@ -25,7 +25,7 @@ from annotator.database.models import Annotation, Annotator, Candidate
 from annotator.database.queries import of_source_and_type
 from annotator.database.raw_rows import read_frame
 from annotator.database.vocabulary import Label, LabelError
-from annotator.labelling import _label_writer
+from annotator.labelling import _label_writer, adaptive
 
 __all__ = [
     "LabelConflict",
@@ -96,6 +96,8 @@ def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool =
         if conflict is not None:
             raise LabelConflict(index, conflict[0], field=conflict[1])
     plan.write(session)
+    if plan.events:
+        adaptive.after_labels(session, candidate_ids={event["candidate_id"] for event in plan.events})
     return plan.added, plan.updated
 
 

@@ -36,12 +36,14 @@ from annotator.database.queries import (
     candidates_query,
     complete,
     counted_labels,
+    enough_labels,
     get_setting,
     of_source_and_type,
     original_question_and_answer,
     set_setting,
 )
 from annotator.database.vocabulary import LabelSource, VettedRule
+from annotator.labelling import adaptive
 from annotator.labelling.gold import is_gold, next_gold
 from annotator.labelling.labels import record_label
 from annotator.settings import limits
@@ -85,8 +87,10 @@ def label_importers(session: Session) -> list[str]:
 
 
 def label_target(session: Session) -> LabelTarget:
-    """What makes a candidate complete: the project's `labels_per_candidate` and `imported_labels_count`."""
-    return LabelTarget(labels_per_candidate(session), imported_labels_count(session))
+    """What makes a candidate complete: the project's `labels_per_candidate` (with adaptive overlap on, its most
+    labels; fewer complete one that they settle: `Candidate.settled`, `adaptive`) and `imported_labels_count`."""
+    labels = adaptive.overlap(session).max_labels if adaptive.adaptive_on(session) else labels_per_candidate(session)
+    return LabelTarget(labels, imported_labels_count(session))
 
 
 def labels_wanted(labels: int, *, count_imported: bool) -> str:
@@ -137,11 +141,13 @@ def next_candidate_query(
 ) -> Select[tuple[int]]:
     """The query behind `next_candidate_id` (tests explain it)."""
     now = now or utcnow()
+    one_at_a_time = adaptive.adaptive_on(session)
     target = label_target(session)
     statuses = _statuses(include_filtered)
     query = select(Candidate.id).where(
         Candidate.status.in_(statuses) if len(statuses) > 1 else Candidate.status == statuses[0],
-        ~complete(target),  # label_count < target (the index's order), imported labels taken off or not
+        ~enough_labels(target),  # label_count < target (the index's order), imported labels taken off or not
+        ~Candidate.settled,
         ~_labelled_by(annotator_id),
     )
     held_by_others = (
@@ -149,8 +155,9 @@ def next_candidate_query(
         CandidateClaim.annotator_id != annotator_id,
         CandidateClaim.expires_at > now,
     )
-    if target.labels == 1:
-        # With one label per candidate a single claim by someone else is enough; NOT EXISTS stops at it.
+    if target.labels == 1 or one_at_a_time:
+        # With one label per candidate a single claim by someone else is enough; NOT EXISTS stops at it. With
+        # adaptive overlap one label at a time: whether a candidate needs the next is known once the last is in.
         query = query.where(~exists().where(*held_by_others))
     else:
         holding = select(func.count()).where(*held_by_others).scalar_subquery()

@@ -70,8 +70,9 @@ class QueueProgress:
             return
         self.mine_done += 1
         self.mine_left = max(self.mine_left - 1, 0)
-        counted = select(counted_labels(self.target)).where(Candidate.id == candidate_id)
-        if session.execute(counted).scalar() == self.target.labels:  # this label completed it
+        counted, settled = session.execute(
+            select(counted_labels(self.target), Candidate.settled).where(Candidate.id == candidate_id)).one()
+        if counted == self.target.labels or settled:  # this label completed it (or settled it)
             self.done = min(self.done + 1, self.total)
 
 

@@ -72,6 +72,11 @@ def _shown(value: Any) -> str:
 
 # Project settings.
 LABELS_PER_CANDIDATE = Range("labels_per_candidate", 1, 20)
+# Adaptive overlap (`labelling.adaptive`): the posterior that settles a candidate, and the most labels one gets.
+ADAPTIVE_THRESHOLD = Range("adaptive_threshold", 0.5, 0.9999, whole=False)
+ADAPTIVE_MAX_LABELS = Range("adaptive_max_labels", 1, 20)
+# Bootstrap resamples behind each annotator's accuracy interval (`labelling.accuracy`).
+ACCURACY_RESAMPLES = Range("resamples", 0, 10_000)
 GOLD_EVERY = Range("gold_every", 0, 1000)  # 0: no gold items; 1 is refused apart (every item gold)
 REVIEW_TAGS = Range("the tag list", 1, 9)  # the number keys 1..9 toggle them
 TAG_LENGTH = Range("a tag", 1, 100)

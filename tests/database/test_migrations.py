@@ -251,3 +251,24 @@ def test_0021_counts_each_candidates_labels_that_came_with_an_import(engine: Eng
         assert "imported_label_count" not in conn.execute(text(index)).scalar_one()
         assert conn.execute(text("SELECT COUNT(*) FROM annotation")).scalar_one() == 6
     command.upgrade(config, "heads")
+
+
+def test_0019_adds_the_settled_flag_false_for_existing_candidates(engine: Engine) -> None:
+    """Candidates stored before adaptive overlap are not settled; the downgrade drops the column and keeps them."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0018_reference_rule")
+    with engine.begin() as conn:
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        for cid in (1, 2):
+            _insert(conn, "candidate", id=cid, problem_id=1, data_id=f"aime_0_remove_{cid}", data_source="aime",
+                    rewrite_type="remove", rewritten_question="r", status="pending", label_count=cid,
+                    created_at=NOW, updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.connect() as conn:
+        assert dict(conn.execute(text("SELECT id, settled FROM candidate")).all()) in ({1: False, 2: False},
+                                                                                      {1: 0, 2: 0})
+    command.downgrade(config, "0018_reference_rule")
+    with engine.connect() as conn:
+        assert "settled" not in conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys()
+        assert conn.execute(text("SELECT count(*) FROM candidate")).scalar() == 2
+    command.upgrade(config, "heads")

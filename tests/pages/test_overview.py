@@ -11,7 +11,7 @@ from sqlalchemy import Engine, select
 from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Candidate
 from annotator.labelling import labels, queue
-from tests.support.candidates import add_user
+from tests.support.candidates import add_candidates, add_user
 from tests.support.pages import open_page
 from tests.support.progress import add_progress
 
@@ -135,3 +135,22 @@ def test_admins_say_whether_imported_labels_count_beside_labels_per_candidate(en
         key="settings_imported_labels_count").value is False
     # Those who may not change the project see no setting.
     assert not open_page("overview", engine, name="rev", role="reviewer").checkbox
+
+
+def test_admins_turn_adaptive_overlap_on_where_k_is_set(engine: Engine) -> None:
+    from annotator.labelling import adaptive
+
+    add_candidates(engine, 2)
+    app = open_page("overview", engine, name="root", role="admin")
+    assert not app.exception, app.exception
+    assert any("fixed: 1 label(s) per candidate" in caption.value for caption in app.caption)
+    app.number_input(key="settings_adaptive_threshold").set_value(0.97).run()
+    app.number_input(key="settings_adaptive_max_labels").set_value(4).run()
+    app.toggle(key="settings_adaptive").set_value(True).run()
+    assert not app.exception, app.exception
+    with read_session(engine) as session:
+        assert adaptive.overlap(session) == adaptive.Overlap(True, 0.97, 4) and queue.label_target(session).labels == 4
+    assert any("below 0.97, at most 4 label(s)" in caption.value for caption in app.caption)
+    app.toggle(key="settings_adaptive").set_value(False).run()
+    with read_session(engine) as session:
+        assert not adaptive.overlap(session).adaptive and queue.label_target(session).labels == 1

@@ -111,6 +111,9 @@ class Candidate(SQLModel, table=True):
     # The share of its labels equal to the most common one (None without labels), kept with the resolved label:
     # below 1 the labels disagree (a dispute). Adjudicate reads the open disputes, lowest first, off an index.
     agreement: float | None = None
+    # With adaptive overlap on (`labelling.adaptive`): its labels already settle it (the posterior of their majority
+    # class reaches the threshold), so it is complete with fewer labels. Always false with adaptive overlap off.
+    settled: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

@@ -30,6 +30,7 @@ from annotator.database.queries import (
 )
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN, VettedRule
 from annotator.import_export.formats.reliablemath import FLOAT_DIFFICULTY, INSTRUCTION_KIND, NAME, dumps
+from annotator.labelling import adaptive
 from annotator.labelling.adjudication import label_provenance
 from annotator.labelling.audit import estimate
 from annotator.labelling.queue import incomplete, label_target, vetted
@@ -107,9 +108,10 @@ def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str,
     """The release manifest's own entries: `vetted`, the rule its candidates were chosen by, with
     `labels_per_candidate` and whether imported labels fill it (`imported_labels_count`), how many
     unsolvable-by-design candidates are `incomplete` (resolved to human_check = 1 over fewer labels, not
-    adjudicated) and how many of those were `left_out`; `labels`, where each released candidate's label comes
-    from (`adjudication.label_provenance`); and `audit`, the share of vetted candidates truly unsolvable with its
-    interval and the sample it rests on (`audit.estimate`)."""
+    adjudicated) and how many of those were `left_out` (and `adaptive_overlap`'s threshold and most labels when it
+    is on); `labels`, where each released candidate's label comes from (`adjudication.label_provenance`); and
+    `audit`, the share of vetted candidates truly unsolvable with its interval and the sample it rests on
+    (`audit.estimate`)."""
     target = label_target(session)
     waiting = session.execute(
         select(func.count()).select_from(Candidate).where(
@@ -117,13 +119,14 @@ def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str,
         )
     ).scalar_one()
     rule = _rule(include_incomplete)
-    return {
-        "vetted": {"rule": rule.value, "labels_per_candidate": target.labels,
-                   "imported_labels_count": target.count_imported, "incomplete": waiting,
-                   "left_out": 0 if include_incomplete else waiting},
-        "labels": label_provenance(session, where=vetted(target, rule=rule)),
-        "audit": estimate(session),
-    }
+    chosen: dict[str, Any] = {"rule": rule.value, "labels_per_candidate": target.labels,
+                              "imported_labels_count": target.count_imported, "incomplete": waiting,
+                              "left_out": 0 if include_incomplete else waiting}
+    setting = adaptive.overlap(session)
+    if setting.adaptive:  # then `labels_per_candidate` is the most labels; fewer that settle a candidate complete it
+        chosen["adaptive_overlap"] = {"threshold": setting.threshold, "max_labels": setting.max_labels}
+    return {"vetted": chosen, "labels": label_provenance(session, where=vetted(target, rule=rule)),
+            "audit": estimate(session)}
 
 
 def write_json(path: Path, records: list[dict[str, Any]], style: dict[str, Any]) -> None:

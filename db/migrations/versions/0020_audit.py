@@ -15,7 +15,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0020_audit"
-down_revision: str | Sequence[str] | None = "0018_reference_rule"
+down_revision: str | Sequence[str] | None = "0019_adaptive_overlap"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
