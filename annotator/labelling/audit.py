@@ -197,8 +197,8 @@ def estimate(session: Session) -> dict[str, Any]:
     "method", "audited" and "unsolvable" (sampled candidates still vetted, decided and found truly unsolvable),
     "drawn", "no_longer_vetted", "sample" ({"id", "seed", "size", "drawn_by", "drawn_at", "vetted"} or None),
     "per_source" ({source: {"vetted", "drawn", "audited", "unsolvable", "unsolvable_share", "interval"}}) and
-    "model_estimate": a model-based estimate of the same share shown beside it (`{"unsolvable_share", "interval",
-    "method"}`, e.g. from a latent-class model of the labels), or None.
+    "model_estimate": once a sample is drawn, the Dawid-Skene estimate of the same share shown beside it
+    (`{"unsolvable_share", "interval", "method", "candidates", "without_labels"}`), None without labels to fit.
     """
     result: dict[str, Any] = {"status": NOT_AUDITED, **_share(0, 0), "confidence": LEVEL, "method": "wilson",
                               "audited": 0, "unsolvable": 0, "drawn": 0, "no_longer_vetted": 0, "sample": None,
@@ -235,7 +235,20 @@ def estimate(session: Session) -> dict[str, Any]:
     unsolvable = sum(counts["unsolvable"] for counts in per_source.values())
     result.update(audited=audited, unsolvable=unsolvable, **_share(unsolvable, audited))
     result["status"] = AUDITED if audited else NOT_AUDITED
+    result["model_estimate"] = _model_estimate(session)
     return result
+
+
+def _model_estimate(session: Session) -> dict[str, Any] | None:
+    """The Dawid-Skene estimate of the same share (`precision_estimate`), beside an audit: it refits the model, so
+    only a project with an audit sample pays for it."""
+    from annotator.labelling.precision_estimate import estimated_unsolvable_share  # numpy's fit, on demand
+
+    model = estimated_unsolvable_share(session)
+    if model.share is None:
+        return None
+    return {"unsolvable_share": model.share, "interval": None, "method": "dawid-skene mean posterior",
+            "candidates": model.candidates, "without_labels": model.without_labels}
 
 
 def describe(estimate: dict[str, Any]) -> str:

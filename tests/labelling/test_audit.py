@@ -143,7 +143,7 @@ def test_decisions_give_the_wilson_interval_in_the_manifest_and_stats(engine: En
     assert estimate["status"] == "audited" and (estimate["unsolvable"], estimate["audited"]) == (9, 12)
     assert estimate["unsolvable_share"] == pytest.approx(0.75)
     assert estimate["interval"] == [pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12)]
-    assert estimate["model_estimate"] is None and estimate["sample"]["seed"] == 3
+    assert estimate["model_estimate"]["method"] == "dawid-skene mean posterior" and estimate["sample"]["seed"] == 3
     per_source = estimate["per_source"]
     assert sum(entry["audited"] for entry in per_source.values()) == 12
     assert {source: entry["drawn"] for source, entry in per_source.items()} == {"aime": 12, "amc": 6, "minerva": 2}
@@ -198,3 +198,30 @@ def test_a_model_based_estimate_is_said_beside_the_audit_when_there_is_one() -> 
                                         "5 drawn by rev on 2026-01-02, seed 9")
     estimate["model_estimate"] = {"unsolvable_share": 0.91, "interval": [0.88, 0.93], "method": "dawid-skene"}
     assert audit.describe(estimate).endswith("seed 9; model-based estimate 0.910 (0.880 to 0.930)")
+
+
+def test_beside_an_audit_the_model_estimate_is_the_mean_posterior_of_the_vetted(engine: Engine) -> None:
+    """Once a sample is drawn, the estimate carries the Dawid-Skene share of the same vetted set
+    (`precision_estimate`), and `describe` says it beside the audit's figure."""
+    from annotator.labelling import queue
+    from annotator.labelling.precision_estimate import estimated_unsolvable_share
+    from tests.support.simulated_team import simulate, store
+
+    _, frame = simulate((0.95, 0.85, 0.7), 60, seed=8, unsolvable=0.7)
+    store(engine, frame)
+    rev = add_user(engine, "rev", role="reviewer").id
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=3)
+    with read_session(engine) as session:
+        assert audit.estimate(session)["model_estimate"] is None  # no sample: the model is not fitted
+    with write_session(engine) as session:
+        audit.draw(session, size=5, seed=2, drawn_by=rev)
+        audit.decide(session, candidate_id=audit.next_to_audit(session), reviewer_id=rev, unsolvable=1)
+    with read_session(engine) as session:
+        found = audit.estimate(session)
+        expected = estimated_unsolvable_share(session)
+    model = found["model_estimate"]
+    assert expected.share is not None and 0.5 < expected.share <= 1
+    assert model["unsolvable_share"] == pytest.approx(expected.share)
+    assert (model["candidates"], model["without_labels"]) == (expected.candidates, expected.without_labels)
+    assert audit.describe(found).endswith(f"; model-based estimate {expected.share:.3f}")
