@@ -353,3 +353,19 @@ def set_setting(session: Session, *, key: str, value: Any) -> None:
     else:
         setting.value = value
     session.flush()
+
+
+def people_labels_query(*columns: Any, data_source: str | None, rewrite_type: str | None,
+                        system_annotators: Collection[str]) -> Any:
+    """`columns` of the labels (joined to their annotator) by candidate and order given, system annotators'
+    (imports, pipelines) left out unless named, of one data source and rewrite type when given."""
+    query = (
+        select(*columns)
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .where(or_(Annotator.is_system.is_(False), Annotator.name.in_(list(system_annotators))))
+        .order_by(Annotation.candidate_id, Annotation.id)
+    )
+    if data_source or rewrite_type:
+        query = query.join(Candidate, Candidate.id == Annotation.candidate_id)
+        query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
+    return query

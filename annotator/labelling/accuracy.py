@@ -14,11 +14,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlmodel import Session
 
 from annotator.database.models import Annotation, Annotator, Candidate, GoldLabel
-from annotator.database.queries import of_source_and_type
+from annotator.database.queries import people_labels_query
 from annotator.figures.agreement import dawid_skene
 
 LLM_VERIFIER = "LLM verifier"
@@ -81,15 +81,9 @@ def label_triples(
 ) -> tuple[list[int], list[str], list[int], dict[str, int]]:
     """The human_check labels as parallel columns (candidate id, annotator name, human_check), system annotators
     (imports) left out unless named, with the LLM verifier's verdicts when `llm_rater`; and {name: annotator id}."""
-    query = (
-        select(Annotation.candidate_id, Annotator.name, Annotation.human_check, Annotator.id)
-        .join(Annotator, Annotator.id == Annotation.annotator_id)
-        .where(or_(Annotator.is_system.is_(False), Annotator.name.in_(list(system_annotators))))
-        .order_by(Annotation.candidate_id, Annotation.id)
-    )
-    if data_source or rewrite_type:
-        query = query.join(Candidate, Candidate.id == Annotation.candidate_id)
-        query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
+    query = people_labels_query(Annotation.candidate_id, Annotator.name, Annotation.human_check, Annotator.id,
+                                data_source=data_source, rewrite_type=rewrite_type,
+                                system_annotators=system_annotators)
     rows = session.execute(query).all()
     items, names, checks = [row[0] for row in rows], [row[1] for row in rows], [row[2] for row in rows]
     ids = {row[1]: row[3] for row in rows}
