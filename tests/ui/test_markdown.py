@@ -166,6 +166,7 @@ _SAFE_VALUES = {
     "lines", "target", "verdict.value", "coefficient.label", "coefficient.citation", "field.label", "KEY_HELP",
     "after", "rule_sets.REFERENCE_RULE", "rule_sets.RULE_SETS", "entry", "entry.name", "entry.description",
     "wanted", "came_with",  # a count in our words (`labels_wanted`); importers' names through escape_markdown
+    "described",  # adaptive overlap's setting in our words (`adaptive.describe`: numbers only)
 }
 _SAFE_CALLS = {"escape_markdown", "text", "details", "verdicts", "_heading", "_status", "len", "int", "round",
                "label_name", "guideline_for", "_refusal", "name", "capitalize", "age_text",
