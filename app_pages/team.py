@@ -82,9 +82,9 @@ def _accuracy(accuracy: dict[str, Any] | None) -> None:
     ])
     # A few rows as a plain table: read aloud and found by search. Its cells are Markdown: names escaped.
     st.table(rows.set_index("annotator"))
-    st.caption(f"{ACCURACY_HELP} Dawid-Skene (1979) over {accuracy['items']:,} candidates "
-               f"({accuracy['gold_items']:,} gold), {accuracy['resamples']} bootstrap samples; the model takes "
-               f"{accuracy['prior_unsolvable']:.1%} of them to be truly unsolvable.")
+    st.caption(f"{ACCURACY_HELP} Dawid-Skene (1979) over {int(accuracy['items']):,} candidates "
+               f"({int(accuracy['gold_items']):,} gold), {int(accuracy['resamples'])} bootstrap samples; the model "
+               f"takes {round(accuracy['prior_unsolvable'], 3):.1%} of them to be truly unsolvable.")
 
 
 @saves(unlocking, "unlock", capability=Capability.administer)

@@ -167,6 +167,7 @@ _SAFE_VALUES = {
     "after", "rule_sets.REFERENCE_RULE", "rule_sets.RULE_SETS", "entry", "entry.name", "entry.description",
     "wanted", "came_with",  # a count in our words (`labels_wanted`); importers' names through escape_markdown
     "described",  # adaptive overlap's setting in our words (`adaptive.describe`: numbers only)
+    "ACCURACY_HELP",  # Team's fixed words on the accuracy table
 }
 _SAFE_CALLS = {"escape_markdown", "text", "details", "verdicts", "_heading", "_status", "len", "int", "round",
                "label_name", "guideline_for", "_refusal", "name", "capitalize", "age_text",
