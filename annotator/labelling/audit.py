@@ -190,7 +190,7 @@ def _share(unsolvable: int, audited: int) -> dict[str, Any]:
             "interval": None if interval is None else list(interval)}
 
 
-def estimate(session: Session) -> dict[str, Any]:
+def estimate(session: Session, *, with_model: bool = True) -> dict[str, Any]:
     """The share of vetted candidates that are truly unsolvable, from the audit (JSON-plain).
 
     {"status": "audited" or "not audited", "unsolvable_share", "interval" ([low, high], 95% Wilson), "confidence",
@@ -198,7 +198,8 @@ def estimate(session: Session) -> dict[str, Any]:
     "drawn", "no_longer_vetted", "sample" ({"id", "seed", "size", "drawn_by", "drawn_at", "vetted"} or None),
     "per_source" ({source: {"vetted", "drawn", "audited", "unsolvable", "unsolvable_share", "interval"}}) and
     "model_estimate": once a sample is drawn, the Dawid-Skene estimate of the same share shown beside it
-    (`{"unsolvable_share", "interval", "method", "candidates", "without_labels"}`), None without labels to fit.
+    (`{"unsolvable_share", "interval", "method", "candidates", "without_labels"}`), None without labels to fit or
+    without `with_model` (a caller that shows only the audit's figure spares the model's refit).
     """
     result: dict[str, Any] = {"status": NOT_AUDITED, **_share(0, 0), "confidence": LEVEL, "method": "wilson",
                               "audited": 0, "unsolvable": 0, "drawn": 0, "no_longer_vetted": 0, "sample": None,
@@ -235,7 +236,7 @@ def estimate(session: Session) -> dict[str, Any]:
     unsolvable = sum(counts["unsolvable"] for counts in per_source.values())
     result.update(audited=audited, unsolvable=unsolvable, **_share(unsolvable, audited))
     result["status"] = AUDITED if audited else NOT_AUDITED
-    result["model_estimate"] = _model_estimate(session)
+    result["model_estimate"] = _model_estimate(session) if with_model else None
     return result
 
 

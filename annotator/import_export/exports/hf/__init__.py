@@ -117,7 +117,7 @@ def _write_parquet(path: Path, columns: list[Column]) -> None:
 def audited_precision(session: Session) -> AuditedPrecision | None:
     """The audit's estimate of the share of vetted candidates that are truly unsolvable, with its 95% Wilson
     interval and sample, for the card; None (the card says "not audited") while the project has no audit."""
-    found = audit.estimate(session)
+    found = audit.estimate(session, with_model=False)  # the card shows the audit's figure alone
     if found["status"] != audit.AUDITED:
         return None
     low, high = found["interval"]
