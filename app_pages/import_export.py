@@ -19,6 +19,7 @@ from annotator.import_export import exports
 from annotator.import_export import uploads as transfer
 from annotator.import_export.formats import InputError, InputErrors, ReadOptions, aliases, registry
 from annotator.import_export.formats.table import parse_mapping
+from annotator.labelling.queue import labels_wanted
 from ui import guard
 from ui.markdown import escape_markdown
 from ui.writes import authorize, signed_out, writes
@@ -151,7 +152,8 @@ st.caption("Each download is a .zip of the files `python -m annotator export --f
            "byte, with its manifest.json.")
 include_incomplete = st.checkbox(
     "Release: include incomplete candidates (--include-incomplete)", key="export_include_incomplete",
-    help="The release holds only vetted candidates: labels_per_candidate labels resolving to human_check = 1, "
+    help="The release (reliablemath, and hf: the same as a Hugging Face dataset that datasets.load_dataset "
+         "loads) holds only vetted candidates: labels_per_candidate labels resolving to human_check = 1, "
          "or adjudicated so. Ticked, it also holds those whose fewer labels so far resolve to 1; the manifest "
          "says which rule was used.",
 )
@@ -162,7 +164,8 @@ with read_session(engine) as session:
 missing = {spec.name: str(error) for spec in exports.EXPORTS if (error := spec.missing_extra())}
 st.caption(
     f"The reliablemath release holds {int(counted['total']['vetted'])} vetted candidate(s) "
-    f"({int(counted['labels_per_candidate'])} label(s) resolving to human_check = 1, or adjudicated so) "
+    f"({labels_wanted(int(counted['labels_per_candidate']), count_imported=bool(counted['imported_labels_count']))} "
+    "resolving to human_check = 1, or adjudicated so) "
     + ("and" if include_incomplete else "and leaves out")
     + f" {int(counted['total']['incomplete'])} incomplete one(s)."
 )

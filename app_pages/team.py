@@ -1,7 +1,8 @@
 """Team: how the annotators work and how far they agree (reviewers and admins).
 
 Agreement is `python -m annotator agreement`'s (Krippendorff's alpha, Fleiss' kappa, Gwet's AC1, Cohen's kappa
-per pair and against the majority); per person, labels, pace and time per item; labels per day as a chart.
+per pair and against the majority, each annotator's Dawid-Skene accuracy); per person, labels, pace and time per
+item; labels per day as a chart.
 Admins also see the accounts whose failed sign-ins make attempts wait, each with an Unlock button.
 """
 
@@ -60,6 +61,30 @@ def _coefficients(block: dict[str, Any]) -> None:
     notes += [f"{c.label} {note}" for c in COEFFICIENTS if (note := c.note(block))]
     if notes:
         st.caption(" · ".join(notes))
+
+
+ACCURACY_HELP = ("The expected share of the annotator's human_check labels that are right, from a Dawid-Skene model "
+                 "of everyone's labels (gold items fixed at their gold label); the interval is a 95% bootstrap over "
+                 "the candidates.")
+
+
+def _accuracy(accuracy: dict[str, Any] | None) -> None:
+    """Each annotator's accuracy on human_check with its interval and the items it rests on."""
+    if not accuracy:
+        return
+    st.subheader("Accuracy on human_check")
+    rows = pd.DataFrame([
+        {"annotator": escape_markdown(row["annotator"]), "accuracy": _figure(row["accuracy"]),
+         "95% interval": "—" if row["accuracy_low"] is None
+         else f"{row['accuracy_low']:.3f} – {row['accuracy_high']:.3f}",
+         "items": row["items"]}
+        for row in accuracy["annotators"]
+    ])
+    # A few rows as a plain table: read aloud and found by search. Its cells are Markdown: names escaped.
+    st.table(rows.set_index("annotator"))
+    st.caption(f"{ACCURACY_HELP} Dawid-Skene (1979) over {int(accuracy['items']):,} candidates "
+               f"({int(accuracy['gold_items']):,} gold), {int(accuracy['resamples'])} bootstrap samples; the model "
+               f"takes {round(accuracy['prior_unsolvable'], 3):.1%} of them to be truly unsolvable.")
 
 
 @saves(unlocking, "unlock", capability=Capability.administer)
@@ -128,6 +153,8 @@ st.dataframe(people, hide_index=True, width="stretch",
                             "gold accuracy": st.column_config.TextColumn(help=GOLD_HELP)})
 if not team["gold"]:
     st.caption("Gold accuracy shows here once an admin marks gold items (Browse) and annotators label them.")
+
+_accuracy(team.get("accuracy"))
 
 names = list(activity)
 st.altair_chart(charts.agreement_chart(charts.agreement_rows(report, names), names), width="stretch",

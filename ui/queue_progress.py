@@ -39,4 +39,5 @@ def show(engine: Engine, *, annotator_id: int, filters: dict[str, str | None]) -
     mine.progress(value=progress.mine_share, text=f"**My queue:** {int(progress.mine_done)} done · "
                   f"**{int(progress.mine_left)} left** for me")
     project.progress(value=progress.share, text=f"**Project:** {int(progress.done)} of {int(progress.total)} "
-                     f"candidates have {int(progress.labels_per_candidate)} label(s)")
+                     f"candidates have {int(progress.labels_per_candidate)} label(s)"
+                     + ("" if progress.target.count_imported else " besides imported ones"))

@@ -18,9 +18,11 @@ class Capability(StrEnum):
     adjudicate = "adjudicate"
     administer = "administer"  # imports, exports, runs, settings, gold items, the demo project
     see_everyones_labels = "see everyone's labels"
+    audit = "audit"  # draw a sample of the vetted candidates and re-check it
 
 
-_STAFF = frozenset({Capability.annotate, Capability.review, Capability.adjudicate, Capability.see_everyones_labels})
+_STAFF = frozenset({Capability.annotate, Capability.review, Capability.adjudicate, Capability.see_everyones_labels,
+                    Capability.audit})
 CAPABILITIES: dict[Role, frozenset[Capability]] = {
     Role.annotator: frozenset({Capability.annotate}),
     Role.reviewer: _STAFF,

@@ -6,6 +6,7 @@ Each command group lives in its own module and registers itself on `app`.
 from __future__ import annotations
 
 from annotator.cli import (
+    audit,  # noqa: F401  (registers audit draw/status/decide)
     data,  # noqa: F401  (registers init, import, export, stats)
     evaluate,  # noqa: F401  (registers evaluate)
     generate,  # noqa: F401  (registers generate)

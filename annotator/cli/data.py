@@ -37,13 +37,11 @@ _EXPORT_FLAGS = {"file_format": "--as", "with_history": "--with-history", "inclu
 
 
 def _refuse_options(spec: exports.Export, given: dict[str, object]) -> None:
-    """Exit 2 naming the flags and the exports that take them when `spec` takes one of `given` not."""
+    """Exit 2 naming the flag and the exports that take it when `spec` takes one of `given` not."""
     for name in given:
         if name not in spec.options:
-            takers = [other for other in exports.EXPORTS if name in other.options]
-            flags = [_EXPORT_FLAGS[option] for other in takers for option in other.options]
-            verb = "applies" if len(flags) == 1 else "apply"
-            fail(f"{' and '.join(flags)} {verb} to --format {' or '.join(t.name for t in takers)} only", 2)
+            takers = [other.name for other in exports.EXPORTS if name in other.options]
+            fail(f"{_EXPORT_FLAGS[name]} applies to --format {' or '.join(takers)} only", 2)
 
 
 def _redacted(url: str) -> str:
@@ -124,14 +122,14 @@ def export_command(
     ] = "reliablemath",
     out: Annotated[Path | None, typer.Option(help="Output directory (default: exports/FORMAT).")] = None,
     file_format: Annotated[
-        str | None, typer.Option("--as", help="labels only: jsonl (default), csv or parquet.")
+        str | None, typer.Option("--as", help="labels and audit only: jsonl (default), csv or parquet.")
     ] = None,
     with_history: Annotated[
         bool, typer.Option("--with-history", help="labels only: also every label event, in label_history.*")
     ] = False,
     include_incomplete: Annotated[
         bool,
-        typer.Option("--include-incomplete", help="reliablemath only: also the candidates whose fewer than "
+        typer.Option("--include-incomplete", help="reliablemath and hf only: also the candidates whose fewer than "
                      "labels_per_candidate labels resolve to human_check = 1 (the manifest says so)."),
     ] = False,
 ) -> None:
@@ -159,10 +157,16 @@ def export_command(
     manifest = exports.export(spec.name, target, options=options)
     for name, entry in manifest["files"].items():
         typer.echo(f"{target / name}: {entry['records']} records")
+    if "audit" in manifest:
+        from annotator.labelling.audit import describe
+
+        typer.echo(f"audit: {describe(manifest['audit'])}")
     vetted = manifest.get("vetted") or {}
     if vetted.get("left_out"):
-        target = vetted["labels_per_candidate"]
-        typer.echo(f"left out {vetted['left_out']} incomplete candidate(s): fewer than {target} label(s) and not "
+        from annotator.labelling.queue import labels_wanted
+
+        target = labels_wanted(vetted["labels_per_candidate"], count_imported=vetted["imported_labels_count"])
+        typer.echo(f"left out {vetted['left_out']} incomplete candidate(s): fewer than {target} and not "
                    "adjudicated; --include-incomplete puts them in")
 
 

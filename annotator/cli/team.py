@@ -42,7 +42,20 @@ def _text(report: dict[str, Any]) -> str:
                 f"{_figure(person['kappa_vs_majority'])}, median {_figure(person['median_seconds'])} s, "
                 f"gold accuracy {_figure(person['gold_accuracy'])}"
             )
+    lines.extend(_accuracy_lines(report.get("accuracy")))
     return "\n".join(lines)
+
+
+def _accuracy_lines(accuracy: dict[str, Any] | None) -> list[str]:
+    if accuracy is None:
+        return ["accuracy on human_check (Dawid-Skene): no labels"]
+    lines = [f"accuracy on human_check (Dawid-Skene): {accuracy['items']} items, {accuracy['gold_items']} gold, "
+             f"{_figure(accuracy['prior_unsolvable'])} truly unsolvable by the model"]
+    for person in accuracy["annotators"]:
+        interval = (f" [{_figure(person['accuracy_low'])}, {_figure(person['accuracy_high'])}]"
+                    if person["accuracy_low"] is not None else "")
+        lines.append(f"  {person['annotator']}: {_figure(person['accuracy'])}{interval} on {person['items']} items")
+    return lines
 
 
 @app.command()
@@ -53,10 +66,19 @@ def agreement(
     include: Annotated[
         str | None, typer.Option(help="System annotators (imports) to count too, comma-separated.")
     ] = None,
+    llm_rater: Annotated[
+        bool, typer.Option(help="Count the LLM verifier's verdict as one more rater in the annotators' accuracy.")
+    ] = False,
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap samples behind each accuracy's 95% interval (0: none).",
+                          **bounded(limits.ACCURACY_RESAMPLES))
+    ] = 200,
 ) -> None:
-    """Inter-annotator agreement on human_check and difficulty_eval (percent, alpha, Fleiss, AC1, Cohen)."""
+    """Inter-annotator agreement on human_check and difficulty_eval (percent, alpha, Fleiss, AC1, Cohen), and each
+    annotator's accuracy on human_check (Dawid-Skene, with a bootstrap interval)."""
     from annotator.database.engine import get_engine, read_session  # imported when used: `--help` stays fast
     from annotator.figures.agreement import label_agreement
+    from annotator.labelling.accuracy import fit_from_database
     from annotator.labelling.gold import gold_accuracy
     from annotator.labelling.labels import label_rows
 
@@ -64,7 +86,10 @@ def agreement(
     with read_session(get_engine()) as session:
         rows = label_rows(session, data_source=data_source, rewrite_type=rewrite_type, system_annotators=names)
         gold = {name: person["gold_accuracy"] for name, person in gold_accuracy(session).items()}
+        fitted = fit_from_database(session, data_source=data_source, rewrite_type=rewrite_type,
+                                   system_annotators=names, llm_rater=llm_rater, resamples=resamples)
     report = label_agreement(rows, gold=gold)
+    report["accuracy"] = None if fitted is None else fitted.to_json()
     typer.echo(json.dumps(report, indent=2, ensure_ascii=False) if as_json else _text(report))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
@@ -21,6 +21,7 @@ from sqlalchemy import (
     case,
     func,
     nulls_last,
+    or_,
     select,
     text,
 )
@@ -91,13 +92,37 @@ def of_source_and_type(query: Any, *, data_source: str | None, rewrite_type: str
     return query
 
 
-def complete(target: int) -> ColumnElement[bool]:
-    """Whether a candidate has all the labels the project asks for (`labels_per_candidate` = `target`)."""
-    return Candidate.label_count >= target
+class LabelTarget(NamedTuple):
+    """What the project asks of each candidate (`queue.label_target`): `labels` labels (`labels_per_candidate`, or
+    with adaptive overlap its most labels, fewer completing one that they settle: `Candidate.settled`), those that
+    came with an import or a pipeline (a system annotator's) among them or not (`imported_labels_count`)."""
+
+    labels: int
+    count_imported: bool
 
 
-def label_state(target: int) -> ColumnElement[str]:
-    """The candidate's `LabelState` as one SQL expression (`target` = `labels_per_candidate`): Browse shows and
+def counted_labels(target: LabelTarget) -> ColumnElement[int]:
+    """A candidate's labels that fill its `target`: all of them, or its people's alone."""
+    if target.count_imported:
+        return Candidate.label_count
+    return Candidate.label_count - Candidate.imported_label_count
+
+
+def enough_labels(target: LabelTarget) -> ColumnElement[bool]:
+    """Whether a candidate has the number of labels the project asks for (`target`)."""
+    if target.count_imported:
+        return Candidate.label_count >= target.labels
+    return Candidate.label_count >= Candidate.imported_label_count + target.labels
+
+
+def complete(target: LabelTarget) -> ColumnElement[bool]:
+    """Whether a candidate has all the labels the project asks for (`target`), or fewer that settle it (adaptive
+    overlap)."""
+    return or_(enough_labels(target), Candidate.settled)
+
+
+def label_state(target: LabelTarget) -> ColumnElement[str]:
+    """The candidate's `LabelState` as one SQL expression (`target`: `queue.label_target`): Browse shows and
     filters on it, `stats` and the Overview count by it. A reviewer's decision wins; then no labels (unlabelled,
     or filtered / unverified by its status); then a tie on human_check (no resolved label); then all the labels
     asked for; else some. The queue asks only `complete` (the part of this its index can walk)."""
@@ -328,3 +353,19 @@ def set_setting(session: Session, *, key: str, value: Any) -> None:
     else:
         setting.value = value
     session.flush()
+
+
+def people_labels_query(*columns: Any, data_source: str | None, rewrite_type: str | None,
+                        system_annotators: Collection[str]) -> Any:
+    """`columns` of the labels (joined to their annotator) by candidate and order given, system annotators'
+    (imports, pipelines) left out unless named, of one data source and rewrite type when given."""
+    query = (
+        select(*columns)
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .where(or_(Annotator.is_system.is_(False), Annotator.name.in_(list(system_annotators))))
+        .order_by(Annotation.candidate_id, Annotation.id)
+    )
+    if data_source or rewrite_type:
+        query = query.join(Candidate, Candidate.id == Annotation.candidate_id)
+        query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
+    return query

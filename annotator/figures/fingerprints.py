@@ -9,13 +9,24 @@ marked and unmarked again leaves the figures as they were).
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from annotator.database.models import AnnotationEvent, Candidate, GoldLabel, Problem, Transcript, TranscriptEvent
-from annotator.labelling.queue import labels_per_candidate
+from annotator.database.models import (
+    AnnotationEvent,
+    AuditItem,
+    AuditSample,
+    Candidate,
+    GoldLabel,
+    Problem,
+    Transcript,
+    TranscriptEvent,
+)
+from annotator.labelling import adaptive
+from annotator.labelling.queue import imported_labels_count, labels_per_candidate
 
 
 def labels_version(session: Session) -> tuple[Any, ...]:
@@ -29,14 +40,22 @@ def labels_version(session: Session) -> tuple[Any, ...]:
 
 
 def overview_version(session: Session) -> tuple[Any, ...]:
-    """Changes when a label is added, changed, deleted or adjudicated, problems or candidates are added, or the
-    labels per candidate change (what "complete" means). A candidate's status changed in place (an LLM
-    verification) or a deletion by hand waits for the snapshot's time to live."""
+    """Changes when a label is added, changed, deleted or adjudicated, problems or candidates are added, the
+    labels per candidate or whether imported labels count change (what "complete" means), an audit sample is drawn
+    or an audit decided. A candidate's status changed in place (an LLM verification) or a deletion by hand waits for
+    the snapshot's time to live."""
     return (
         session.execute(select(func.max(AnnotationEvent.id))).scalar(),
         session.execute(select(func.max(Candidate.id))).scalar(),
         session.execute(select(func.max(Problem.id))).scalar(),
         labels_per_candidate(session),
+        imported_labels_count(session),
+        session.execute(select(func.max(AuditSample.id))).scalar(),
+        # Decided items and the latest decision: a decision changed moves its time.
+        *session.execute(select(func.count(AuditItem.audited_at), func.max(AuditItem.audited_at))).one(),
+        # Adaptive overlap and the model behind it: what settles a candidate (a refit settles them again).
+        *astuple(adaptive.overlap(session)),
+        adaptive.stored_model(session).events,
     )
 
 

@@ -47,16 +47,18 @@ class Figures:
 
 def team(session: Session) -> dict[str, Any]:
     """The Team page's figures: agreement (`label_agreement`, with each annotator's gold accuracy), each person's
-    activity and gold accuracy."""
+    activity and gold accuracy, and each annotator's accuracy on human_check (`accuracy.fit_from_database`)."""
     # Imported here: each page loads only its own figures' modules (the Report's load the judge).
     from annotator.figures.agreement import label_agreement
-    from annotator.labelling import gold, labels
+    from annotator.labelling import accuracy, gold, labels
 
     rows = labels.label_frame(session)  # millions of labels: read in bulk, as a frame
     activity = labels.activity(session)
-    accuracy = gold.gold_accuracy(session)
-    report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in accuracy.items()})
-    return {"agreement": report, "activity": activity, "gold": accuracy}
+    on_gold = gold.gold_accuracy(session)
+    report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in on_gold.items()})
+    fitted = accuracy.fit_from_database(session, resamples=None)  # Dawid-Skene, with a bootstrap
+    return {"agreement": report, "activity": activity, "gold": on_gold,
+            "accuracy": None if fitted is None else fitted.to_json()}
 
 
 def report(session: Session) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """The paper's Table 2 / 10 / 11 view: per data source, candidates by rewrite type and difficulty,
-checked versus vetted. Deterministic (no timestamps, stable key order) so tools can compare two outputs.
+checked versus vetted, and the audit's estimate. Deterministic (no time of the run, stable key order) so tools
+can compare two outputs.
 
 The totals count the candidates meant to be unsolvable; solvable-by-design ones (GSM-IC `distractor`s,
 whose human_check = 1 means "answer unchanged") keep their row per rewrite type but are totalled apart, under
@@ -19,10 +20,11 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from annotator.database.models import Candidate, Problem
-from annotator.database.queries import data_sources, label_state
+from annotator.database.queries import LabelTarget, data_sources, label_state
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN, CandidateStatus, LabelState, Resolution
+from annotator.labelling.audit import describe, estimate
 from annotator.labelling.labels import activity
-from annotator.labelling.queue import labels_per_candidate, vetted
+from annotator.labelling.queue import label_target, labels_wanted, vetted
 
 SIMPLE, HARD = "simple", "hard"  # difficulty_eval 0 / 1 of the vetted ones
 COUNT_KEYS: tuple[str, ...] = tuple(str(key) for key in (
@@ -40,15 +42,15 @@ def _empty() -> dict[str, int]:
 
 class Groups(NamedTuple):
     """The candidates counted per data source, rewrite type, status, label state, resolved human_check, vetted or
-    not and difficulty_eval (one pass over the candidates), under `labels_per_candidate` = `target`: what `compute`
+    not and difficulty_eval (one pass over the candidates), under `target` (`queue.label_target`): what `compute`
     and `progress` both count from (the Overview reads it once for both)."""
 
-    target: int
+    target: LabelTarget
     rows: list[tuple[Any, ...]]
 
 
 def groups(session: Session) -> Groups:
-    target = labels_per_candidate(session)
+    target = label_target(session)
     return Groups(target, [tuple(row) for row in _groups(session, target)])
 
 
@@ -58,7 +60,8 @@ def compute(session: Session, *, counted: Groups | None = None) -> dict[str, Any
     `checked` candidates have at least one label; of those `vetted` ones are (resolved to human_check 1 over
     `labels_per_candidate` labels, or adjudicated so; split into `simple` / `hard` by difficulty_eval),
     `incomplete` resolve to 1 over fewer labels, `rejected` to 0, and `disputed` ones are tied. `filtered`
-    ones failed the LLM verification, `unverified` ones wait for it (`generate --steps 2`).
+    ones failed the LLM verification, `unverified` ones wait for it (`generate --steps 2`). `audit` is the share of
+    vetted candidates truly unsolvable, from the audit sample (`audit.estimate`).
     """
     problems = dict(session.execute(select(Problem.data_source, func.count()).group_by(Problem.data_source)).all())
     sources: dict[str, dict[str, Any]] = {}
@@ -83,8 +86,9 @@ def compute(session: Session, *, counted: Groups | None = None) -> dict[str, Any
             "solvable_by_design": entry["solvable_by_design"],
         }
     return {
-        "problems": sum(problems.values()), "labels_per_candidate": target, "sources": result_sources, "total": total,
-        "solvable_by_design": solvable,
+        "problems": sum(problems.values()), "labels_per_candidate": target.labels,
+        "imported_labels_count": target.count_imported, "sources": result_sources, "total": total,
+        "solvable_by_design": solvable, "audit": estimate(session),
     }
 
 
@@ -108,7 +112,7 @@ def _count(counts: dict[str, int], count: int, *, status: str, state: str, human
         counts[LabelState.disputed] += count
 
 
-def _groups(session: Session, target: int) -> Any:
+def _groups(session: Session, target: LabelTarget) -> Any:
     """Candidates counted per data source, rewrite type, status, label state (`queries.label_state`), resolved
     human_check, vetted or not and difficulty_eval."""
     state = label_state(target).label("state")
@@ -192,7 +196,9 @@ def to_text(stats: dict[str, Any]) -> str:
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
     lines.append("  ".join("-" * w for w in widths))
     lines.extend("  ".join(cell.ljust(w) for cell, w in zip(r, widths)) for r in body)
-    target = stats["labels_per_candidate"]
-    lines.append(f"vetted: {target} label(s) resolving to human_check = 1, or adjudicated so; incomplete = "
+    target = labels_wanted(stats["labels_per_candidate"], count_imported=stats.get("imported_labels_count", True))
+    lines.append(f"vetted: {target} resolving to human_check = 1, or adjudicated so; incomplete = "
                  "resolving to 1 over fewer labels (export --include-incomplete adds them)")
+    if "audit" in stats:
+        lines.append(f"audit: {describe(stats['audit'])}")
     return "\n".join(lines)

@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 from sqlmodel import Session
 
-from annotator.database.models import Adjudication, Annotation, AnnotationEvent, Candidate, utcnow
+from annotator.database.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
 from annotator.database.queries import execute_many, ids_in
 from annotator.database.raw_rows import iter_raw_tuples
 from annotator.database.vocabulary import LabelSource
@@ -31,6 +31,8 @@ from annotator.database.vocabulary import LabelSource
 # Candidates per statement. Their ids go as one bound value (`queries.ids_in`), so no limit on bound parameters applies.
 _CHUNK = 2000
 _ANNOTATION, _ADJUDICATION, _CANDIDATE = Annotation.__table__, Adjudication.__table__, Candidate.__table__  # type: ignore[attr-defined]
+# Whose labels came with an import or a pipeline (a handful of rows: the annotator table is small).
+_SYSTEM_ANNOTATORS = select(Annotator.__table__.c.id).where(Annotator.__table__.c.is_system.is_(True))  # type: ignore[attr-defined]
 
 
 class Stored(NamedTuple):
@@ -183,7 +185,8 @@ _STATEMENTS: dict[str, Any] = {
 
 
 def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelled: bool, dialect: str) -> Update:
-    """Store these candidates' label count, resolved label and its source (`LabelSource`), in one statement.
+    """Store these candidates' label count (and how many of them are system annotators'), resolved label and its
+    source (`LabelSource`), in one statement.
 
     A reviewer's decision wins. Else a majority vote on human_check, a tie unresolved (None: adjudicate it);
     among the labels that accept the candidate a majority vote on difficulty_eval, a tie counting as hard (1),
@@ -199,6 +202,7 @@ def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelle
             key.label("candidate_id"),
             func.count(a.id).label("n"),
             func.coalesce(func.sum(a.human_check), 0).label("accepted"),
+            func.coalesce(func.sum(case((a.annotator_id.in_(_SYSTEM_ANNOTATORS), 1), else_=0)), 0).label("imported"),
             func.coalesce(func.sum(case((a.difficulty_eval == 1, 1), else_=0)), 0).label("hard"),
             *(func.coalesce(func.sum(case((code == value, 1), else_=0)), 0).label(f"code{value}")
               for value in _LABEL_CODES),
@@ -221,6 +225,7 @@ def _resolved_labels(candidate_ids: Collection[int], *, now: datetime, unlabelle
         .where(c.id == counts.c.candidate_id)
         .values(
             label_count=n,
+            imported_label_count=counts.c.imported,
             human_check=case((decided, counts.c.decided_check), (tie, None), (rejected, 0), else_=1),
             difficulty_eval=case((decided, counts.c.decided_difficulty), (tie | rejected, None),
                                  (2 * counts.c.hard >= accepted, 1), else_=0),

@@ -14,13 +14,13 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, func, literal, select, text, tuple_
 from sqlmodel import Session
 
-from annotator.database.models import OPEN_DISPUTE, Adjudication, Annotation, Annotator, Candidate
+from annotator.database.models import OPEN_DISPUTE, Adjudication, Annotation, AnnotationEvent, Annotator, Candidate
 from annotator.database.queries import of_source_and_type
 from annotator.labelling.labels import LabelConflict, LabelRow, record_labels
 
 __all__ = [
-    "DecidedMeanwhile", "DisputeQueue", "adjudicate",
-    "adjudications", "dispute_labels", "disputes", "is_open_dispute", "label_provenance",
+    "DecidedMeanwhile", "DisputeQueue", "adjudicate", "adjudications", "decision_history",
+    "dispute_labels", "disputes", "is_open_dispute", "label_provenance",
 ]
 
 
@@ -132,13 +132,36 @@ def dispute_labels(session: Session, *, candidate_id: int) -> list[dict[str, Any
     return [row._asdict() for row in rows]
 
 
+def decision_history(session: Session, *, candidate_id: int) -> list[dict[str, Any]]:
+    """Every reviewer's decision on one candidate, oldest first, from the append-only history (an override replaces
+    the stored decision, never its event): reviewer, human_check, difficulty_eval, comment, at, `overrode` (whose
+    decision it replaced, None for the first or a reviewer changing their own) and `current` (the one that stands).
+    """
+    rows = session.execute(
+        select(Annotator.name, AnnotationEvent.new, AnnotationEvent.at)
+        .join(Annotator, Annotator.id == AnnotationEvent.annotator_id)
+        .where(AnnotationEvent.candidate_id == candidate_id, AnnotationEvent.action == "adjudicate")
+        .order_by(AnnotationEvent.id)
+    ).all()
+    history: list[dict[str, Any]] = []
+    for name, new, at in rows:
+        before = history[-1]["reviewer"] if history else None
+        history.append({"reviewer": name, "human_check": (new or {}).get("human_check"),
+                        "difficulty_eval": (new or {}).get("difficulty_eval"), "comment": (new or {}).get("comment"),
+                        "at": at, "overrode": before if before not in (None, name) else None, "current": False})
+    if history:
+        history[-1]["current"] = True
+    return history
+
+
 class DecidedMeanwhile(Exception):
     """Another reviewer decided the dispute since this one was shown; deciding again must say `override`."""
 
-    def __init__(self, *, by: str, human_check: int, difficulty_eval: int | None) -> None:
+    def __init__(self, *, by: str, human_check: int, difficulty_eval: int | None, comment: str | None = None) -> None:
         super().__init__(f"{by} decided this dispute meanwhile (human_check {human_check}, difficulty_eval "
                          f"{difficulty_eval})")
         self.by, self.human_check, self.difficulty_eval = by, human_check, difficulty_eval
+        self.comment = comment  # theirs, which an override keeps in the history
 
 
 def adjudicate(
@@ -162,8 +185,8 @@ def adjudicate(
         record_labels(session, rows=[row], replace=override)
     except LabelConflict as conflict:
         by = session.execute(select(Annotator.name).where(Annotator.id == conflict.annotator_id)).scalar_one()
-        raise DecidedMeanwhile(by=by, human_check=conflict.human_check,
-                               difficulty_eval=conflict.difficulty_eval) from None
+        raise DecidedMeanwhile(by=by, human_check=conflict.human_check, difficulty_eval=conflict.difficulty_eval,
+                               comment=conflict.comment) from None
 
 
 def adjudications(session: Session, *, candidate_ids: Collection[int] | None = None) -> dict[int, dict[str, Any]]:

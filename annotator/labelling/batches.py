@@ -25,9 +25,17 @@ from sqlmodel import Session
 
 from annotator.database.engine import write_session
 from annotator.database.models import Annotation, Annotator, Candidate, CandidateClaim, CandidateStatus, utcnow
-from annotator.database.queries import candidates_query, iter_query, of_source_and_type, original_question_and_answer
+from annotator.database.queries import (
+    LabelTarget,
+    candidates_query,
+    counted_labels,
+    iter_query,
+    of_source_and_type,
+    original_question_and_answer,
+)
+from annotator.labelling import adaptive
 from annotator.labelling.gold import is_gold
-from annotator.labelling.queue import complete, labels_per_candidate
+from annotator.labelling.queue import complete, label_target
 
 DEFAULT_DAYS = 14
 _IN_CHUNK = 900
@@ -77,15 +85,16 @@ def _annotator_ids(session: Session, names: Sequence[str]) -> dict[str, int]:
 
 
 def _open_candidates(
-    session: Session, *, target: int, data_source: str | None, rewrite_type: str | None
+    session: Session, *, target: LabelTarget, data_source: str | None, rewrite_type: str | None
 ) -> Iterator[list[Any]]:
-    """(id, label_count) of the candidates that still need labels, in the queue's order, in chunks.
+    """(id, labels that count toward `target`) of the candidates that still need labels, in the queue's order, in
+    chunks.
 
     On PostgreSQL each chunk's rows are locked as they are fetched (a cursor FOR UPDATE), so that no label
     or browser claim lands on them while the batch is made, and only the rows read are held: a batch of a
     few sheets does not hide the rest of the queue from the browsers (they skip locked rows).
     """
-    query = select(Candidate.id, Candidate.label_count).where(
+    query = select(Candidate.id, counted_labels(target)).where(
         Candidate.status == CandidateStatus.pending, ~complete(target), ~is_gold()  # gold items stay in the browser
     )
     query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
@@ -131,6 +140,7 @@ class _Assignment:
     target: int
     overlap: int
     per_annotator: int | None
+    one_at_a_time: bool = False  # adaptive overlap: a candidate held by anyone waits for that label
     assigned: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -143,9 +153,9 @@ class _Assignment:
 
     def add(self, chunk: list[Any], *, holders: dict[int, set[int]], labelled: set[tuple[int, int]]) -> None:
         cap = self.per_annotator
-        for candidate_id, label_count in chunk:
+        for candidate_id, counted in chunk:
             held = holders.get(candidate_id, set())
-            room = min(self.overlap, self.target - label_count - len(held))
+            room = 0 if held and self.one_at_a_time else min(self.overlap, self.target - counted - len(held))
             eligible = [
                 name
                 for name, annotator_id in self.people.items()
@@ -178,15 +188,19 @@ def make_batches(
     beyond `labels_per_candidate`.
     """
     _check(annotators, per_annotator, overlap, days)
-    target = labels_per_candidate(session)
-    if overlap is not None and overlap > target:
+    target, adaptive_on = label_target(session), adaptive.overlap(session).adaptive
+    if adaptive_on and overlap not in (None, 1):
+        raise BatchError(f"--overlap {overlap}: with adaptive overlap on each candidate gets one label at a time; "
+                         "leave --overlap out, or turn adaptive overlap off first")
+    if overlap is not None and overlap > target.labels:
         raise BatchError(
-            f"--overlap {overlap} is more than labels_per_candidate ({target}); raise it first with "
+            f"--overlap {overlap} is more than labels_per_candidate ({target.labels}); raise it first with "
             f"`python -m annotator settings --labels-per-candidate {overlap}`"
         )
     people = _annotator_ids(session, annotators)
     now = now or utcnow()
-    plan = _Assignment(people, target, overlap or min(target, len(people)), per_annotator)
+    plan = _Assignment(people, target.labels, 1 if adaptive_on else overlap or min(target.labels, len(people)),
+                       per_annotator, one_at_a_time=adaptive_on)
     for chunk in _open_candidates(session, target=target, data_source=data_source, rewrite_type=rewrite_type):
         ids = [row[0] for row in chunk]
         plan.add(

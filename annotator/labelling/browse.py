@@ -17,9 +17,10 @@ from sqlmodel import Session
 from annotator.accounts.auth import User
 from annotator.accounts.policies import Capability, allows
 from annotator.database.models import Annotation, AnnotationEvent, Annotator, Candidate
+from annotator.database.queries import LabelTarget
 from annotator.database.queries import label_state as state_of
 from annotator.database.vocabulary import LabelState, MyLabels, Resolution
-from annotator.labelling.queue import incomplete, labels_per_candidate, vetted
+from annotator.labelling.queue import incomplete, label_target, vetted
 
 PAGE_SIZE = 50
 SNIPPET_CHARS = 160
@@ -91,7 +92,7 @@ def list_candidates(
         conditions.append(Candidate.data_source == data_source)
     if rewrite_type:
         conditions.append(Candidate.rewrite_type == rewrite_type)
-    target = labels_per_candidate(session)
+    target = label_target(session)
     state_condition = _state_condition(label_state, labelled_by(viewer.id), target)
     if state_condition is not None:
         conditions.append(state_condition)
@@ -120,7 +121,7 @@ def list_candidates(
     return Page(rows=rows, total=total, page=page, page_size=page_size)
 
 
-def _columns(viewer: User, target: int) -> list[Any]:
+def _columns(viewer: User, target: LabelTarget) -> list[Any]:
     """A page's columns: data id, state, my label and the number of labels first; the generation status last."""
     everyone = sees_everyone(viewer)
     columns: list[Any] = [Candidate.id, Candidate.data_id]
@@ -136,7 +137,7 @@ def _columns(viewer: User, target: int) -> list[Any]:
     return [*columns, Candidate.status]
 
 
-def _state_condition(label_state_name: str, mine: Any, target: int) -> Any:
+def _state_condition(label_state_name: str, mine: Any, target: LabelTarget) -> Any:
     """The filter for one of `ALL_STATES` (None for `MyLabels.any`); `mine` holds for candidates the viewer
     labelled."""
     if label_state_name in LabelState.__members__.values():
@@ -199,16 +200,25 @@ def describe_change(old: dict[str, Any] | None, new: dict[str, Any] | None) -> s
 
 
 def history_rows(events: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """`label_history`'s events as a table people read: who, when (UTC), what they did and what changed."""
-    return [
-        {
+    """`label_history`'s events as a table people read: who, when (UTC), what they did (a reviewer replacing another
+    one's decision "overrode NAME's decision"), what changed and the comment the label or decision was given then
+    (an overridden decision's comment stays in its own row)."""
+    rows = []
+    decided_by = None  # who gave the decision standing before this event
+    for event in events:
+        what = ACTIONS.get(event["action"], event["action"])
+        if event["action"] == "adjudicate":
+            if decided_by is not None and decided_by != event["annotator"]:
+                what = f"overrode {decided_by}'s decision"
+            decided_by = event["annotator"]
+        rows.append({
             "who": event["annotator"],
             "when": event["at"].strftime("%Y-%m-%d %H:%M:%S"),
-            "what": ACTIONS.get(event["action"], event["action"]),
+            "what": what,
             "changed": describe_change(event["old"], event["new"]),
-        }
-        for event in events
-    ]
+            "comment": (event["new"] or {}).get("comment") or "",
+        })
+    return rows
 
 
 def annotators(session: Session) -> list[dict[str, Any]]:

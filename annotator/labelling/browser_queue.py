@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, exists, func, select, update
+from sqlalchemy import delete, exists, func, select, true, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session
 
 from annotator.database.models import Annotation, Candidate, CandidateClaim, SentDecision, utcnow
-from annotator.database.queries import of_source_and_type
-from annotator.labelling import queue
+from annotator.database.queries import counted_labels, of_source_and_type
+from annotator.labelling import adaptive, queue
 from annotator.labelling.labels import LabelError, validate
 
 PAGE = "annotate"
@@ -181,8 +181,11 @@ def _may_label(session: Session, *, annotator_id: int, candidate_id: int) -> boo
     others = select(func.count()).where(CandidateClaim.candidate_id == candidate_id,
                                         CandidateClaim.annotator_id != annotator_id,
                                         CandidateClaim.expires_at > now).scalar_subquery()
-    room = select(Candidate.id).where(Candidate.id == candidate_id,
-                                      Candidate.label_count + others < queue.labels_per_candidate(session))
+    target = queue.label_target(session)
+    # With adaptive overlap a candidate goes to one person at a time (`queue.next_candidate_query`).
+    room = select(Candidate.id).where(Candidate.id == candidate_id, ~Candidate.settled,
+                                      counted_labels(target) + others < target.labels,
+                                      others == 0 if adaptive.adaptive_on(session) else true())
     return session.execute(room).first() is not None
 
 

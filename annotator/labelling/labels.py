@@ -19,14 +19,14 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 from sqlmodel import Session
 
-from annotator.database.models import Annotation, Annotator, Candidate
-from annotator.database.queries import of_source_and_type
+from annotator.database.models import Annotation, Annotator
+from annotator.database.queries import people_labels_query
 from annotator.database.raw_rows import read_frame
 from annotator.database.vocabulary import Label, LabelError
-from annotator.labelling import _label_writer
+from annotator.labelling import _label_writer, adaptive
 
 __all__ = [
     "LabelConflict",
@@ -99,6 +99,8 @@ def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool =
         if conflict is not None:
             raise LabelConflict(index, conflict[0], field=conflict[1])
     plan.write(session)
+    if plan.events:
+        adaptive.after_labels(session, candidate_ids={event["candidate_id"] for event in plan.events})
     return plan.added, plan.updated
 
 
@@ -152,17 +154,9 @@ def label_frame(session: Session, *, system_annotators: Collection[str] = ()) ->
 
 def _labels_query(who: Any, *, data_source: str | None, rewrite_type: str | None,
                   system_annotators: Collection[str]) -> Any:
-    query = (
-        select(Annotation.candidate_id, who, Annotation.human_check, Annotation.difficulty_eval,
-               Annotation.seconds_spent)
-        .join(Annotator, Annotator.id == Annotation.annotator_id)
-        .where(or_(Annotator.is_system.is_(False), Annotator.name.in_(list(system_annotators))))
-        .order_by(Annotation.candidate_id, Annotation.id)
-    )
-    if data_source or rewrite_type:
-        query = query.join(Candidate, Candidate.id == Annotation.candidate_id)
-        query = of_source_and_type(query, data_source=data_source, rewrite_type=rewrite_type)
-    return query
+    return people_labels_query(Annotation.candidate_id, who, Annotation.human_check, Annotation.difficulty_eval,
+                               Annotation.seconds_spent, data_source=data_source, rewrite_type=rewrite_type,
+                               system_annotators=system_annotators)
 
 
 def activity(session: Session) -> dict[str, dict[str, Any]]:

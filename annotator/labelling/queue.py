@@ -8,7 +8,9 @@ Every call here is a few indexed queries, whatever the size of the database:
 - going back walks this annotator's own annotations by id (index on annotation.annotator_id).
 
 A candidate handed out is *claimed* for `CLAIM_MINUTES`: with `labels_per_candidate` = N the queue never
-has more than N annotators labelling or holding one candidate, so two people do not get the same task.
+has more than N annotators labelling or holding one candidate, so two people do not get the same task. Labels
+that came with an import (a system annotator's, e.g. the release's own) fill those N or not, as the project's
+`imported_labels_count` says (`label_target`).
 An annotator holds the candidate on screen and the next few the browser has ready (`browser_queue`), which is
 also how a reloaded page resumes on the same candidates; the claims of an Excel batch (`annotator.labelling.batches`,
 `CandidateClaim.batch` set) count the same way but are left alone by the browser queue, and their candidates are not
@@ -27,22 +29,28 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, delete, exists, false, func, literal, or_, select
 from sqlmodel import Session
 
-from annotator.database.models import Annotation, Candidate, CandidateClaim, CandidateStatus, utcnow
+from annotator.database.models import Annotation, Annotator, Candidate, CandidateClaim, CandidateStatus, utcnow
 from annotator.database.queries import (
     CANDIDATE_COLUMNS,
+    LabelTarget,
     bounded_setting,
     candidates_query,
     complete,
+    counted_labels,
+    enough_labels,
+    get_setting,
     of_source_and_type,
     original_question_and_answer,
     set_setting,
 )
 from annotator.database.vocabulary import LabelSource, VettedRule
+from annotator.labelling import adaptive
 from annotator.labelling.gold import is_gold, next_gold
 from annotator.labelling.labels import record_label
 from annotator.settings import limits
 
 LABELS_PER_CANDIDATE = "labels_per_candidate"
+IMPORTED_LABELS_COUNT = "imported_labels_count"
 CLAIM_MINUTES = 30
 
 # What the annotate and browse pages show of a candidate: the store's candidate row and the model outputs.
@@ -59,12 +67,44 @@ def set_labels_per_candidate(session: Session, *, value: int) -> None:
     set_setting(session, key=LABELS_PER_CANDIDATE, value=value)
 
 
-def vetted(target: int, *, rule: VettedRule = VettedRule.complete_or_adjudicated) -> ColumnElement[bool]:
+def imported_labels_count(session: Session) -> bool:
+    """Whether labels that came with an import or a pipeline (a system annotator's, e.g. "import:reliablemath")
+    fill `labels_per_candidate` (project setting, default yes: a release imported alone is vetted as released).
+    A stored value that is not true or false counts as the default."""
+    value = get_setting(session, key=IMPORTED_LABELS_COUNT, default=True)
+    return value if isinstance(value, bool) else True
+
+
+def set_imported_labels_count(session: Session, *, value: bool) -> None:
+    set_setting(session, key=IMPORTED_LABELS_COUNT, value=bool(value))
+
+
+def label_importers(session: Session) -> list[str]:
+    """The system annotators (imports, pipelines) that gave labels, by name (one index lookup each)."""
+    system = session.execute(select(Annotator.id, Annotator.name).where(Annotator.is_system.is_(True))).all()
+    return sorted(name for annotator_id, name in system
+                  if session.execute(select(Annotation.id).where(Annotation.annotator_id == annotator_id).limit(1))
+                  .first() is not None)
+
+
+def label_target(session: Session) -> LabelTarget:
+    """What makes a candidate complete: the project's `labels_per_candidate` (with adaptive overlap on, its most
+    labels; fewer complete one that they settle: `Candidate.settled`, `adaptive`) and `imported_labels_count`."""
+    labels = adaptive.overlap(session).max_labels if adaptive.adaptive_on(session) else labels_per_candidate(session)
+    return LabelTarget(labels, imported_labels_count(session))
+
+
+def labels_wanted(labels: int, *, count_imported: bool) -> str:
+    """What a complete candidate has, in words: "2 label(s)", or "2 label(s) besides imported ones"."""
+    return f"{labels} label(s)" + ("" if count_imported else " besides imported ones")
+
+
+def vetted(target: LabelTarget, *, rule: VettedRule = VettedRule.complete_or_adjudicated) -> ColumnElement[bool]:
     """Whether a candidate is vetted: the one rule the release, `stats`, the Overview and manifests use.
 
-    A candidate is vetted when its resolved label is human_check = 1 and it is complete (`target` =
-    `labels_per_candidate` labels) or adjudicated; `VettedRule.include_incomplete` also takes those whose
-    fewer labels so far resolve to human_check = 1.
+    A candidate is vetted when its resolved label is human_check = 1 and it is complete (`target`:
+    `label_target`) or adjudicated; `VettedRule.include_incomplete` also takes those whose fewer labels so far
+    resolve to human_check = 1.
     """
     resolved_to_1 = Candidate.human_check == 1
     if rule == VettedRule.include_incomplete:
@@ -72,12 +112,12 @@ def vetted(target: int, *, rule: VettedRule = VettedRule.complete_or_adjudicated
     return and_(resolved_to_1, _complete_or_adjudicated(target))
 
 
-def incomplete(target: int) -> ColumnElement[bool]:
+def incomplete(target: LabelTarget) -> ColumnElement[bool]:
     """Resolved to human_check = 1 so far, but neither complete nor adjudicated: not vetted yet."""
     return and_(Candidate.human_check == 1, ~_complete_or_adjudicated(target))
 
 
-def _complete_or_adjudicated(target: int) -> ColumnElement[bool]:
+def _complete_or_adjudicated(target: LabelTarget) -> ColumnElement[bool]:
     # label_source is NULL while unresolved: coalesced, so that the negation is true there, not NULL.
     return or_(complete(target), func.coalesce(Candidate.label_source, "") == LabelSource.adjudicated.value)
 
@@ -102,11 +142,13 @@ def next_candidate_query(
 ) -> Select[tuple[int]]:
     """The query behind `next_candidate_id` (tests explain it)."""
     now = now or utcnow()
-    target = labels_per_candidate(session)
+    one_at_a_time = adaptive.adaptive_on(session)
+    target = label_target(session)
     statuses = _statuses(include_filtered)
     query = select(Candidate.id).where(
         Candidate.status.in_(statuses) if len(statuses) > 1 else Candidate.status == statuses[0],
-        ~complete(target),  # renders as label_count < target: the index's order
+        ~enough_labels(target),  # label_count < target (the index's order), imported labels taken off or not
+        ~Candidate.settled,
         ~_labelled_by(annotator_id),
     )
     held_by_others = (
@@ -114,12 +156,13 @@ def next_candidate_query(
         CandidateClaim.annotator_id != annotator_id,
         CandidateClaim.expires_at > now,
     )
-    if target == 1:
-        # With one label per candidate a single claim by someone else is enough; NOT EXISTS stops at it.
+    if target.labels == 1 or one_at_a_time:
+        # With one label per candidate a single claim by someone else is enough; NOT EXISTS stops at it. With
+        # adaptive overlap one label at a time: whether a candidate needs the next is known once the last is in.
         query = query.where(~exists().where(*held_by_others))
     else:
         holding = select(func.count()).where(*held_by_others).scalar_subquery()
-        query = query.where(Candidate.label_count + holding < literal(target))
+        query = query.where(counted_labels(target) + holding < literal(target.labels))
     # The candidates of this annotator's own Excel batches wait in her sheet.
     query = query.where(~exists().where(*_own_batch_claim(annotator_id, now)))
     if exclude:

@@ -21,8 +21,8 @@ from sqlalchemy import ColumnElement, Select, func, select
 from sqlmodel import Session
 
 from annotator.database.models import Annotation, Candidate, CandidateStatus
-from annotator.database.queries import of_source_and_type
-from annotator.labelling.queue import complete, labels_per_candidate
+from annotator.database.queries import LabelTarget, counted_labels, of_source_and_type
+from annotator.labelling.queue import complete, label_target
 
 RECOUNT_DECISIONS = 25  # count again after this many decisions ...
 RECOUNT_SECONDS = 30.0  # ... or this long, whichever comes first
@@ -36,10 +36,14 @@ class QueueProgress:
     mine_left: int
     done: int
     total: int
-    labels_per_candidate: int
+    target: LabelTarget
     filters: tuple[str | None, str | None] = (None, None)
     counted_at: float = field(default_factory=time.monotonic)
     decisions_since: int = 0
+
+    @property
+    def labels_per_candidate(self) -> int:
+        return self.target.labels
 
     @property
     def mine_share(self) -> float:
@@ -66,8 +70,9 @@ class QueueProgress:
             return
         self.mine_done += 1
         self.mine_left = max(self.mine_left - 1, 0)
-        label_count = session.execute(select(Candidate.label_count).where(Candidate.id == candidate_id)).scalar()
-        if label_count == self.labels_per_candidate:  # this label completed it
+        counted, settled = session.execute(
+            select(counted_labels(self.target), Candidate.settled).where(Candidate.id == candidate_id)).one()
+        if counted == self.target.labels or settled:  # this label completed it (or settled it)
             self.done = min(self.done + 1, self.total)
 
 
@@ -90,7 +95,7 @@ def count(
 ) -> QueueProgress:
     """Count the figures afresh: four counts, each a range of an index (one statement each: SQLite reads a
     count with FILTER clauses from the table, not from an index)."""
-    target = labels_per_candidate(session)
+    target = label_target(session)
     filters = {"data_source": data_source, "rewrite_type": rewrite_type}
     candidates = _pending(select(func.count()).select_from(Candidate), **filters)
     total = session.execute(candidates).scalar_one()
@@ -99,5 +104,5 @@ def count(
     mine_open = session.execute(_mine(annotator_id, filters, ~complete(target))).scalar_one()
     return QueueProgress(
         mine_done=mine_done, mine_left=max(total - done - mine_open, 0), done=done, total=total,
-        labels_per_candidate=target, filters=(data_source, rewrite_type),
+        target=target, filters=(data_source, rewrite_type),
     )

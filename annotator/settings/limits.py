@@ -72,6 +72,11 @@ def _shown(value: Any) -> str:
 
 # Project settings.
 LABELS_PER_CANDIDATE = Range("labels_per_candidate", 1, 20)
+# Adaptive overlap (`labelling.adaptive`): the posterior that settles a candidate, and the most labels one gets.
+ADAPTIVE_THRESHOLD = Range("adaptive_threshold", 0.5, 0.9999, whole=False)
+ADAPTIVE_MAX_LABELS = Range("adaptive_max_labels", 1, 20)
+# Bootstrap resamples behind each annotator's accuracy interval (`labelling.accuracy`).
+ACCURACY_RESAMPLES = Range("resamples", 0, 10_000)
 GOLD_EVERY = Range("gold_every", 0, 1000)  # 0: no gold items; 1 is refused apart (every item gold)
 REVIEW_TAGS = Range("the tag list", 1, 9)  # the number keys 1..9 toggle them
 TAG_LENGTH = Range("a tag", 1, 100)
@@ -101,6 +106,8 @@ JUDGE_PART_TRANSCRIPTS = 5_000
 PER_PROBLEM = Range("--per-problem", 1, 100)
 PER_ANNOTATOR = Range("--per-annotator", 1, 1_000_000)
 OVERLAP = Range("--overlap", 1, 20)
+AUDIT_SIZE = Range("--size", 1, 100_000)  # candidates in an audit sample
+AUDIT_SEED = Range("--seed", 0, INT32_MAX)  # stored in an INTEGER column
 TREECUT_COUNT = Range("--count", 1, 100_000)
 TREECUT_VARS = Range("--num-vars", 2, 100)
 TREECUT_DEPTH = Range("--ans-depth", 2, 100)

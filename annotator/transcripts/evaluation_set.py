@@ -18,7 +18,7 @@ from sqlmodel import Session
 from annotator.database import queries
 from annotator.database.models import Candidate, Problem
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN
-from annotator.labelling.queue import labels_per_candidate, vetted
+from annotator.labelling.queue import label_target, vetted
 
 ItemSet = Literal["vetted", "all"]
 _IN_CHUNK = 900
@@ -99,7 +99,7 @@ def evaluation_items(
     for row in session.execute(query):
         if _answerable(row.extra):
             yield _problem_item(row._asdict())
-    only = vetted(labels_per_candidate(session)) if item_set == "vetted" else None
+    only = vetted(label_target(session)) if item_set == "vetted" else None
     candidates = queries.candidates_query(data_source=data_source, where=only, columns=_ITEM_CANDIDATE_COLUMNS)
     for row in session.execute(candidates):
         yield _candidate_item(row._asdict())

@@ -10,7 +10,8 @@ from annotator.database.vocabulary import Role
 
 MAY = {
     Role.annotator: {Capability.annotate},
-    Role.reviewer: {Capability.annotate, Capability.review, Capability.adjudicate, Capability.see_everyones_labels},
+    Role.reviewer: {Capability.annotate, Capability.review, Capability.adjudicate, Capability.see_everyones_labels,
+                    Capability.audit},
     Role.admin: set(Capability),
 }
 
@@ -37,4 +38,5 @@ def test_who_may_is_said_in_role_order() -> None:
 
 
 def test_capabilities_are_the_users_words() -> None:
-    assert [c.value for c in Capability] == ["annotate", "review", "adjudicate", "administer", "see everyone's labels"]
+    assert [c.value for c in Capability] == ["annotate", "review", "adjudicate", "administer", "see everyone's labels",
+                                                 "audit"]

@@ -72,6 +72,11 @@ SMOKE: dict[str, Smoke] = {
         figures=("one aggregate over every label (median of 5) # ms",
                  "DisputeQueue: one key, adjudicate + next (median of 2) # ms"),
     ),
+    "bench_adaptive_overlap.py": smoke(
+        "--candidates", "60", "--teams", "mixed", "--thresholds", "0.99",
+        figures=("| fixed k = 2 | # | # | +0% | # | #% | # |",
+                 "| adaptive, 0.95, at most 3 | # | # | …% | # | …% | # |"),
+    ),
     "bench_agreement.py": smoke(
         "--candidates", "30", "--annotators", "4", "--repeat", "1",
         figures=("read labels # s, compute # s, total # s", "human_check alpha #"),

@@ -45,7 +45,8 @@ def test_agreement_json_counts_people_not_imports(url: str) -> None:
     result = run_cli(url, "agreement", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert set(report) == {"human_check", "difficulty_eval"}
+    assert set(report) == {"human_check", "difficulty_eval", "accuracy"}
+    assert [person["annotator"] for person in report["accuracy"]["annotators"]] == ["a", "b", "c"]
     checks = report["human_check"]
     assert checks["items"] == 6  # the two aime candidates carry only the import's labels
     assert {row["name"] for row in checks["annotators"]} == {"a", "b", "c"}
@@ -119,4 +120,52 @@ def test_batches_and_labels_usage_errors(tmp_path: Path) -> None:
     missing = run_cli(url, "batches", "--annotators", "zed", "--per-annotator", "1", "--out", str(tmp_path / "b"))
     assert missing.returncode == 2 and "error: 'zed' has no account" in missing.stderr
     wrong = run_cli(url, "export", "--format", "csv", "--as", "parquet", "--out", str(tmp_path / "x"))
-    assert wrong.returncode == 2 and "--as and --with-history apply to --format labels only" in wrong.stderr
+    assert wrong.returncode == 2 and "--as applies to --format labels or audit only" in wrong.stderr
+
+
+def test_agreement_json_gives_each_annotators_accuracy_with_its_interval(tmp_path: Path) -> None:
+    from annotator.database.engine import read_session
+    from annotator.labelling.accuracy import fit_from_database
+    from tests.support.simulated_team import ACCURACIES, simulate, store
+
+    url = f"sqlite:///{tmp_path / 'sim.sqlite'}"
+    _, frame = simulate(ACCURACIES, 150, seed=31)
+    store(get_engine(url), frame)
+    result = run_cli(url, "agreement", "--json", "--resamples", "40")
+    assert result.returncode == 0, result.stderr
+    accuracy = json.loads(result.stdout)["accuracy"]
+    with read_session(get_engine(url)) as session:
+        expected = fit_from_database(session, resamples=40)
+    assert accuracy == json.loads(json.dumps(expected.to_json()))
+    people = accuracy["annotators"]
+    assert [person["annotator"] for person in people] == [f"a{i}" for i in range(5)]
+    assert set(people[0]) == {"annotator", "accuracy", "accuracy_low", "accuracy_high", "items", "confusion"}
+    assert all(person["items"] == 150 and person["accuracy_low"] < person["accuracy"] < person["accuracy_high"]
+               for person in people)
+    assert max(abs(person["accuracy"] - truth) for person, truth in zip(people, ACCURACIES)) < 0.08
+    assert set(people[0]["confusion"]) == {"true_0", "true_1"} and set(people[0]["confusion"]["true_1"]) == {
+        "said_0", "said_1"}
+    text = run_cli(url, "agreement", "--resamples", "0").stdout
+    assert re.search(r"^  a0: 0\.9\d\d on 150 items$", text, re.M), text
+    assert run_cli(url, "agreement", "--resamples", "-1").returncode == 2
+
+
+def test_agreement_counts_the_llm_verifier_as_a_rater_only_when_asked(tmp_path: Path) -> None:
+    from sqlalchemy import update
+
+    from annotator.database.models import Candidate
+    from tests.support.simulated_team import simulate, store
+
+    url = f"sqlite:///{tmp_path / 'llm.sqlite'}"
+    truth, frame = simulate((0.9, 0.8), 40, seed=3)
+    ids, _ = store(get_engine(url), frame)
+    with write_session(get_engine(url)) as session:
+        for task, candidate_id in enumerate(ids[:30]):  # ten candidates never verified: no verdict
+            outputs = {"verification": {"verdict": True}, "unsolvable": {"verdict": bool(truth[task])}}
+            session.execute(update(Candidate).where(Candidate.id == candidate_id).values(llm_outputs=outputs))
+    plain = json.loads(run_cli(url, "agreement", "--json", "--resamples", "0").stdout)["accuracy"]
+    with_llm = json.loads(run_cli(url, "agreement", "--json", "--resamples", "0", "--llm-rater").stdout)["accuracy"]
+    assert [row["annotator"] for row in plain["annotators"]] == ["a0", "a1"]
+    llm = with_llm["annotators"][-1]
+    assert llm["annotator"] == "LLM verifier" and llm["items"] == 30 and llm["accuracy"] > 0.9
+    assert with_llm["labels"] == plain["labels"] + 30

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from alembic import command
 from sqlalchemy import Engine, text
+from sqlalchemy import inspect as sa_inspect
 
 from annotator.database.engine import MIGRATIONS_DIR, _alembic_config
 
@@ -223,3 +224,80 @@ def test_0022_adds_sent_decisions_and_the_events_decision_ids_and_takes_them_awa
     assert not changed
     command.upgrade(config, "heads")
     assert "decision_id" in columns("annotationevent")
+def test_0020_adds_the_audit_tables_and_its_downgrade_drops_them(engine: Engine) -> None:
+    """An audit sample and its items are stored after the upgrade; the downgrade drops both tables, labels kept."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0018_reference_rule")
+    with engine.begin() as conn:
+        _insert(conn, "annotator", id=1, name="rev", role="reviewer", is_system=False, is_active=True, created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        _insert(conn, "candidate", id=1, problem_id=1, data_id="aime_0_remove_1", data_source="aime",
+                rewrite_type="remove", rewritten_question="r", status="pending", label_count=0, created_at=NOW,
+                updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.begin() as conn:
+        _insert(conn, "auditsample", id=1, seed=7, size=1, vetted=1, drawn_by=1, drawn_at=NOW)
+        _insert(conn, "audititem", sample_id=1, candidate_id=1, data_source="aime", position=0, unsolvable=1,
+                comment="checked", audited_by=1, audited_at=NOW)
+        assert conn.execute(text("SELECT unsolvable, comment FROM audititem")).one() == (1, "checked")
+    command.downgrade(config, "0018_reference_rule")
+    with engine.connect() as conn:
+        tables = set(sa_inspect(conn).get_table_names())
+    assert "auditsample" not in tables and "audititem" not in tables and "candidate" in tables
+    command.upgrade(config, "heads")
+
+
+def test_0021_counts_each_candidates_labels_that_came_with_an_import(engine: Engine) -> None:
+    """Existing labels of system annotators (an import, a pipeline) give each candidate its `imported_label_count`,
+    people's labels none; the Overview's index takes the column; the downgrade drops it and keeps the labels."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0018_reference_rule")
+    # candidate -> annotators (1, 2: people; 3, 4: system annotators) who labelled it
+    cases = {"people": [1, 2], "release": [3], "both": [1, 3, 4], "none": []}
+    with engine.begin() as conn:
+        for i in range(1, 5):
+            _insert(conn, "annotator", id=i, name=f"a{i}" if i < 3 else f"import:file{i}", role="annotator",
+                    is_system=i >= 3, is_active=True, created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        for cid, (name, who) in enumerate(cases.items(), start=1):
+            _insert(conn, "candidate", id=cid, problem_id=1, data_id=f"aime_0_remove_{cid}", data_source="aime",
+                    rewrite_type="remove", rewritten_question=name, status="pending", label_count=len(who),
+                    created_at=NOW, updated_at=NOW)
+            for annotator_id in who:
+                _insert(conn, "annotation", candidate_id=cid, annotator_id=annotator_id, human_check=1,
+                        difficulty_eval=0, created_at=NOW, updated_at=NOW)
+    command.upgrade(config, "heads")
+    index = ("SELECT sql FROM sqlite_master WHERE name = 'ix_candidate_state'" if engine.dialect.name == "sqlite"
+             else "SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_candidate_state'")
+    with engine.connect() as conn:
+        counted = dict(conn.execute(text("SELECT rewritten_question, imported_label_count FROM candidate")).all())
+        assert "imported_label_count" in conn.execute(text(index)).scalar_one()
+    assert counted == {"people": 0, "release": 1, "both": 2, "none": 0}
+
+    command.downgrade(config, "0018_reference_rule")
+    with engine.connect() as conn:
+        assert "imported_label_count" not in conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys()
+        assert "imported_label_count" not in conn.execute(text(index)).scalar_one()
+        assert conn.execute(text("SELECT COUNT(*) FROM annotation")).scalar_one() == 6
+    command.upgrade(config, "heads")
+
+
+def test_0019_adds_the_settled_flag_false_for_existing_candidates(engine: Engine) -> None:
+    """Candidates stored before adaptive overlap are not settled; the downgrade drops the column and keeps them."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0018_reference_rule")
+    with engine.begin() as conn:
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        for cid in (1, 2):
+            _insert(conn, "candidate", id=cid, problem_id=1, data_id=f"aime_0_remove_{cid}", data_source="aime",
+                    rewrite_type="remove", rewritten_question="r", status="pending", label_count=cid,
+                    created_at=NOW, updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.connect() as conn:
+        assert dict(conn.execute(text("SELECT id, settled FROM candidate")).all()) in ({1: False, 2: False},
+                                                                                      {1: 0, 2: 0})
+    command.downgrade(config, "0018_reference_rule")
+    with engine.connect() as conn:
+        assert "settled" not in conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys()
+        assert conn.execute(text("SELECT count(*) FROM candidate")).scalar() == 2
+    command.upgrade(config, "heads")

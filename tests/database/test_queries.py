@@ -11,7 +11,7 @@ from annotator.database import queries
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import AnnotationEvent, Candidate, utcnow
 from annotator.database.vocabulary import LabelState
-from annotator.labelling.queue import labels_per_candidate
+from annotator.labelling.queue import label_target
 from tests.support.candidates import add_candidates, add_user
 from tests.support.progress import one_in_each_state
 
@@ -78,7 +78,7 @@ def test_each_candidate_is_in_exactly_one_label_state(engine: Engine) -> None:
     no label and filtered / unverified by status), and a labelled filtered one, which is in its labels' state."""
     states, _reviewer, _ann = one_in_each_state(engine)
     with read_session(engine) as session:
-        state = queries.label_state(labels_per_candidate(session))
+        state = queries.label_state(label_target(session))
         found = dict(session.execute(select(Candidate.id, state).order_by(Candidate.id)).all())
         counted = dict(session.execute(select(state, func.count()).group_by(state)).all())
     assert {found[candidate_id]: candidate_id for candidate_id in states.values()} == states
@@ -90,7 +90,7 @@ def test_complete_follows_labels_per_candidate(engine: Engine) -> None:
     states, _reviewer, _ann = one_in_each_state(engine)
     with read_session(engine) as session:
         for target, in_progress_is in ((1, LabelState.complete), (3, LabelState.in_progress)):
-            state = queries.label_state(target)
+            state = queries.label_state(queries.LabelTarget(target, count_imported=True))
             shown = session.execute(select(state).where(Candidate.id == states[LabelState.in_progress])).scalar()
             assert shown == in_progress_is
             # A reviewer's decision and a tie do not depend on how many labels are asked for.

@@ -17,6 +17,7 @@ from annotator.import_export.exports import export
 from annotator.labelling import labels
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -75,3 +76,69 @@ def test_a_reviewer_settles_disputes_with_keys_and_the_export_says_so(app: Runni
     manifest = export("reliablemath", tmp_path / "release", engine=engine)
     assert manifest["labels"]["counts"] == {"adjudicated": 1, "unanimous": 1}  # aime_0 was rejected
     assert manifest["labels"]["candidates"]["aime_2_remove_1"]["adjudicated_by"] == "rev"
+
+
+FIRST_COMMENT = "x is **fixed** by the <b>second</b> sentence"
+SECOND_COMMENT = "no: the second sentence only bounds x"
+
+
+def tab_to(page, widget_key: str) -> None:  # type: ignore[no-untyped-def]
+    """Press Tab until the focus is in the widget with key `widget_key` (keyboard only, no clicks)."""
+    inside = f"() => document.activeElement?.closest('.st-key-{widget_key}') !== null"
+    for _ in range(80):
+        if page.evaluate(inside):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {widget_key}")
+
+
+def comment_then(page, comment: str, key: str) -> None:  # type: ignore[no-untyped-def]
+    """Tab into the comment, type it, Esc, then press `key`."""
+    page.locator(".st-key-adjudicate_1 button").wait_for()
+    tab_to(page, "adjudicate_comment")
+    page.keyboard.type(comment)
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement === document.body")
+    page.keyboard.press(key)
+
+
+def cells(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """The text of every table cell on the page (the grids' cells, as text)."""
+    page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
+    return [text.strip() for text in page.locator("[role=gridcell]").all_inner_texts()]
+
+
+def test_the_second_reviewer_sees_the_first_ones_comment_and_the_override_keeps_it(  # type: ignore[no-untyped-def]
+    app: RunningApp, browser
+) -> None:
+    add_user(get_engine(app.database_url), "rex", role="reviewer", password=PASSWORD)
+    first = browser.new_context(viewport={"width": 2400, "height": 1200}).new_page()
+    second = browser.new_context(viewport={"width": 2400, "height": 1200}).new_page()
+    for page, name in ((first, "rev"), (second, "rex")):  # both have the tie on screen
+        open_page(page, app.url, name=name, password=PASSWORD, link="Adjudicate")
+        shows(page, "aime_0_remove_1")
+    comment_then(first, FIRST_COMMENT, "0")
+    shows(first, "aime_2_remove_1")
+
+    second.keyboard.press("1")
+    second.get_by_text("rev decided this dispute meanwhile: not acceptable.").wait_for()
+    second.get_by_text("Decisions", exact=True).wait_for()
+    wait_for(lambda: FIRST_COMMENT in cells(second), 30, "the first reviewer's comment in the decisions")
+    comment_then(second, SECOND_COMMENT, "1")  # the same key again: the override
+    shows(second, "aime_2_remove_1")
+
+    engine = get_engine(app.database_url)
+    with read_session(engine) as session:
+        candidate = session.execute(select(Candidate).where(Candidate.data_id == "aime_0_remove_1")).scalar_one()
+        assert (candidate.human_check, candidate.difficulty_eval, candidate.label_source) == (1, 0, "adjudicated")
+
+    second.get_by_role("link", name="Browse").click()
+    second.get_by_text("Select a row to open the candidate.").wait_for()
+    grid = second.locator("[data-testid=stDataFrame]").bounding_box()
+    assert grid is not None
+    second.mouse.click(grid["x"] + 12, grid["y"] + 35 + 17)  # the first row (aime_0): its selection box
+    second.get_by_text("History", exact=True).wait_for()
+    wait_for(lambda: {FIRST_COMMENT, SECOND_COMMENT, "overrode rev's decision"} <= set(cells(second)), 30,
+             "both decisions and their comments in Browse's history")
+    first.context.close()
+    second.context.close()

@@ -48,8 +48,8 @@ def test_the_checkbox_puts_the_incomplete_candidates_in(app: RunningApp, browser
     page.get_by_text("and leaves out 1 incomplete one(s)").wait_for()
     unsol, manifest = _download(page)
     assert unsol == ["math_0_remove_1"]
-    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 2, "incomplete": 1,
-                                  "left_out": 1}
+    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 2,
+                                  "imported_labels_count": True, "incomplete": 1, "left_out": 1}
 
     page.get_by_text("Release: include incomplete candidates").click()
     page.get_by_text("and 1 incomplete one(s).").wait_for()

@@ -50,6 +50,9 @@ def test_a_disagreed_item_opens_both_responses_side_by_side(app, tracker: Tracke
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     sign_in(page, running.url)
     go(page, "Report")
+    # The figures on the page are the newest (no rerun to swap new ones in will close the list while it is used).
+    expect(page.get_by_text(re.compile("New figures are being computed"))).to_have_count(0, timeout=120_000)
+    settled(page)
     choice = page.get_by_role("combobox", name=re.compile("Item to open side by side"))
     choice.focus()
     page.keyboard.type(data_id)

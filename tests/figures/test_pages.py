@@ -69,6 +69,9 @@ def test_team_figures_name_the_people_and_their_agreement(engine: Engine) -> Non
         team = figures.TEAM.from_json(figures.TEAM.to_json(figures.TEAM.compute(session)))
     assert sorted(team["activity"]) == ["ann", "bea", "cat"] and team["activity"]["ann"]["labels"] == 6
     assert team["agreement"]["human_check"]["items"] == 6 and set(team["gold"]) == {"ann", "bea", "cat"}
+    accuracy = {row["annotator"]: row for row in team["accuracy"]["annotators"]}
+    assert set(accuracy) == {"ann", "bea", "cat"} and {row["items"] for row in accuracy.values()} == {6}
+    assert all(row["accuracy_low"] <= row["accuracy"] <= row["accuracy_high"] for row in accuracy.values())
 
 
 def test_numpy_numbers_become_numbers_and_nan_survives_but_other_objects_are_refused() -> None:

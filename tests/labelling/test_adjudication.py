@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, select
 
+from annotator.accounts.auth import User
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import Adjudication, AnnotationEvent, Annotator, Candidate
-from annotator.labelling import adjudication, labels
+from annotator.labelling import adjudication, browse, labels
 from tests.support.labels import assert_agreement_recomputed, seed
 
 # candidate index -> labels of annotators 0, 1, 2
@@ -177,6 +178,35 @@ def test_a_second_reviewer_is_told_who_decided_meanwhile_and_may_override(engine
             .order_by(AnnotationEvent.id)
         )
         assert list(events.scalars()) == [first, first, second]
+
+
+def test_an_override_keeps_the_earlier_decision_and_its_comment_in_the_history(engine: Engine) -> None:
+    """The second reviewer learns the first one's comment, and after the override the history (Adjudicate's
+    decisions, Browse's rows) still holds the first decision and its comment beside the second."""
+    cids, aids = _seed(engine)
+    first, second = aids[2], aids[3]
+    with write_session(engine) as session:
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=first, human_check=0, difficulty_eval=None,
+                                comment="x is fixed by the *second* sentence")
+    with pytest.raises(adjudication.DecidedMeanwhile) as caught, write_session(engine) as session:
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=second, human_check=1, difficulty_eval=0)
+    assert caught.value.comment == "x is fixed by the *second* sentence"
+    with write_session(engine) as session:  # overriding without a comment of their own
+        adjudication.adjudicate(session, candidate_id=cids[1], reviewer_id=second, human_check=1, difficulty_eval=0,
+                                override=True)
+    with read_session(engine) as session:
+        names = dict(session.execute(select(Annotator.id, Annotator.name)).all())
+        history = adjudication.decision_history(session, candidate_id=cids[1])
+        viewer = User(id=second, name=names[second], role="reviewer")
+        rows = browse.history_rows(browse.label_history(session, candidate_id=cids[1], viewer=viewer)["events"])
+        assert session.get(Adjudication, cids[1]).comment is None  # the decision that stands has none
+    assert [(h["reviewer"], h["human_check"], h["comment"], h["overrode"], h["current"]) for h in history] == [
+        (names[first], 0, "x is fixed by the *second* sentence", None, False),
+        (names[second], 1, None, names[first], True)]
+    assert [(row["who"], row["what"], row["comment"]) for row in rows[-2:]] == [
+        (names[first], "adjudicated", "x is fixed by the *second* sentence"),
+        (names[second], f"overrode {names[first]}'s decision", "")]
+    assert rows[0]["comment"] == "c1"  # the labels' comments too
 
 
 def test_a_decision_on_a_candidate_without_labels_resolves_it(engine: Engine) -> None:

@@ -233,3 +233,29 @@ def test_file_names_are_safe() -> None:
     assert batches.file_name("ann") == "ann.xlsx"
     assert batches.file_name("Dr. Ann Lee") == "Dr. Ann Lee.xlsx"
     assert batches.file_name("../etc/passwd") == "_etc_passwd.xlsx"
+
+
+def test_imported_labels_fill_a_batchs_slots_or_not_as_the_project_says(engine: Engine, tmp_path: Path) -> None:
+    """Candidates that came with the release's own label, labels_per_candidate = 2, three annotators: with imported
+    labels counting each candidate goes to one sheet; not counting, to two."""
+    import json
+
+    release = tmp_path / "release"
+    release.mkdir()
+    solve = [{"data_source": "aime", "id": i, "question": f"Find $x$ if $x = {i}$.", "ground_truth": str(i)}
+             for i in range(3)]
+    unsol = [{"data_id": f"aime_{i}_remove_1", "question": row["question"], "rewritten_question": "Find $x$.",
+              "ground_truth": row["ground_truth"], "difficulty_eval": 0} for i, row in enumerate(solve)]
+    (release / "solve.json").write_text(json.dumps(solve), encoding="utf-8")
+    (release / "unsol.json").write_text(json.dumps(unsol), encoding="utf-8")
+    import_parts(read(release), engine=engine)
+    for name in ("ann", "bob", "cat"):
+        add_user(engine, name)
+    _set_target(engine, 2)
+    made = _make(engine, tmp_path / "counting", annotators=["ann", "bob", "cat"], per_annotator=3)
+    assert sorted(Counter(cid for sheet in made.assigned.values() for cid in sheet).values()) == [1, 1, 1]
+    with write_session(engine) as session:
+        batches.release_batch(session, name=made.name)
+        queue.set_imported_labels_count(session, value=False)
+    made = _make(engine, tmp_path / "not_counting", annotators=["ann", "bob", "cat"], per_annotator=3)
+    assert sorted(Counter(cid for sheet in made.assigned.values() for cid in sheet).values()) == [2, 2, 2]

@@ -91,6 +91,7 @@ def test_history_reads_who_when_and_what_changed(engine: Engine) -> None:
         ("rev", "adjudicated", "human_check 1, difficulty_eval 1"),
     ]
     assert all(len(row["when"]) == 19 and row["when"][4] == "-" for row in rows)
+    assert [row["comment"] for row in rows] == ["", "the condition is still there", "still there", ""]
 
 
 def test_describe_change_says_a_removed_comment() -> None:

@@ -1,15 +1,17 @@
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections import Counter
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select, update
 
 from annotator.database.engine import get_engine, read_session, write_session
-from annotator.database.models import AnnotationEvent, Candidate, utcnow
+from annotator.database.models import Annotation, AnnotationEvent, Annotator, Candidate, utcnow
 from annotator.labelling import browse, queue, queue_progress
 from tests.conftest import PROJECT_ROOT
 from tests.support.candidates import add_candidates, add_user
@@ -168,9 +170,10 @@ def _plan(engine: Engine, annotator_id: int, **filters: object) -> str:
 def test_the_next_candidate_is_an_index_walk_not_a_scan_and_sort(sqlite_engine: Engine) -> None:
     add_candidates(sqlite_engine, 3)
     ann = add_user(sqlite_engine, "ann")
-    for target in (1, 3):
+    for target, imported_count in ((1, True), (3, True), (1, False), (3, False)):
         with write_session(sqlite_engine) as session:
             queue.set_labels_per_candidate(session, value=target)
+            queue.set_imported_labels_count(session, value=imported_count)
         plan = _plan(sqlite_engine, ann.id)
         assert "ix_candidate_queue" in plan, plan
         assert "TEMP B-TREE" not in plan, plan
@@ -234,3 +237,123 @@ def test_annotators_racing_for_work_never_get_the_same_candidate(database_url: s
     with read_session(engine) as session:
         counts = dict(session.execute(select(Candidate.id, Candidate.label_count)).all())
     assert {candidate_id: counts[candidate_id] for candidate_id in handed} == dict(handed)
+
+
+def _imported_release(engine: Engine, tmp_path: Path, count: int) -> list[int]:
+    """A release of `count` AIME candidates, each with the release's own label (import:reliablemath,
+    human_check = 1), imported; the candidates' ids."""
+    from tests.support.release import import_release
+
+    release = tmp_path / "release"
+    release.mkdir()
+    solve = [{"data_source": "aime", "id": i, "question": f"Find $x$ if $x = {i}$.", "ground_truth": str(i)}
+             for i in range(count)]
+    unsol = [{"data_id": f"aime_{i}_remove_1", "question": row["question"], "rewritten_question": "Find $x$.",
+              "ground_truth": row["ground_truth"], "difficulty_eval": 0} for i, row in enumerate(solve)]
+    (release / "solve.json").write_text(json.dumps(solve, indent=4), encoding="utf-8")
+    (release / "unsol.json").write_text(json.dumps(unsol, indent=4), encoding="utf-8")
+    import_release(engine, release)
+    with read_session(engine) as session:
+        return list(session.execute(select(Candidate.id).order_by(Candidate.id)).scalars())
+
+
+def _work_through(engine: Engine, people: list[int]) -> None:
+    """Each person in turn claims and accepts the next candidate, until the queue has nothing for anyone."""
+    waiting = list(people)
+    while waiting:
+        for person in list(waiting):
+            candidate_id = _next(engine, person)
+            if candidate_id is None:
+                waiting.remove(person)
+            else:
+                _decide(engine, person, candidate_id)
+
+
+def _people_per_candidate(engine: Engine) -> dict[int, set[int]]:
+    with read_session(engine) as session:
+        rows = session.execute(select(Annotation.candidate_id, Annotation.annotator_id)
+                               .join(Annotator, Annotator.id == Annotation.annotator_id)
+                               .where(Annotator.is_system.is_(False))).all()
+    people: dict[int, set[int]] = {}
+    for candidate_id, annotator_id in rows:
+        people.setdefault(candidate_id, set()).add(annotator_id)
+    return people
+
+
+def _what_everyone_says(engine: Engine, out: Path) -> dict[str, object]:
+    """Completeness and vetted as the queue's progress, Browse, stats and the release export count them."""
+    from annotator.figures import stats
+    from annotator.import_export.exports import export
+    from tests.support.candidates import add_user as add_account
+
+    admin = add_account(engine, f"admin{len(list(out.parent.iterdir()))}", role="admin")
+    manifest = export("reliablemath", out, engine=engine)
+    with read_session(engine) as session:
+        progress = queue_progress.count(session, annotator_id=admin.id)
+        counted = stats.compute(session)["total"]
+        states = Counter(row["state"] for row in browse.list_candidates(session, viewer=admin, page_size=100).rows)
+        vetted = browse.list_candidates(session, viewer=admin, label_state="vetted").total
+    return {"done": progress.done, "total": progress.total, "states": dict(states), "browse_vetted": vetted,
+            "stats_vetted": counted["vetted"], "stats_incomplete": counted["incomplete"],
+            "released": len(json.loads((out / "unsol.json").read_text(encoding="utf-8"))),
+            "left_out": manifest["vetted"]["left_out"]}
+
+
+def test_with_imported_labels_not_counting_each_candidate_gets_two_of_the_teams_people(
+        engine: Engine, tmp_path: Path) -> None:
+    """A team re-checks an imported release with labels_per_candidate = 2 and imported labels not counting: the
+    release's own label fills no slot, so every candidate reaches two of the team's people and annotators
+    overlap; the queue, the progress, Browse, stats and the release agree on what is complete and vetted."""
+    ids = _imported_release(engine, tmp_path, 6)
+    people = [add_user(engine, name).id for name in ("ann", "bob", "cat")]
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=2)
+        queue.set_imported_labels_count(session, value=False)
+    before = _what_everyone_says(engine, tmp_path / "before")
+    assert before == {"done": 0, "total": 6, "states": {"in progress": 6}, "browse_vetted": 0, "stats_vetted": 0,
+                      "stats_incomplete": 6, "released": 0, "left_out": 6}
+
+    _work_through(engine, people)
+    reached = _people_per_candidate(engine)
+    assert {candidate_id: len(who) for candidate_id, who in reached.items()} == dict.fromkeys(ids, 2)
+    shared = Counter(tuple(sorted(who)) for who in reached.values())
+    assert len(shared) >= 2 and sum(shared.values()) == 6  # pairs of annotators label the same candidates
+    with read_session(engine) as session:
+        counts = session.execute(select(Candidate.label_count, Candidate.imported_label_count)).all()
+    assert set(counts) == {(3, 1)}
+    after = _what_everyone_says(engine, tmp_path / "after")
+    assert after == {"done": 6, "total": 6, "states": {"complete": 6}, "browse_vetted": 6, "stats_vetted": 6,
+                     "stats_incomplete": 0, "released": 6, "left_out": 0}
+
+
+def test_with_imported_labels_counting_the_release_fills_one_slot_of_two(engine: Engine, tmp_path: Path) -> None:
+    """The default: the release's own label is one of the two, so every candidate goes to one person only and no
+    two annotators share one."""
+    ids = _imported_release(engine, tmp_path, 6)
+    people = [add_user(engine, name).id for name in ("ann", "bob", "cat")]
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=2)
+        assert queue.imported_labels_count(session) is True
+    assert _what_everyone_says(engine, tmp_path / "before")["states"] == {"in progress": 6}
+    _work_through(engine, people)
+    assert {candidate_id: len(who) for candidate_id, who in _people_per_candidate(engine).items()} == dict.fromkeys(
+        ids, 1)
+    after = _what_everyone_says(engine, tmp_path / "after")
+    assert after == {"done": 6, "total": 6, "states": {"complete": 6}, "browse_vetted": 6, "stats_vetted": 6,
+                     "stats_incomplete": 0, "released": 6, "left_out": 0}
+
+
+def test_turning_imported_labels_off_reopens_an_imported_release(engine: Engine, tmp_path: Path) -> None:
+    """With k = 1 an imported release is vetted as released; not counting imported labels, each candidate waits for
+    one person of the team, and a stored value that is not true or false reads as the default."""
+    from annotator.database import queries
+
+    _imported_release(engine, tmp_path, 2)
+    ann = add_user(engine, "ann")
+    assert _next(engine, ann.id) is None
+    with write_session(engine) as session:
+        queue.set_imported_labels_count(session, value=False)
+    assert _next(engine, ann.id) is not None
+    with write_session(engine) as session:
+        queries.set_setting(session, key=queue.IMPORTED_LABELS_COUNT, value="no")
+        assert queue.imported_labels_count(session) is True

@@ -108,3 +108,37 @@ def test_a_disabled_reviewer_decides_nothing_and_is_signed_out(engine: Engine) -
     with read_session(engine) as session:
         assert session.execute(select(AnnotationEvent).where(AnnotationEvent.action == "adjudicate")).first() is None
     assert app.session_state["auth_message"] == "Signed out: your account has been disabled; nothing was saved."
+
+
+def test_the_audit_queue_says_how_to_draw_a_sample_then_walks_it(engine: Engine) -> None:
+    """No sample: the page says how to draw one; drawn: its candidates in order, labels hidden, `1` / `0` stored with
+    the comment, and the disputes queue still there when chosen back."""
+    from annotator.database.models import AuditItem
+    from annotator.labelling import audit
+
+    _dispute(engine)  # all three resolve to human_check 1 over one label asked for: vetted
+    app = _open(engine, "rev", "reviewer")
+    app.selectbox(key="adjudicate_queue").select("Audit sample").run()
+    assert not app.exception, app.exception
+    assert app.markdown[0].value == "#### Nothing to audit"
+    assert "python -m annotator audit draw --size N --seed S --by NAME" in app.info[0].value
+
+    with write_session(engine) as session:
+        audit.draw(session, size=5, seed=2, drawn_by=app.session_state["user"].id)
+    app.selectbox(key="adjudicate_queue").select("Disputes").run()
+    assert app.markdown[0].value == "#### math\\_0\\_remove\\_1"
+    with read_session(engine) as session:
+        order = [(row["data_id"], session.execute(select(Candidate.id).where(Candidate.data_id == row["data_id"]))
+                  .scalar_one()) for row in audit.sample_rows(session)]
+    app.selectbox(key="adjudicate_queue").select("Audit sample").run()
+    assert app.markdown[0].value == "#### " + order[0][0].replace("_", "\\_")
+    assert not app.dataframe  # the re-check is the reviewer's own: no labels shown
+    assert "Left to audit:** 3" in app.caption[0].value
+    app.text_input(key="adjudicate_comment").input("still solvable")
+    app.button(key="adjudicate_audit_0").click().run()
+    assert not app.exception, app.exception
+    assert app.markdown[0].value == "#### " + order[1][0].replace("_", "\\_")
+    with read_session(engine) as session:
+        stored = session.execute(select(AuditItem.candidate_id, AuditItem.unsolvable, AuditItem.comment)
+                                 .where(AuditItem.unsolvable.is_not(None))).all()
+    assert [tuple(row) for row in stored] == [(order[0][1], 0, "still solvable")]

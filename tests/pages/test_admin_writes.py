@@ -94,3 +94,13 @@ def test_a_setting_changed_while_the_database_is_busy_says_so_and_shows_the_stor
     assert app.number_input(key="settings_labels_per_candidate").value == 1
     with read_session(sqlite_engine) as session:
         assert queue.labels_per_candidate(session) == 1
+
+
+def test_a_disabled_admin_does_not_change_whether_imported_labels_count(engine: Engine) -> None:
+    app = open_page("overview", engine, name="ada", role="admin")
+    _disable(app, engine, "ada")
+    app.checkbox(key="settings_imported_labels_count").uncheck().run()
+    assert not app.exception, app.exception
+    with read_session(engine) as session:
+        assert queue.imported_labels_count(session) is True
+    assert _signed_out(app)

@@ -56,7 +56,8 @@ def test_the_history_is_a_table_of_who_when_and_what_changed(engine: Engine) -> 
     app.run()
     assert not app.exception, app.exception
     history = app.dataframe[-1].value
-    assert list(history.columns) == ["who", "when", "what", "changed"]
+    assert list(history.columns) == ["who", "when", "what", "changed", "comment"]
     assert list(history["changed"]) == ["human_check 1, difficulty_eval 1",
                                         "human_check 1 → 0, difficulty_eval 1 → —, comment added"]
+    assert list(history["comment"]) == ["", "the condition is still there"]
     assert "{" not in " ".join(history["changed"])

@@ -51,6 +51,11 @@ def test_reviewers_see_each_annotator_and_the_agreement(engine: Engine) -> None:
     assert '"annotator"' in per_day.proto.spec and '"type": "bar"' in per_day.proto.spec
     # Nobody labelled a gold item: a dash, not "None".
     assert list(people["gold accuracy"]) == ["—", "—"]
+    # Each annotator's Dawid-Skene accuracy, its interval and the items it rests on.
+    accuracy = app.table[0].value
+    assert list(accuracy.index) == ["ann", "bea"] and list(accuracy["items"]) == [4, 4]
+    assert all(re.fullmatch(r"0\.\d{3} – [01]\.\d{3}", interval) for interval in accuracy["95% interval"])
+    assert any("Dawid-Skene" in caption.value and "over 4 candidates" in caption.value for caption in app.caption)
 
 
 def test_annotators_may_not_open_the_team_page(engine: Engine) -> None:

@@ -165,10 +165,14 @@ _SAFE_VALUES = {
     "run.cache_hits", "run.failures", "reason", "latest.id", "old", "new", "GUIDELINE", "SOLUTION", "MODEL_OUTPUTS",
     "lines", "target", "verdict.value", "coefficient.label", "coefficient.citation", "field.label", "KEY_HELP",
     "after", "rule_sets.REFERENCE_RULE", "rule_sets.RULE_SETS", "entry", "entry.name", "entry.description",
+    "wanted", "came_with",  # a count in our words (`labels_wanted`); importers' names through escape_markdown
+    "described",  # adaptive overlap's setting in our words (`adaptive.describe`: numbers only)
+    "ACCURACY_HELP",  # Team's fixed words on the accuracy table
 }
 _SAFE_CALLS = {"escape_markdown", "text", "details", "verdicts", "_heading", "_status", "len", "int", "round",
                "label_name", "guideline_for", "_refusal", "name", "capitalize", "age_text",
-               "_wait_text", "_width_caption"}  # a wait in seconds; counts and interval method names
+               "_wait_text", "_width_caption",  # a wait in seconds; counts and interval method names
+               "labels_wanted"}  # a number of labels in our words
 
 
 def _unsafe_parts(node: ast.AST) -> list[ast.AST]:

@@ -101,6 +101,9 @@ class Candidate(SQLModel, table=True):
     # The resolved label over all annotations, kept in step with them in the same transaction so that
     # queues, statistics and exports never aggregate the annotation table.
     label_count: int = 0
+    # Of those, the labels that came with an import or a pipeline (a system annotator's, e.g. the release's own
+    # "import:reliablemath"): the project setting `imported_labels_count` says whether they fill `labels_per_candidate`.
+    imported_label_count: int = 0
     human_check: int | None = None
     difficulty_eval: int | None = None
     # Where the resolved label comes from: a `LabelSource`, or None while it is unresolved.
@@ -108,6 +111,9 @@ class Candidate(SQLModel, table=True):
     # The share of its labels equal to the most common one (None without labels), kept with the resolved label:
     # below 1 the labels disagree (a dispute). Adjudicate reads the open disputes, lowest first, off an index.
     agreement: float | None = None
+    # With adaptive overlap on (`labelling.adaptive`): its labels already settle it (the posterior of their majority
+    # class reaches the threshold), so it is complete with fewer labels. Always false with adaptive overlap off.
+    settled: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -119,7 +125,7 @@ class Candidate(SQLModel, table=True):
         # Every column the Overview's counts and the label state read (`stats`, `queries.label_state`): they count
         # the candidates off this index alone, not the table with its texts.
         Index("ix_candidate_state", "data_source", "rewrite_type", "status", "label_source", "label_count",
-              "human_check", "difficulty_eval"),
+              "human_check", "difficulty_eval", "imported_label_count"),
         # The open disputes in Adjudicate's order (`adjudication`): lowest agreement, ties first, then by id.
         Index("ix_candidate_dispute", "agreement", text("(human_check IS NOT NULL)"), "id",
               sqlite_where=text(OPEN_DISPUTE), postgresql_where=text(OPEN_DISPUTE)),
@@ -193,6 +199,31 @@ class GoldLabel(SQLModel, table=True):
     difficulty_eval: int | None = None
     created_by: int | None = Field(default=None, foreign_key="annotator.id")
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class AuditSample(SQLModel, table=True):
+    """A random sample of the vetted candidates drawn for a reviewer to re-check (`annotator.labelling.audit`): who
+    drew it, when, with which seed, and how many were asked for and vetted then. The newest one is the audit."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    seed: int
+    size: int  # asked for
+    vetted: int  # vetted candidates when it was drawn
+    drawn_by: int = Field(foreign_key="annotator.id")
+    drawn_at: datetime = Field(default_factory=utcnow)
+
+
+class AuditItem(SQLModel, table=True):
+    """A candidate in an audit sample and, once a reviewer re-checked it, whether it is truly unsolvable."""
+
+    sample_id: int = Field(foreign_key="auditsample.id", primary_key=True)
+    candidate_id: int = Field(foreign_key="candidate.id", primary_key=True)
+    data_source: str = Field(max_length=100)  # its stratum when drawn
+    position: int  # the order a reviewer is shown the sample in
+    unsolvable: int | None = None  # 1 truly unsolvable, 0 not; None until audited
+    comment: str | None = text_column()
+    audited_by: int | None = Field(default=None, foreign_key="annotator.id")
+    audited_at: datetime | None = None
 
 
 class Setting(SQLModel, table=True):

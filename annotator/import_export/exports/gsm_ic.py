@@ -26,7 +26,7 @@ from annotator.database.queries import iter_candidates, original_question_and_an
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN
 from annotator.import_export.exports.umwp import dumps_file
 from annotator.import_export.formats.gsm_ic import NAME
-from annotator.labelling.queue import labels_per_candidate, vetted
+from annotator.labelling.queue import label_target, vetted
 
 # A GSM-IC file that was not imported (e.g. `distract --out`): a JSON array, indent 2, non-ASCII kept, a final
 # newline.
@@ -78,7 +78,7 @@ def write_files(session: Session, out: Path) -> dict[str, int]:
         counts[name] = len(records)
     generated = [
         record_from(c)
-        for c in iter_candidates(session, where=vetted(labels_per_candidate(session)), rewrite_types=SOLVABLE_BY_DESIGN)
+        for c in iter_candidates(session, where=vetted(label_target(session)), rewrite_types=SOLVABLE_BY_DESIGN)
         if "file" not in ((c.get("extra") or {}).get("gsm_ic") or {})
     ]
     if generated:
@@ -91,7 +91,7 @@ def nothing_to_write(session: Session) -> str | None:
     """Why the export would write no file, or None: it writes every imported GSM-IC file and the vetted
     distractors."""
     distractors = select(Candidate.id).where(
-        vetted(labels_per_candidate(session)), Candidate.rewrite_type.in_([str(t) for t in SOLVABLE_BY_DESIGN])
+        vetted(label_target(session)), Candidate.rewrite_type.in_([str(t) for t in SOLVABLE_BY_DESIGN])
     )
     if source_files(session, format=NAME) or session.scalar(distractors.limit(1)) is not None:
         return None

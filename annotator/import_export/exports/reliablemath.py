@@ -11,6 +11,7 @@ release's `math_instruction.json` when the imported one had it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,10 @@ from annotator.database.queries import (
 )
 from annotator.database.vocabulary import SOLVABLE_BY_DESIGN, VettedRule
 from annotator.import_export.formats.reliablemath import FLOAT_DIFFICULTY, INSTRUCTION_KIND, NAME, dumps
+from annotator.labelling import adaptive
 from annotator.labelling.adjudication import label_provenance
-from annotator.labelling.queue import incomplete, labels_per_candidate, vetted
+from annotator.labelling.audit import estimate
+from annotator.labelling.queue import incomplete, label_target, vetted
 
 
 def solve_record(problem: dict[str, Any]) -> dict[str, Any]:
@@ -63,20 +66,29 @@ def _rule(include_incomplete: bool) -> VettedRule:
     return VettedRule.include_incomplete if include_incomplete else VettedRule.complete_or_adjudicated
 
 
-def write_release(session: Session, out: Path, *, include_incomplete: bool = False) -> dict[str, int]:
-    """The release layout; only vetted unsolvable-by-design candidates (`include_incomplete`: also the
-    incomplete ones whose labels so far resolve to human_check = 1)."""
-    released = vetted(labels_per_candidate(session), rule=_rule(include_incomplete))
-    styles = source_file_options(session, format=NAME)
-    counts: dict[str, int] = {}
-    combined: dict[str, list[dict[str, Any]]] = {"solve": [], "unsol": []}
+def records_by_source(
+    session: Session, *, include_incomplete: bool = False
+) -> Iterator[tuple[str, dict[str, list[dict[str, Any]]]]]:
+    """Each data source's release records, in the release's order: (source, {"solve": [...], "unsol": [...]}),
+    the unsol ones only vetted unsolvable-by-design candidates (`include_incomplete`: also the incomplete ones
+    whose labels so far resolve to human_check = 1). The release files and the Hugging Face export hold these."""
+    released = vetted(label_target(session), rule=_rule(include_incomplete))
     for source in data_sources(session):
-        per_source = {
+        yield source, {
             "solve": [solve_record(p) for p in iter_problems(session, data_source=source)],
             "unsol": [unsol_record(c) for c in iter_candidates(
                 session, data_source=source, where=released, exclude_rewrite_types=SOLVABLE_BY_DESIGN
             )],
         }
+
+
+def write_release(session: Session, out: Path, *, include_incomplete: bool = False) -> dict[str, int]:
+    """The release layout; only vetted unsolvable-by-design candidates (`include_incomplete`: also the
+    incomplete ones whose labels so far resolve to human_check = 1)."""
+    styles = source_file_options(session, format=NAME)
+    counts: dict[str, int] = {}
+    combined: dict[str, list[dict[str, Any]]] = {"solve": [], "unsol": []}
+    for source, per_source in records_by_source(session, include_incomplete=include_incomplete):
         for kind, records in per_source.items():
             name = f"{kind}/{source}.json"
             write_json(out / name, records, styles.get(name, {}))
@@ -94,21 +106,27 @@ def write_release(session: Session, out: Path, *, include_incomplete: bool = Fal
 
 def manifest(session: Session, *, include_incomplete: bool = False) -> dict[str, Any]:
     """The release manifest's own entries: `vetted`, the rule its candidates were chosen by, with
-    `labels_per_candidate`, how many unsolvable-by-design candidates are `incomplete` (resolved to human_check
-    = 1 over fewer labels, not adjudicated) and how many of those were `left_out`; and `labels`, where each
-    released candidate's label comes from (`adjudication.label_provenance`)."""
-    target = labels_per_candidate(session)
+    `labels_per_candidate` and whether imported labels fill it (`imported_labels_count`), how many
+    unsolvable-by-design candidates are `incomplete` (resolved to human_check = 1 over fewer labels, not
+    adjudicated) and how many of those were `left_out` (and `adaptive_overlap`'s threshold and most labels when it
+    is on); `labels`, where each released candidate's label comes from (`adjudication.label_provenance`); and
+    `audit`, the share of vetted candidates truly unsolvable with its interval and the sample it rests on
+    (`audit.estimate`)."""
+    target = label_target(session)
     waiting = session.execute(
         select(func.count()).select_from(Candidate).where(
             incomplete(target), Candidate.rewrite_type.not_in([str(t) for t in SOLVABLE_BY_DESIGN])
         )
     ).scalar_one()
     rule = _rule(include_incomplete)
-    return {
-        "vetted": {"rule": rule.value, "labels_per_candidate": target, "incomplete": waiting,
-                   "left_out": 0 if include_incomplete else waiting},
-        "labels": label_provenance(session, where=vetted(target, rule=rule)),
-    }
+    chosen: dict[str, Any] = {"rule": rule.value, "labels_per_candidate": target.labels,
+                              "imported_labels_count": target.count_imported, "incomplete": waiting,
+                              "left_out": 0 if include_incomplete else waiting}
+    setting = adaptive.overlap(session)
+    if setting.adaptive:  # then `labels_per_candidate` is the most labels; fewer that settle a candidate complete it
+        chosen["adaptive_overlap"] = {"threshold": setting.threshold, "max_labels": setting.max_labels}
+    return {"vetted": chosen, "labels": label_provenance(session, where=vetted(target, rule=rule)),
+            "audit": estimate(session)}
 
 
 def write_json(path: Path, records: list[dict[str, Any]], style: dict[str, Any]) -> None:

@@ -1,7 +1,7 @@
 """decisions sent from the browser: their ids, stored once, on the events they made
 
 Revision ID: 0022_decision_ids
-Revises: 0018_reference_rule
+Revises: 0021_imported_labels
 
 The queue pages hold the next items in the browser and send each decision in the background with an id made in
 the browser; a decision may arrive twice (sent again when its answer was lost, or after a reload). `sentdecision`
@@ -16,7 +16,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0022_decision_ids"
-down_revision: str | Sequence[str] | None = "0018_reference_rule"
+down_revision: str | Sequence[str] | None = "0021_imported_labels"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

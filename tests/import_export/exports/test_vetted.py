@@ -53,15 +53,15 @@ def test_one_label_of_two_is_not_vetted_until_complete_or_adjudicated(
 ) -> None:
     manifest = export("reliablemath", tmp_path / "vetted", engine=engine)
     assert _released(tmp_path / "vetted") == ["math_1_remove_1"]  # `two` only
-    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 2, "incomplete": 1,
-                                  "left_out": 1}
+    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 2,
+                                  "imported_labels_count": True, "incomplete": 1, "left_out": 1}
     assert list(manifest["labels"]["candidates"]) == ["math_1_remove_1"]
     assert "options" not in manifest
 
     manifest = export("reliablemath", tmp_path / "all", engine=engine, options={"include_incomplete": True})
     assert _released(tmp_path / "all") == ["math_0_remove_1", "math_1_remove_1"]
-    assert manifest["vetted"] == {"rule": "include-incomplete", "labels_per_candidate": 2, "incomplete": 1,
-                                  "left_out": 0}
+    assert manifest["vetted"] == {"rule": "include-incomplete", "labels_per_candidate": 2,
+                                  "imported_labels_count": True, "incomplete": 1, "left_out": 0}
     assert manifest["options"] == {"include_incomplete": True}
     assert manifest["labels"]["counts"] == {"single": 1, "unanimous": 1}
 
@@ -87,8 +87,8 @@ def test_with_one_label_per_candidate_a_single_label_is_complete(engine: Engine,
         queue.set_labels_per_candidate(session, value=1)
     manifest = export("reliablemath", tmp_path, engine=engine)
     assert _released(tmp_path) == ["math_0_remove_1", "math_1_remove_1"]
-    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 1, "incomplete": 0,
-                                  "left_out": 0}
+    assert manifest["vetted"] == {"rule": "complete-or-adjudicated", "labels_per_candidate": 1,
+                                  "imported_labels_count": True, "incomplete": 0, "left_out": 0}
 
 
 def test_stats_count_as_vetted_exactly_what_the_release_holds(
@@ -169,5 +169,6 @@ def test_the_cli_flag(engine: Engine, database_url: str, project: dict[str, int]
 def test_the_cli_flag_on_another_format_is_a_usage_error(tmp_path: Path) -> None:
     result = run_cli(f"sqlite:///{tmp_path / 'a.sqlite'}", "export", "--format", "labels", "--include-incomplete",
                      "--out", str(tmp_path / "out"))
-    assert result.returncode == 2 and "--include-incomplete applies to --format reliablemath only" in result.stderr
+    assert result.returncode == 2 and (
+        "--include-incomplete applies to --format reliablemath or hf only") in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()

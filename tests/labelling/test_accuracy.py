@@ -1,0 +1,112 @@
+"""Each annotator's accuracy fitted from the stored labels (both databases), written through the label writer: the
+same fit as on the labels in memory, gold items anchored, imports and the LLM verifier only when asked, and the
+model's estimate of the release's precision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sqlalchemy import Engine, update
+
+from annotator.accounts.auth import system_annotator_id
+from annotator.database.engine import read_session, write_session
+from annotator.database.models import Candidate
+from annotator.figures.agreement import dawid_skene
+from annotator.labelling import gold, queue
+from annotator.labelling.accuracy import LLM_VERIFIER, fit_from_database, llm_verdict
+from annotator.labelling.labels import LabelRow, record_labels
+from annotator.labelling.precision_estimate import estimated_unsolvable_share
+from tests.support.candidates import add_candidates, add_user
+from tests.support.simulated_team import ACCURACIES, simulate, store
+
+
+def test_the_fit_from_the_database_is_the_fit_of_its_labels(engine: Engine) -> None:
+    truth, frame = simulate(ACCURACIES, 200, seed=4)
+    ids, people = store(engine, frame)
+    with read_session(engine) as session:
+        fitted = fit_from_database(session, resamples=50, seed=1)
+    assert fitted is not None
+    expected = dawid_skene.fit(dawid_skene.Labels.of(frame["task"].tolist(), frame["worker"].tolist(),
+                                                     frame["label"].tolist()))
+    assert [row.annotator for row in fitted.annotators] == list(people)
+    assert np.allclose([row.accuracy for row in fitted.annotators], expected.accuracy)
+    assert [row.items for row in fitted.annotators] == [200] * 5
+    assert all(row.accuracy_low < row.accuracy < row.accuracy_high for row in fitted.annotators)
+    assert np.abs(np.array([row.accuracy for row in fitted.annotators]) - ACCURACIES).max() < 0.08
+    strong = fitted.annotators[0].confusion
+    assert strong["true_1"]["said_1"] + strong["true_1"]["said_0"] == pytest.approx(1)
+    assert strong["true_1"]["said_1"] > 0.85 and strong["true_0"]["said_0"] > 0.85
+    posterior = np.array([fitted.posterior[ids[task]] for task in range(200)])
+    assert np.allclose(posterior, expected.posterior[:, 1])
+    assert ((posterior > 0.5) == truth).mean() > 0.95
+    assert fitted.annotator_ids == people and fitted.labels == len(frame) and fitted.items == 200
+
+
+def test_gold_items_are_clamped_and_the_llm_verifier_joins_only_when_asked(engine: Engine) -> None:
+    truth, frame = simulate((0.9, 0.7, 0.6), 60, seed=8)
+    ids, _ = store(engine, frame)
+    with write_session(engine) as session:
+        for task in range(0, 60, 6):  # the first one's majority says the opposite: the gold label still wins
+            gold.mark_gold(session, candidate_id=ids[task], human_check=1 - int(truth[task]) if task == 0
+                           else int(truth[task]), difficulty_eval=0 if (task != 0) == bool(truth[task]) else None,
+                           created_by=None)
+        verdicts = [{"verification": {"verdict": True}, "unsolvable": {"verdict": bool(truth[t])}} for t in range(60)]
+        for task, outputs in enumerate(verdicts):
+            session.execute(update(Candidate).where(Candidate.id == ids[task]).values(llm_outputs=outputs))
+    with read_session(engine) as session:
+        plain = fit_from_database(session, resamples=0)
+        with_llm = fit_from_database(session, resamples=0, llm_rater=True)
+    assert plain is not None and with_llm is not None
+    assert plain.gold_items == 10 and plain.posterior[ids[0]] == 1 - int(truth[0])
+    assert all(plain.posterior[ids[t]] == truth[t] for t in range(6, 60, 6))
+    assert LLM_VERIFIER not in [row.annotator for row in plain.annotators]
+    llm = next(row for row in with_llm.annotators if row.annotator == LLM_VERIFIER)
+    assert llm.items == 60 and llm.accuracy > 0.9  # it was told the truth
+    assert plain.annotators[0].accuracy_low is None
+
+
+def test_llm_verdicts_read_from_the_pipelines_outputs() -> None:
+    assert llm_verdict({"verification": {"verdict": True}, "unsolvable": {"verdict": True}}) == 1
+    assert llm_verdict({"verification": {"verdict": True}, "unsolvable": {"verdict": False}}) == 0
+    assert llm_verdict({"verification": {"verdict": False}, "unsolvable": {"verdict": None}}) == 0
+    assert llm_verdict({"verification": {"verdict": None}, "unsolvable": {"verdict": True}}) is None
+    assert llm_verdict(None) is None and llm_verdict({"rewrite": {}}) is None
+
+
+def test_imports_count_only_when_named_and_no_labels_is_no_fit(engine: Engine) -> None:
+    with read_session(engine) as session:
+        assert fit_from_database(session) is None
+    _, frame = simulate((0.9, 0.8), 20, seed=2)
+    ids, _ = store(engine, frame)
+    with write_session(engine) as session:
+        release = system_annotator_id(session, name="import:reliablemath")
+        record_labels(session, rows=[LabelRow(cid, release, 1, 0) for cid in ids])
+    with read_session(engine) as session:
+        assert [row.annotator for row in fit_from_database(session, resamples=0).annotators] == ["a0", "a1"]
+        named = fit_from_database(session, resamples=0, system_annotators=["import:reliablemath"])
+    assert [row.annotator for row in named.annotators] == ["a0", "a1", "import:reliablemath"]
+
+
+def test_the_estimated_unsolvable_share_is_the_mean_posterior_of_the_vetted(engine: Engine) -> None:
+    truth, frame = simulate((0.95, 0.85, 0.7), 90, seed=5, unsolvable=0.7)
+    ids, _ = store(engine, frame)
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=3)
+    with read_session(engine) as session:
+        fitted = fit_from_database(session, resamples=0)
+    votes = frame.groupby("task")["label"].sum()
+    vetted = [ids[task] for task in range(90) if votes[task] >= 2]
+    expected = sum(fitted.posterior[i] for i in vetted) / len(vetted)
+    estimate = estimated_unsolvable_share(engine)
+    assert estimate.candidates == len(vetted) and estimate.without_labels == 0
+    assert estimate.share == pytest.approx(expected)
+    true_share = float(np.mean([truth[task] for task in range(90) if votes[task] >= 2]))
+    assert abs(estimate.share - true_share) < 0.1
+    # A candidate decided by a reviewer alone has no label in the model: counted apart, the share unchanged.
+    decided = add_candidates(engine, 1, start=1000)[0]
+    reviewer = add_user(engine, "rev", role="reviewer").id
+    with write_session(engine) as session:
+        record_labels(session, rows=[LabelRow(decided, reviewer, 1, 0, decision=True)])
+    with read_session(engine) as session:
+        again = estimated_unsolvable_share(session, fitted=fitted)
+    assert (again.candidates, again.without_labels, again.share) == (len(vetted), 1, estimate.share)
