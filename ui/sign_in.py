@@ -23,7 +23,7 @@ from sqlalchemy.exc import OperationalError
 
 from annotator.accounts import auth
 from annotator.database.engine import DatabaseBusy, read_session, write_session
-from annotator.labelling import queue
+from annotator.labelling import browser_adjudication, queue
 from ui import session_cookie
 
 COOKIE = session_cookie.COOKIE
@@ -101,6 +101,7 @@ def sign_out(*, provider: bool = True) -> None:
         auth.end_sign_in(session, token=st.session_state.get("auth_token"))
         if user is not None:
             queue.release(session, annotator_id=user.id)
+            browser_adjudication.release(session, reviewer_id=user.id)
     for key in list(st.session_state):
         if key != "engine":
             del st.session_state[key]

@@ -9,6 +9,7 @@ before majorities. The reviewer's decision is an `Adjudication`, wins over the l
 from __future__ import annotations
 
 from collections.abc import Collection
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, func, literal, select, text, tuple_
@@ -173,14 +174,18 @@ def adjudicate(
     difficulty_eval: int | None,
     comment: str | None = None,
     override: bool = False,
+    decision_id: str | None = None,
+    pressed_at: datetime | None = None,
 ) -> None:
     """Decide a candidate's label as a reviewer (or change that decision): a decision row through
     `labels.record_labels`, which appends the event and stores the candidate's resolved label with
     `label_source` "adjudicated". Call inside `write_session()`.
 
     Another reviewer's decision is replaced only with `override`; else `DecidedMeanwhile` says whose it is (two
-    reviewers on one dispute: the second learns of the first instead of silently replacing it)."""
-    row = LabelRow(candidate_id, reviewer_id, human_check, difficulty_eval, comment, decision=True)
+    reviewers on one dispute: the second learns of the first instead of silently replacing it). `decision_id` and
+    `pressed_at` (a decision sent from the browser, `browser_adjudication`) go on its event."""
+    row = LabelRow(candidate_id, reviewer_id, human_check, difficulty_eval, comment, decision=True,
+                   decision_id=decision_id, pressed_at=pressed_at)
     try:
         record_labels(session, rows=[row], replace=override)
     except LabelConflict as conflict:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Collection, Mapping
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, insert, select
@@ -154,9 +155,9 @@ def left_to_audit(session: Session) -> int:
 
 
 def decide(session: Session, *, candidate_id: int, reviewer_id: int, unsolvable: int, comment: str | None = None,
-           replace: bool = False) -> None:
-    """Record a reviewer's audit of one sampled candidate: truly unsolvable (1) or not (0), with a comment. Call
-    inside `write_session()`.
+           replace: bool = False, at: datetime | None = None) -> None:
+    """Record a reviewer's audit of one sampled candidate: truly unsolvable (1) or not (0), with a comment, at `at`
+    (the key's time; the time of writing when None). Call inside `write_session()`.
 
     Raises:
         AccountDisabled: the reviewer may not audit.
@@ -179,7 +180,7 @@ def decide(session: Session, *, candidate_id: int, reviewer_id: int, unsolvable:
         by = session.execute(select(Annotator.name).where(Annotator.id == item.audited_by)).scalar_one()
         raise AuditedMeanwhile(by=by, unsolvable=item.unsolvable)
     item.unsolvable, item.comment = unsolvable, comment or None
-    item.audited_by, item.audited_at = reviewer_id, utcnow()
+    item.audited_by, item.audited_at = reviewer_id, at or utcnow()
     session.add(item)
     session.flush()
 

@@ -301,3 +301,24 @@ def test_0019_adds_the_settled_flag_false_for_existing_candidates(engine: Engine
         assert "settled" not in conn.execute(text("SELECT * FROM candidate LIMIT 0")).keys()
         assert conn.execute(text("SELECT count(*) FROM candidate")).scalar() == 2
     command.upgrade(config, "heads")
+
+
+def test_0025_adds_dispute_claims_and_its_downgrade_drops_them(engine: Engine) -> None:
+    """A reviewer's claim on a dispute is stored after the upgrade; the downgrade drops the table, candidates kept."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0022_decision_ids")
+    with engine.begin() as conn:
+        _insert(conn, "annotator", id=1, name="rev", role="reviewer", is_system=False, is_active=True, created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        _insert(conn, "candidate", id=1, problem_id=1, data_id="aime_0_remove_1", data_source="aime",
+                rewrite_type="remove", rewritten_question="r", status="pending", label_count=0, created_at=NOW,
+                updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.begin() as conn:
+        _insert(conn, "disputeclaim", candidate_id=1, reviewer_id=1, queue="adjudicate", expires_at=NOW)
+        assert conn.execute(text("SELECT reviewer_id, queue FROM disputeclaim")).one() == (1, "adjudicate")
+    command.downgrade(config, "0022_decision_ids")
+    with engine.connect() as conn:
+        tables = set(sa_inspect(conn).get_table_names())
+    assert "disputeclaim" not in tables and "candidate" in tables
+    command.upgrade(config, "heads")

@@ -278,6 +278,18 @@ class CandidateClaim(SQLModel, table=True):
     batch: str | None = Field(default=None, max_length=300)
 
 
+class DisputeClaim(SQLModel, table=True):
+    """A disputed (or audit-sample) candidate that a reviewer's browser holds ahead on Adjudicate; it expires.
+
+    At most `browser_adjudication.REVIEWERS` reviewers hold one candidate of a queue at once (counted over the
+    unexpired claims), so that a reviewer's decision rarely meets another's made meanwhile."""
+
+    candidate_id: int = Field(foreign_key="candidate.id", primary_key=True)
+    reviewer_id: int = Field(foreign_key="annotator.id", primary_key=True, index=True)
+    queue: str = Field(primary_key=True, max_length=20)  # "adjudicate" (disputes) or "audit"
+    expires_at: datetime
+
+
 class LLMCall(SQLModel, table=True):
     """A completed LLM request, kept so that no request is ever paid for twice.
 

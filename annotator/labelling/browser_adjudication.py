@@ -1,0 +1,270 @@
+"""Adjudicate's queues held in the browser: the disputes and the audit sample claimed ahead, and the reviewers'
+decisions sent back, stored once.
+
+As on Annotate (`browser_queue`), the page keeps the candidate on screen and the next ones ready in the reviewer's
+browser, and each decision travels in the background with an id made there, kept once in `sentdecision` (page
+"adjudicate" for a dispute, "audit" for the audit sample) with its outcome; a second arrival is answered with the
+first one's outcome and stores nothing. The event of a dispute's decision names the decision and keeps the key's
+time (`browser_queue.pressed_at`); an audit decision's time is the key's.
+
+The candidates held ahead are claimed (`DisputeClaim`, per queue) until `CLAIM_MINUTES` pass, the reviewer decides
+or skips them, or signs out; at most `REVIEWERS` reviewers hold one candidate of a queue at once, so that prefetching
+never shows one dispute to more. A decision is refused when:
+
+- the reviewer's claim expired and `REVIEWERS` others hold the candidate now (`CLAIM_LOST`);
+- another reviewer decided the dispute meanwhile: the outcome says who and how (`meanwhile`), and the same key
+  pressed again, sent with `override`, replaces their decision (theirs stays in the history);
+- another reviewer audited the candidate meanwhile (an audit is not overridden from the page).
+
+Call `store` and `fill` inside a write transaction (`write_session()`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, exists, func, insert, select, text, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Session
+
+from annotator.database.models import OPEN_DISPUTE, AuditItem, Candidate, DisputeClaim, SentDecision, utcnow
+from annotator.database.vocabulary import label_name
+from annotator.labelling import adjudication, audit
+from annotator.labelling.browser_queue import MAX_SENT, NOT_A_DECISION, SAVED, SKIPPED, pressed_at
+from annotator.labelling.labels import LabelError, validate
+
+DISPUTES, AUDIT = "adjudicate", "audit"  # the queues: `SentDecision.page` and `DisputeClaim.queue`
+QUEUES = (DISPUTES, AUDIT)
+REVIEWERS = 2  # at most this many reviewers hold one candidate of a queue at once
+CLAIM_MINUTES = 30
+CLAIM_LOST = f"not saved: your hold on it expired and {REVIEWERS} other reviewers have it now"
+MEANWHILE = " decided this dispute meanwhile: "  # in a refusal the same key pressed again overrides
+_ORDER = (Candidate.agreement, Candidate.human_check.is_not(None), Candidate.id)  # `adjudication`'s order
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One decision as the browser sent it: a dispute's label (`human_check`, `difficulty_eval`), an audit's
+    `human_check` (1 truly unsolvable, 0 not), or a skip."""
+
+    id: str
+    candidate_id: int
+    skip: bool = False
+    human_check: int | None = None
+    difficulty_eval: int | None = None
+    comment: str | None = None
+    override: bool = False
+    key_ms: float | None = None
+
+
+def parse(raw: Any, *, queue: str) -> list[Sent | str]:
+    """The browser's list of decisions (JSON values) as `Sent`s; an entry with an id but nothing valid for `queue`
+    is its id alone (refused with `NOT_A_DECISION`), one without an id is dropped."""
+    parsed: list[Sent | str] = []
+    for entry in raw[:MAX_SENT] if isinstance(raw, list) else ():
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not 8 <= len(entry["id"]) <= 36:
+            continue
+        decision = _decision(entry, queue=queue)
+        parsed.append(entry["id"] if decision is None else decision)
+    return parsed
+
+
+def _decision(entry: Mapping[str, Any], *, queue: str) -> Sent | None:
+    candidate_id, key = entry.get("item"), entry.get("key")
+    if isinstance(candidate_id, bool) or not isinstance(candidate_id, int) or not 1 <= candidate_id < 2**31:
+        return None
+    key_ms = float(key) if isinstance(key, int | float) and not isinstance(key, bool) and 0 <= key <= 1e14 else None
+    if entry.get("skip") is True:
+        return Sent(id=entry["id"], candidate_id=candidate_id, skip=True, key_ms=key_ms)
+    human_check, difficulty_eval = entry.get("human_check"), entry.get("difficulty_eval")
+    if queue == AUDIT:
+        if type(human_check) is not int or human_check not in audit.DECISIONS or human_check and difficulty_eval:
+            return None
+        difficulty_eval = None
+    else:
+        try:
+            validate(human_check, difficulty_eval)  # type: ignore[arg-type]
+        except (LabelError, TypeError, ValueError):
+            return None
+    comment = entry.get("comment")
+    comment = comment.strip()[:10_000] or None if isinstance(comment, str) else None
+    return Sent(id=entry["id"], candidate_id=candidate_id, human_check=human_check, difficulty_eval=difficulty_eval,
+                comment=comment, override=entry.get("override") is True, key_ms=key_ms)
+
+
+@dataclass
+class Stored:
+    """What `store` did: the outcome of every decision sent (stored now or before) by id, the candidates decided
+    now, and those whose decision met another reviewer's made meanwhile (shown again with it)."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    decided: list[int] = field(default_factory=list)
+    meanwhile: list[int] = field(default_factory=list)
+
+
+def store(session: Session, *, reviewer_id: int, queue: str, sent: Sequence[Sent | str],
+          now: datetime | None = None) -> Stored:
+    """Store each decision not stored before, in order (see the module's docstring)."""
+    now = now or utcnow()
+    ids = [entry if isinstance(entry, str) else entry.id for entry in sent]
+    result = Stored()
+    if not ids:
+        return result
+    known = session.execute(select(SentDecision.id, SentDecision.annotator_id, SentDecision.outcome)
+                            .where(SentDecision.id.in_(ids))).all()
+    # Another account's id (it cannot happen by chance) is neither stored again nor answered.
+    result.outcomes = {row.id: row.outcome for row in known if row.annotator_id == reviewer_id}
+    taken = {row.id for row in known}
+    for entry in sent:
+        decision_id = entry if isinstance(entry, str) else entry.id
+        if decision_id in taken:
+            continue
+        taken.add(decision_id)
+        key_time = now if isinstance(entry, str) else pressed_at(entry.key_ms, now=now)
+        # The id first: another transaction storing the same decision makes this one wait, then store nothing.
+        if not _receive(session, id=decision_id, annotator_id=reviewer_id, page=queue,
+                        item_id=0 if isinstance(entry, str) else entry.candidate_id, pressed_at=key_time,
+                        received_at=now, outcome=""):
+            continue
+        outcome = NOT_A_DECISION if isinstance(entry, str) else _apply(
+            session, reviewer_id=reviewer_id, queue=queue, decision=entry, at=key_time, result=result)
+        session.execute(update(SentDecision).where(SentDecision.id == decision_id).values(outcome=outcome[:300]))
+        result.outcomes[decision_id] = outcome[:300]
+    return result
+
+
+def _receive(session: Session, **row: Any) -> bool:
+    """Insert the decision's row unless its id is there (INSERT ... ON CONFLICT DO NOTHING); whether it was new."""
+    dialect = session.get_bind().dialect.name
+    insert_into = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    statement = insert_into(SentDecision).values(**row).on_conflict_do_nothing(index_elements=["id"])
+    return session.connection().execute(statement.returning(SentDecision.id)).first() is not None
+
+
+def _apply(session: Session, *, reviewer_id: int, queue: str, decision: Sent, at: datetime, result: Stored) -> str:
+    if decision.skip:
+        release(session, reviewer_id=reviewer_id, queue=queue, candidate_id=decision.candidate_id)
+        return SKIPPED
+    candidate = session.get(Candidate, decision.candidate_id)
+    if candidate is None:
+        return NOT_A_DECISION
+    if not _may_decide(session, reviewer_id=reviewer_id, queue=queue, candidate_id=decision.candidate_id):
+        return CLAIM_LOST
+    try:
+        if queue == AUDIT:
+            audit.decide(session, candidate_id=decision.candidate_id, reviewer_id=reviewer_id,
+                         unsolvable=decision.human_check, comment=decision.comment, at=at)  # type: ignore[arg-type]
+        else:
+            adjudication.adjudicate(session, candidate_id=decision.candidate_id, reviewer_id=reviewer_id,
+                                    human_check=decision.human_check,  # type: ignore[arg-type]
+                                    difficulty_eval=decision.difficulty_eval, comment=decision.comment,
+                                    override=decision.override, decision_id=decision.id, pressed_at=at)
+    except adjudication.DecidedMeanwhile as exc:
+        result.meanwhile.append(decision.candidate_id)
+        theirs = label_name(exc.human_check, exc.difficulty_eval, candidate.rewrite_type)
+        return (f"not saved: {exc.by}{MEANWHILE}{theirs}. Their comment is under Decisions. Press the same key "
+                "again to override their decision, or S to skip.")
+    except audit.AuditedMeanwhile as exc:
+        return f"not saved: {exc.by} audited it meanwhile: {audit.DECISIONS[exc.unsolvable]}. S skips it."
+    except audit.AuditError as exc:
+        return f"not saved: {exc}"
+    release(session, reviewer_id=reviewer_id, queue=queue, candidate_id=decision.candidate_id)
+    result.decided.append(decision.candidate_id)
+    return SAVED
+
+
+def _unexpired(queue: str, now: datetime) -> Any:
+    return (DisputeClaim.queue == queue) & (DisputeClaim.expires_at > now)
+
+
+def _others(queue: str, reviewer_id: int, candidate: Any, now: datetime) -> Any:
+    """How many other reviewers hold `candidate` (a column) in `queue` now."""
+    return (select(func.count()).where(DisputeClaim.candidate_id == candidate, DisputeClaim.reviewer_id != reviewer_id,
+                                       _unexpired(queue, now)).scalar_subquery())
+
+
+def _holds(queue: str, reviewer_id: int, candidate: Any, now: datetime) -> Any:
+    return exists().where(DisputeClaim.candidate_id == candidate, DisputeClaim.reviewer_id == reviewer_id,
+                          _unexpired(queue, now))
+
+
+def _may_decide(session: Session, *, reviewer_id: int, queue: str, candidate_id: int) -> bool:
+    """Held by this reviewer, or held by fewer than `REVIEWERS` others."""
+    now = utcnow()
+    held = _holds(queue, reviewer_id, candidate_id, now)
+    room = _others(queue, reviewer_id, candidate_id, now) < REVIEWERS
+    return bool(session.execute(select(held | room)).scalar())
+
+
+def release(session: Session, *, reviewer_id: int, queue: str | None = None, candidate_id: int | None = None) -> None:
+    """Give up this reviewer's claims: one candidate's in one queue, or all of a queue, or all (sign-out)."""
+    query = delete(DisputeClaim).where(DisputeClaim.reviewer_id == reviewer_id)
+    if queue is not None:
+        query = query.where(DisputeClaim.queue == queue)
+    if candidate_id is not None:
+        query = query.where(DisputeClaim.candidate_id == candidate_id)
+    session.execute(query)
+
+
+def _open(queue: str, session: Session) -> tuple[Any, Any, tuple[Any, ...]]:
+    """The queue's candidates still to decide: (a query of their ids, the id column, the order)."""
+    if queue == AUDIT:
+        sample = audit.current_sample(session)
+        query = select(AuditItem.candidate_id).where(AuditItem.sample_id == (sample.id if sample else -1),
+                                                     AuditItem.unsolvable.is_(None))
+        return query, AuditItem.candidate_id, (AuditItem.position,)
+    # Literal SQL, the partial index's own predicate (see `adjudication`).
+    return select(Candidate.id).where(text(OPEN_DISPUTE)), Candidate.id, _ORDER
+
+
+def held(session: Session, *, reviewer_id: int, queue: str, now: datetime | None = None) -> list[int]:
+    """The candidates of `queue` this reviewer holds and nobody has decided yet, in the queue's order."""
+    query, column, order = _open(queue, session)
+    query = query.where(_holds(queue, reviewer_id, column, now or utcnow()))
+    return list(session.execute(query.order_by(*order)).scalars())
+
+
+def fill(session: Session, *, reviewer_id: int, queue: str, exclude: Collection[int] = (), size: int) -> list[int]:
+    """The candidates to have in the browser: those held (but `exclude`d ones: decided or skipped there), then the
+    next ones claimed, each held by fewer than `REVIEWERS` others, up to `size`."""
+    now = utcnow()
+    ids = [i for i in held(session, reviewer_id=reviewer_id, queue=queue, now=now) if i not in exclude][:size]
+    if len(ids) >= size:
+        return ids
+    query, column, order = _open(queue, session)
+    query = query.where(_others(queue, reviewer_id, column, now) < REVIEWERS, column.not_in([*exclude, *ids]),
+                        ~_holds(queue, reviewer_id, column, now))
+    found = _lock_room(session, query=query.order_by(*order), column=column, count=size - len(ids))
+    if found:
+        # A claim of this reviewer's that expired would clash with the new one's key.
+        session.execute(delete(DisputeClaim).where(DisputeClaim.candidate_id.in_(found), DisputeClaim.queue == queue,
+                                                   DisputeClaim.reviewer_id == reviewer_id))
+        expires = now + timedelta(minutes=CLAIM_MINUTES)
+        session.execute(insert(DisputeClaim), [{"candidate_id": candidate_id, "reviewer_id": reviewer_id,
+                                                "queue": queue, "expires_at": expires} for candidate_id in found])
+    return [*ids, *found]
+
+
+def _lock_room(session: Session, *, query: Any, column: Any, count: int) -> list[int]:
+    """The first `count` of `query` (candidates with room for this reviewer's claim).
+
+    SQLite: write_session's BEGIN IMMEDIATE already serialises "find and claim". PostgreSQL: their rows locked
+    (`SKIP LOCKED`: another reviewer claiming them now) and then read again in a fresh statement, whose snapshot
+    sees the claims committed meanwhile (everyone who claims or decides one holds its row lock first)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return list(session.execute(query.limit(count)).scalars())
+    locked = list(session.execute(query.limit(count).with_for_update(of=column.table, skip_locked=True)).scalars())
+    if not locked:
+        return []
+    still = set(session.execute(query.where(column.in_(locked))).scalars())
+    return [candidate_id for candidate_id in locked if candidate_id in still]
+
+
+def left(session: Session, *, queue: str) -> int:
+    """How many candidates of `queue` nobody has decided yet (an index-only count for the disputes)."""
+    query, _, _ = _open(queue, session)
+    return session.execute(select(func.count()).select_from(query.subquery())).scalar_one()
