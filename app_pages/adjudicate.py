@@ -1,220 +1,183 @@
 """Adjudicate: candidates whose labels disagree, lowest agreement first, settled with Annotate's keys; and the
-audit sample, re-checked with keys.
+audit sample, re-checked with keys. Both queues are held in the browser, shown at once.
 
 Disputes: every annotator's label and comment is beside the candidate, and every reviewer's decision on it with
-its comment. `1` unsolvable and simple, `2` unsolvable and hard, `0` not acceptable, `S` skip. The decision wins
-over the labels and is an event in the history. When another reviewer decided the dispute since it was shown, the
-page says who and how, shows their decision and comment, and the same key pressed again overrides their decision
-(theirs stays in the history, on Browse).
+its comment. `1` unsolvable and simple, `2` unsolvable and hard, `0` not acceptable, `S` skip, `B` back, `C` the
+comment (`Esc` leaves it). The decision wins over the labels and is an event in the history. When another reviewer
+decided the dispute since it was shown, the page says who and how, shows their decision and comment, and the same
+key pressed again overrides their decision (theirs stays in the history, on Browse).
 
 Audit sample (the sidebar's queue): the candidates drawn from the vetted set (`python -m annotator audit draw`),
 shown without their labels, so that the re-check is the reviewer's own: `1` truly unsolvable, `0` not, `S` skip.
+
+The browser holds the candidate on screen and the next ones, each claimed for this reviewer (at most two reviewers
+hold one; `annotator.labelling.browser_adjudication`); a key shows the next one at once and its decision goes to
+the server in the background, stored once however many times it arrives.
 """
 
+import time
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from annotator.accounts.policies import Capability
 from annotator.database.engine import read_session
-from annotator.database.vocabulary import SKIP_KEY, label_name
-from annotator.labelling import adjudication, audit, queue
+from annotator.labelling import audit
+from annotator.labelling import browser_adjudication as queues
+from annotator.labelling.browser_queue import AHEAD, FIRST, STEP
 from ui import guard, pages
-from ui import view as _view
+from ui.adjudicate_items import audit_item, dispute_item
+from ui.components import queue as queue_component
 from ui.keys import keyboard
-from ui.markdown import escape_markdown
-from ui.ready import is_ready, wait_for_buttons
 from ui.writes import page_write, saves
 
-WORKSPACE = "adjudicate"
 DISPUTES, AUDIT = "Disputes", "Audit sample"
+QUEUE = {DISPUTES: queues.DISPUTES, AUDIT: queues.AUDIT}
+KEYS = {queues.DISPUTES: ["1", "2", "0", "s", "b"], queues.AUDIT: ["1", "0", "s"]}
 engine, user = guard.require_page(__file__)
-state: dict[str, Any] = st.session_state.setdefault(
-    "adjudicate", {"skipped": [], "view": None, "message": None, "queue": adjudication.DisputeQueue()}
-)
-state.setdefault("audit_skipped", [])
+state: dict[str, Any] = st.session_state.setdefault("adjudicate", {})
+state.setdefault("queue_name", DISPUTES)
 
 
-def _auditing() -> bool:
-    return state.get("queue_name") == AUDIT
+def _queue() -> str:
+    return QUEUE[state["queue_name"]]
 
 
-def _show(session: Any, candidate_id: int | None) -> None:
-    state["override"] = None  # (candidate id, label) that a second press of the same key may override
-    state["view"] = None if candidate_id is None else queue.load(session, candidate_id=candidate_id,
-                                                                  annotator_id=user.id)
-    disputed = candidate_id is not None and not _auditing()
-    state["labels"] = adjudication.dispute_labels(session, candidate_id=candidate_id) if disputed else []
-    state["decisions"] = adjudication.decision_history(session, candidate_id=candidate_id) if disputed else []
-    if _auditing():
-        state["left"] = audit.left_to_audit(session)
-        state["drawn"] = audit.current_sample(session) is not None
-    else:
-        state["left"] = len(state["queue"]) + (candidate_id is not None)
+def _mine() -> dict[str, Any]:
+    """This queue's part of the page's state."""
+    return state.setdefault(_queue(), {"skipped": [], "items": {}, "held": [], "outcomes": {}, "meanwhile": [],
+                                       "message": None, "loaded": False, "left": 0})
 
 
-def _next(session: Any) -> None:
-    if _auditing():
-        _show(session, audit.next_to_audit(session, exclude=state["audit_skipped"]))
-    else:
-        _show(session, state["queue"].next(session, exclude=state["skipped"]))
+def _component() -> str:
+    return f"adjudicate_{_queue()}_queue"
 
 
-def _may_press() -> bool:
-    """A key pressed before the candidate was on screen (`ui.ready`) does nothing."""
-    return is_ready(WORKSPACE) and guard.permitted(pages.page(__file__).capability)
+def _build(session: Any, candidate_id: int) -> dict[str, Any] | None:
+    if _queue() == queues.AUDIT:
+        return audit_item(session, candidate_id=candidate_id, reviewer_id=user.id)
+    return dispute_item(session, candidate_id=candidate_id, reviewer_id=user.id, reviewer=user.name)
 
 
-def _comment() -> str | None:
-    return (st.session_state.get("adjudicate_comment") or "").strip() or None
+def _views(session: Any, ids: list[int], fresh: list[int]) -> None:
+    """The candidates `ids` as the component shows them, built once each (kept while held); `fresh` ones (another
+    reviewer's decision met this one's) built again, with it."""
+    built: dict[int, Any] = _mine()["items"]
+    for candidate_id in [*ids, *fresh]:
+        if candidate_id not in built or candidate_id in fresh:
+            made = _build(session, candidate_id)
+            if made is not None:
+                built[candidate_id] = made
+    for candidate_id in [known for known in built if known not in ids and known not in fresh]:
+        del built[candidate_id]
 
 
-@saves(state, "decision", capability=Capability.adjudicate)
-def _decide(human_check: int, difficulty_eval: int | None) -> None:
-    view = state["view"]
-    if view is None or not _may_press():
-        return
-    override = state.get("override") == (view["id"], human_check, difficulty_eval)
-    try:
-        with page_write(engine, user=user) as session:
-            adjudication.adjudicate(session, candidate_id=view["id"], reviewer_id=user.id, human_check=human_check,
-                                    difficulty_eval=difficulty_eval, override=override, comment=_comment())
-            _next(session)
-    except adjudication.DecidedMeanwhile as exc:
-        theirs = label_name(exc.human_check, exc.difficulty_eval, view["rewrite_type"])
-        with read_session(engine) as session:  # their decision and comment, in the table below
-            state["decisions"] = adjudication.decision_history(session, candidate_id=view["id"])
-        state["override"] = (view["id"], human_check, difficulty_eval)
-        state["message"] = (f":orange-badge[{escape_markdown(exc.by)} decided this dispute meanwhile: {theirs}.] "
-                            "Their comment is under Decisions. Press the same key again to override their decision, "
-                            "or S to skip.")
-        return
-    st.session_state["adjudicate_comment"] = ""
-    name = label_name(human_check, difficulty_eval, view["rewrite_type"])
-    state["message"] = f"Adjudicated {escape_markdown(view['data_id'])}: {name}."
+def _sync() -> None:
+    """Store what the browser sent, then claim the next candidates: one transaction."""
+    mine, queue = _mine(), _queue()
+    sent = queues.parse(queue_component.sent_decisions(_component()), queue=queue)
+    waiting = {entry.candidate_id for entry in sent if not isinstance(entry, str)}
+    with page_write(engine, user=user) as session:
+        stored = queues.store(session, reviewer_id=user.id, queue=queue, sent=sent)
+        skipped = [entry.candidate_id for entry in sent if not isinstance(entry, str) and entry.skip]
+        mine["skipped"] = list(dict.fromkeys([*mine["skipped"], *skipped]))
+        full = AHEAD + 1
+        size = FIRST if not mine["loaded"] else min(full, len(mine["held"]) + STEP)
+        held = queues.fill(session, reviewer_id=user.id, queue=queue, exclude=[*mine["skipped"], *waiting],
+                           size=size)
+        left = queues.left(session, queue=queue)
+    with read_session(engine) as session:  # after the write: its lock is not held while the items are built
+        _views(session, held, stored.meanwhile)
+        drawn = queue != queues.AUDIT or audit.current_sample(session) is not None
+    mine.update(outcomes=stored.outcomes, held=held, message=None, loaded=True, more=len(held) == size < full,
+                meanwhile=stored.meanwhile, left=left, drawn=drawn)
 
 
-@saves(state, "audit decision", capability=Capability.audit)
-def _audit(unsolvable: int) -> None:
-    view = state["view"]
-    if view is None or not _may_press():
-        return
-    try:
-        with page_write(engine, user=user) as session:
-            audit.decide(session, candidate_id=view["id"], reviewer_id=user.id, unsolvable=unsolvable,
-                         comment=_comment())
-            _next(session)
-    except audit.AuditedMeanwhile as exc:
-        state["audit_skipped"].append(view["id"])
-        with read_session(engine) as session:
-            _next(session)
-        state["message"] = (f":orange-badge[{escape_markdown(exc.by)} audited {escape_markdown(view['data_id'])} "
-                            f"meanwhile: {audit.DECISIONS[exc.unsolvable]}.] Yours was not saved.")
-        return
-    st.session_state["adjudicate_comment"] = ""
-    state["message"] = f"Audited {escape_markdown(view['data_id'])}: {audit.DECISIONS[unsolvable]}."
+_BUSY = "The database is busy: your decisions wait in the browser and are sent again in a moment."
 
 
-def _skip() -> None:
-    view = state["view"]
-    if view is None or not _may_press():
-        return
-    state["audit_skipped" if _auditing() else "skipped"].append(view["id"])
+@saves(state, "decisions", capability=Capability.adjudicate, busy=_BUSY)
+def _sync_disputes() -> None:
+    _sync()
+
+
+@saves(state, "audit decisions", capability=Capability.audit, busy=_BUSY)
+def _sync_audit() -> None:
+    _sync()
+
+
+def _back() -> None:
+    """The dispute this reviewer decided before the ones the browser holds (read only)."""
+    mine = _mine()
+    before = queue_component.back_request(_component())
     with read_session(engine) as session:
-        _next(session)
-    state["message"] = f"Skipped {escape_markdown(view['data_id'])}."
+        previous = queues.previous_decided(session, reviewer_id=user.id, before=before)
+        made = None if previous is None else _build(session, previous)
+    mine["previous"] = made
+    if made is None:
+        mine["back_message"] = "Nothing before this one."
 
 
 def _switch() -> None:
-    """Another queue chosen: its first candidate comes with this run."""
+    """Another queue chosen: its candidates come with this run."""
     state["queue_name"] = st.session_state["adjudicate_queue"]
-    state["view"], state["message"] = None, None
-    state["queue"] = adjudication.DisputeQueue()  # from the lowest again: the dispute left on screen comes back
-    with read_session(engine) as session:
-        _next(session)
 
 
-def _labels_table(rows: list[dict[str, Any]], rewrite_type: str) -> pd.DataFrame:
-    return pd.DataFrame([
-        {"annotator": row["annotator"], "label": label_name(row["human_check"], row["difficulty_eval"], rewrite_type),
-         "comment": row["comment"] or ""}
-        for row in rows
-    ])
-
-
-def _decisions_table(rows: list[dict[str, Any]], rewrite_type: str) -> pd.DataFrame:
-    return pd.DataFrame([
-        {"reviewer": row["reviewer"], "decision": label_name(row["human_check"], row["difficulty_eval"], rewrite_type),
-         "comment": row["comment"] or "", "when": row["at"].strftime("%Y-%m-%d %H:%M:%S"),
-         "stands": "yes" if row["current"] else "no"}
-        for row in rows
-    ])
-
-
-def _buttons(view: dict[str, Any] | None) -> None:
-    if _auditing():
-        for unsolvable, kind in ((1, "primary"), (0, "secondary")):
-            st.button(audit.DECISIONS[unsolvable].capitalize(), key=f"adjudicate_audit_{unsolvable}",
-                      shortcut=str(unsolvable), on_click=_audit, args=(unsolvable,), disabled=view is None,
-                      width="stretch", type=kind)  # type: ignore[arg-type]
-    else:
-        _view.label_buttons(key_prefix="adjudicate", rewrite_type=(view or {}).get("rewrite_type", ""),
-                            on_decide=_decide, disabled=view is None)
-    st.button("Skip", key="adjudicate_skip", shortcut=SKIP_KEY, on_click=_skip, disabled=view is None,
-              width="stretch")
-
-
-def _nothing_left() -> None:
-    if not _auditing():
-        st.success("No disputed candidates left" + (" (some skipped this session)." if state["skipped"] else "."))
-    elif not state.get("drawn"):
-        st.info("No audit sample is drawn yet: a reviewer or an admin draws one from the vetted candidates with "
+def _empty_text(mine: dict[str, Any]) -> str:
+    if _queue() == queues.DISPUTES:
+        return "No disputed candidates left" + (" (some skipped this session)." if mine["skipped"] else ".")
+    if not mine.get("drawn"):
+        return ("No audit sample is drawn yet: a reviewer or an admin draws one from the vetted candidates with "
                 "`python -m annotator audit draw --size N --seed S --by NAME`.")
-    else:
-        st.success("Nothing left to audit" + (" (some skipped this session)." if state["audit_skipped"] else "."))
+    return "Nothing left to audit" + (" (some skipped this session)." if mine["skipped"] else ".")
+
+
+def _data(mine: dict[str, Any]) -> dict[str, Any]:
+    held, have = mine["held"], queue_component.held_by_browser(_component())
+    # Items another reviewer's decision met: sent again, with it, though the browser has them.
+    fresh = [candidate_id for candidate_id in mine["meanwhile"] if candidate_id in mine["items"]]
+    counted = f"{'Left to audit' if _queue() == queues.AUDIT else 'Disputes left'}: {mine['left']}"
+    message = mine.pop("back_message", None) or mine.get("message") or ("" if mine["loaded"] else
+                                                                         "Your queue is not loaded yet.")
+    return {
+        "store": f"annotator-queue:{user.id}:{_queue()}",
+        "now": time.time() * 1000,
+        "generation": 0,
+        "keys": KEYS[_queue()],
+        "emptyHeading": "Nothing to audit" if _queue() == queues.AUDIT else "Nothing to adjudicate",
+        "order": [candidate_id for candidate_id in held if candidate_id in mine["items"]],
+        "items": [mine["items"][candidate_id] for candidate_id in dict.fromkeys([*fresh, *held])
+                  if candidate_id in mine["items"] and (candidate_id not in have or candidate_id in fresh)],
+        "outcomes": mine["outcomes"],
+        "overridable": [decision_id for decision_id, outcome in mine["outcomes"].items()
+                        if queues.MEANWHILE in outcome],
+        "previous": mine.pop("previous", None),
+        "message": " · ".join(part for part in (counted, message) if part),
+        "empty": _empty_text(mine) if not held and mine["loaded"] else "",
+        "again": "now" if mine.pop("more", False) else ("" if mine["loaded"] and not mine.get("message") else "soon"),
+    }
 
 
 @st.fragment
 def workspace() -> None:
+    """The queue component. A fragment: a decision reruns only this function."""
+    seen = queue_component.sent_decisions(_component()) is not None
+    (_sync_audit if _queue() == queues.AUDIT else _sync_disputes)()
     if not guard.permitted(pages.page(__file__).capability):
-        st.rerun(scope="app")
-    view = state["view"]
-    if not is_ready(WORKSPACE):
-        heading = "Loading the candidate..."
-    else:
-        heading = ("Nothing to audit" if _auditing() else "Nothing to adjudicate") if view is None else \
-            escape_markdown(view["data_id"])
-    st.markdown(f"#### {heading}")
-    with st.container(horizontal=True):
-        _buttons(view)
-    status = [f"**{'Left to audit' if _auditing() else 'Disputes left'}:** {state.get('left', 0)}"]
-    if state.get("message"):
-        status.append(state["message"])
-    st.caption(" · ".join(status))
-    if not wait_for_buttons(WORKSPACE):
-        return
-    if view is None:
-        _nothing_left()
-        return
-    # st.dataframe shows text as text: comments are never rendered as Markdown or HTML.
-    if not _auditing():
-        st.dataframe(_labels_table(state["labels"], view["rewrite_type"]), hide_index=True, width="stretch")
-        if state["decisions"]:
-            st.markdown("**Decisions**")
-            st.dataframe(_decisions_table(state["decisions"], view["rewrite_type"]), hide_index=True,
-                         width="stretch")
-    st.text_input("Comment (optional, saved with the decision)", key="adjudicate_comment", label_visibility="collapsed",
-                  placeholder="Comment, optional, saved with the decision (Esc, then a key)")
-    _view.candidate(view, shown=())
+        st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
+    mine = _mine()
+    if state.get("message"):  # a busy database, said by `saves`
+        mine["message"] = state.pop("message")
+    result = queue_component.mount(key=_component(), data=_data(mine), on_back=_back)
+    if not seen and (getattr(result, "sent", None) or {}).get("decisions"):
+        st.rerun()  # the browser's state arrives once the component is on the page: store what it sent
 
 
 # The queue chosen is kept with the page's state: Streamlit forgets a widget's value when another page is shown.
-st.sidebar.selectbox("Queue", (DISPUTES, AUDIT), index=(DISPUTES, AUDIT).index(state.get("queue_name", DISPUTES)),
+st.sidebar.selectbox("Queue", (DISPUTES, AUDIT), index=(DISPUTES, AUDIT).index(state["queue_name"]),
                      key="adjudicate_queue", on_change=_switch)
 st.sidebar.caption("Disputes: labels that disagree. Audit sample: vetted candidates drawn to re-check.")
-if state["view"] is None:
-    with read_session(engine) as session:
-        _next(session)
-keyboard()  # Esc leaves the comment: the next key decides
+with st.sidebar:
+    queue_component.wake(key="adjudicate_wake")
+keyboard()  # Esc leaves a field, a queue chosen leaves its box: the next key decides
 workspace()

@@ -31,7 +31,15 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session
 
-from annotator.database.models import OPEN_DISPUTE, AuditItem, Candidate, DisputeClaim, SentDecision, utcnow
+from annotator.database.models import (
+    OPEN_DISPUTE,
+    AnnotationEvent,
+    AuditItem,
+    Candidate,
+    DisputeClaim,
+    SentDecision,
+    utcnow,
+)
 from annotator.database.vocabulary import label_name
 from annotator.labelling import adjudication, audit
 from annotator.labelling.browser_queue import MAX_SENT, NOT_A_DECISION, SAVED, SKIPPED, pressed_at
@@ -268,3 +276,17 @@ def left(session: Session, *, queue: str) -> int:
     """How many candidates of `queue` nobody has decided yet (an index-only count for the disputes)."""
     query, _, _ = _open(queue, session)
     return session.execute(select(func.count()).select_from(query.subquery())).scalar_one()
+
+
+def previous_decided(session: Session, *, reviewer_id: int, before: int | None) -> int | None:
+    """The dispute this reviewer decided last before deciding `before` (the latest when `before` is None or not
+    decided by them): B going back past what the browser holds."""
+    mine = (AnnotationEvent.annotator_id == reviewer_id) & (AnnotationEvent.action == "adjudicate")
+    query = select(AnnotationEvent.candidate_id).where(mine)
+    if before is not None:
+        last = session.execute(select(func.max(AnnotationEvent.id))
+                               .where(mine, AnnotationEvent.candidate_id == before)).scalar_one()
+        query = query.where(AnnotationEvent.candidate_id != before)
+        if last is not None:
+            query = query.where(AnnotationEvent.id < last)
+    return session.execute(query.order_by(AnnotationEvent.id.desc()).limit(1)).scalar_one_or_none()

@@ -10,11 +10,13 @@ from streamlit.testing.v1 import AppTest
 
 from annotator.accounts import auth
 from annotator.database.engine import get_engine, read_session, write_session
-from annotator.database.models import AnnotationEvent, Candidate
-from annotator.labelling import labels
+from annotator.database.models import AnnotationEvent, AuditItem, Candidate
+from annotator.labelling import audit, labels
+from tests.support import queue_component
 from tests.support.candidates import add_candidates, add_user, sign_in_app
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "adjudicate.py")
+COMPONENT, AUDIT_COMPONENT = "adjudicate_adjudicate_queue", "adjudicate_audit_queue"
 
 
 @pytest.fixture
@@ -25,8 +27,20 @@ def engine(tmp_path: Path) -> Engine:
 def _open(engine: Engine, name: str, role: str) -> AppTest:
     app = AppTest.from_file(PAGE, default_timeout=60)
     sign_in_app(app, engine, add_user(engine, name, role=role))
-    app.session_state["adjudicate_ready"] = True  # the browser's report that the buttons work (`ui.ready`)
     return app.run()
+
+
+def _on_screen(app: AppTest) -> dict:
+    """The item on screen (the first of the order), as the page handed it to the browser."""
+    data = queue_component.data(app)
+    items = {item["id"]: item for item in data["items"]}
+    return items[data["order"][0]] if data["order"] else {}
+
+
+def _headings(app: AppTest) -> list[str]:
+    data = queue_component.data(app)
+    items = {item["id"]: item["heading"] for item in data["items"]}
+    return [items[i] for i in data["order"]]
 
 
 def _dispute(engine: Engine) -> list[int]:
@@ -45,18 +59,18 @@ def test_reviewer_settles_disputes_lowest_agreement_first(engine: Engine) -> Non
     ids = _dispute(engine)  # candidate 0: three different labels; 1: unanimous; 2: 2 of 3
     app = _open(engine, "rev", "reviewer")
     assert not app.exception, app.exception
-    assert app.markdown[0].value == "#### math\\_0\\_remove\\_1"
-    table = app.dataframe[0].value
-    assert list(table["annotator"]) == ["ann", "bea", "cy"]
-    assert list(table["label"]) == ["unsolvable · simple", "not acceptable", "unsolvable · hard"]
-    assert table["comment"].iloc[0].startswith("<b>")  # a dataframe cell: text, never HTML
+    assert _headings(app)[0] == "math_0_remove_1"
+    data = queue_component.data(app)
+    assert data["keys"] == ["1", "2", "0", "s", "b"] and "Disputes left: 2" in data["message"]
+    table = _on_screen(app)["tables"][0]
+    assert [row[0] for row in table["rows"]] == ["ann", "bea", "cy"]
+    assert [row[1] for row in table["rows"]] == ["unsolvable · simple", "not acceptable", "unsolvable · hard"]
+    assert table["rows"][0][2].startswith("<b>")  # shown as text by the browser, never as HTML
 
-    app.text_input(key="adjudicate_comment").input("bea is right")
-    app.button(key="adjudicate_0").click().run()
-    assert not app.exception, app.exception
-    assert app.markdown[0].value == "#### math\\_2\\_remove\\_1"
-    app.button(key="adjudicate_1").click().run()
-    assert "No disputed candidates left" in app.success[0].value
+    queue_component.press(app, "0", comment="bea is right", component=COMPONENT)
+    assert _headings(app) == ["math_2_remove_1"]
+    queue_component.press(app, "1", component=COMPONENT)
+    assert queue_component.data(app)["empty"] == "No disputed candidates left."
 
     with read_session(engine) as session:
         resolved = {c.id: (c.human_check, c.difficulty_eval, c.label_source)
@@ -78,18 +92,21 @@ def test_annotators_may_not_adjudicate(engine: Engine) -> None:
 def test_a_second_reviewer_is_told_who_decided_meanwhile_and_overrides_with_a_second_press(engine: Engine) -> None:
     ids = _dispute(engine)
     rev, other = _open(engine, "rev", "reviewer"), _open(engine, "boss", "admin")
-    assert rev.markdown[0].value == other.markdown[0].value == "#### math\\_0\\_remove\\_1"
-    rev.button(key="adjudicate_0").click().run()  # rev decides "not acceptable" first
-    other.button(key="adjudicate_2").click().run()  # boss, still looking at it, presses "hard"
-    assert not other.exception, other.exception
-    status = other.caption[0].value
-    assert "rev decided this dispute meanwhile: not acceptable." in status
-    assert "Press the same key again to override" in status
-    assert other.markdown[0].value == "#### math\\_0\\_remove\\_1"  # still on screen
+    assert _headings(rev)[0] == _headings(other)[0] == "math_0_remove_1"  # two reviewers may hold one dispute
+    queue_component.press(rev, "0", comment="bea is right", component=COMPONENT)  # rev decides first
+    pressed = queue_component.decision(ids[0], "2")  # boss, still looking at it, presses "hard"
+    outcome = queue_component.send(other, [pressed], component=COMPONENT)[pressed["id"]]
+    assert outcome.startswith("not saved: rev decided this dispute meanwhile: not acceptable.")
+    assert "Press the same key again to override" in outcome
+    data = queue_component.data(other)
+    assert data["overridable"] == [pressed["id"]]
+    again = next(item for item in data["items"] if item["id"] == ids[0])  # sent again, with rev's decision
+    assert again["tables"][1]["title"] == "Decisions" and again["tables"][1]["rows"][0][:3] == [
+        "rev", "not acceptable", "bea is right"]
     with read_session(engine) as session:
         assert session.get(Candidate, ids[0]).human_check == 0  # rev's decision stands
-    other.button(key="adjudicate_2").click().run()
-    assert not other.exception, other.exception
+    override = {**queue_component.decision(ids[0], "2"), "override": True}
+    assert queue_component.send(other, [override], component=COMPONENT)[override["id"]] == "saved"
     with read_session(engine) as session:
         assert (session.get(Candidate, ids[0]).human_check, session.get(Candidate, ids[0]).difficulty_eval) == (1, 1)
         who = session.execute(select(AnnotationEvent.annotator_id).where(
@@ -98,12 +115,13 @@ def test_a_second_reviewer_is_told_who_decided_meanwhile_and_overrides_with_a_se
 
 
 def test_a_disabled_reviewer_decides_nothing_and_is_signed_out(engine: Engine) -> None:
-    _dispute(engine)
+    ids = _dispute(engine)
     app = _open(engine, "rev", "reviewer")
     app.session_state["auth_recheck_at"] = float("inf")  # the periodic sign-in check is not due
     with write_session(engine) as session:
         auth.set_active(session, name="rev", active=False)
-    app.button(key="adjudicate_0").click().run()
+    app.session_state[COMPONENT] = {"sent": {"decisions": [queue_component.decision(ids[0], "0")], "n": 1}}
+    app.run()
     assert not app.exception, app.exception
     with read_session(engine) as session:
         assert session.execute(select(AnnotationEvent).where(AnnotationEvent.action == "adjudicate")).first() is None
@@ -113,31 +131,31 @@ def test_a_disabled_reviewer_decides_nothing_and_is_signed_out(engine: Engine) -
 def test_the_audit_queue_says_how_to_draw_a_sample_then_walks_it(engine: Engine) -> None:
     """No sample: the page says how to draw one; drawn: its candidates in order, labels hidden, `1` / `0` stored with
     the comment, and the disputes queue still there when chosen back."""
-    from annotator.database.models import AuditItem
-    from annotator.labelling import audit
-
     _dispute(engine)  # all three resolve to human_check 1 over one label asked for: vetted
     app = _open(engine, "rev", "reviewer")
     app.selectbox(key="adjudicate_queue").select("Audit sample").run()
     assert not app.exception, app.exception
-    assert app.markdown[0].value == "#### Nothing to audit"
-    assert "python -m annotator audit draw --size N --seed S --by NAME" in app.info[0].value
+    data = queue_component.data(app)
+    assert data["emptyHeading"] == "Nothing to audit" and data["keys"] == ["1", "0", "s"]
+    assert "python -m annotator audit draw --size N --seed S --by NAME" in data["empty"]
 
     with write_session(engine) as session:
         audit.draw(session, size=5, seed=2, drawn_by=app.session_state["user"].id)
     app.selectbox(key="adjudicate_queue").select("Disputes").run()
-    assert app.markdown[0].value == "#### math\\_0\\_remove\\_1"
+    assert _headings(app)[0] == "math_0_remove_1"
     with read_session(engine) as session:
         order = [(row["data_id"], session.execute(select(Candidate.id).where(Candidate.data_id == row["data_id"]))
                   .scalar_one()) for row in audit.sample_rows(session)]
     app.selectbox(key="adjudicate_queue").select("Audit sample").run()
-    assert app.markdown[0].value == "#### " + order[0][0].replace("_", "\\_")
-    assert not app.dataframe  # the re-check is the reviewer's own: no labels shown
-    assert "Left to audit:** 3" in app.caption[0].value
-    app.text_input(key="adjudicate_comment").input("still solvable")
-    app.button(key="adjudicate_audit_0").click().run()
-    assert not app.exception, app.exception
-    assert app.markdown[0].value == "#### " + order[1][0].replace("_", "\\_")
+    while queue_component.data(app)["again"]:  # the browser asks again until it holds the sample
+        app.run()
+    assert _headings(app) == [data_id for data_id, _ in order]
+    shown = _on_screen(app)
+    assert shown["tables"] == [] and shown["mine"] is None  # the re-check is the reviewer's own: no labels shown
+    assert shown["labels"] == {"1": "Truly unsolvable", "0": "Not unsolvable"}
+    assert "Left to audit: 3" in queue_component.data(app)["message"]
+    queue_component.press(app, "0", comment="still solvable", component=AUDIT_COMPONENT)
+    assert _headings(app) == [data_id for data_id, _ in order[1:]]
     with read_session(engine) as session:
         stored = session.execute(select(AuditItem.candidate_id, AuditItem.unsolvable, AuditItem.comment)
                                  .where(AuditItem.unsolvable.is_not(None))).all()

@@ -50,17 +50,17 @@ def decision(item_id: int, key: str, *, comment: str = "", age_ms: float = 5) ->
     return made
 
 
-def send(app: Any, decisions: list[dict[str, Any]]) -> dict[str, str]:
+def send(app: Any, decisions: list[dict[str, Any]], *, component: str = KEY) -> dict[str, str]:
     """Set the component's state value to these decisions (not yet answered) and run: the outcomes handed back."""
-    app.session_state[KEY] = {"sent": {"decisions": decisions, "n": next(_sends)}}
+    app.session_state[component] = {"sent": {"decisions": decisions, "n": next(_sends)}}
     app.run()
     assert not app.exception, app.exception
     return data(app)["outcomes"]
 
 
-def press(app: Any, key: str, *, comment: str = "") -> dict[str, Any]:
+def press(app: Any, key: str, *, comment: str = "", component: str = KEY) -> dict[str, Any]:
     """Decide the item on screen with `key` (as the only decision waiting); the decision sent."""
-    made = decision(data(app)["items"][0]["id"], key, comment=comment)
-    outcomes = send(app, [made])
+    made = decision(data(app)["order"][0], key, comment=comment)
+    outcomes = send(app, [made], component=component)
     assert outcomes.get(made["id"]) in ("saved", "skipped"), outcomes
     return made
