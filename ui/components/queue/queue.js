@@ -14,8 +14,10 @@ const MATH_ATTRIBUTES = new Set(["display", "mathvariant", "stretchy", "fence", 
   "linethickness", "symmetric", "largeop", "form", "encoding"]);
 const RESEND_MS = 3000;  // a decision not answered by then is sent again
 const WAKE_MS = 8000;  // no answer for this long: ask for a run of the whole app
-const SECTIONS = ["Guideline", "Solution", "Model outputs"];
-const LABEL_KEYS = {"1": [1, 0], "2": [1, 1], "0": [0, null]};
+// What a page gives in its data (`page`): its keys, the sections an item may open, what its items are called
+// (`noun`), what it says of an item decided before (`mine`).
+// A key is {key, text, kind, decision} (the decision's fields, the comment added), or {key, text, kind, action}
+// with action "skip" (on to the next, the item given up) or "back".
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -61,7 +63,7 @@ function runsNode(runs, tag = "span") {
   return box;
 }
 
-function sectionNode(title, section) {
+function sectionNode(title, section, noun) {
   const box = el("div", "aq-section");
   box.dataset.section = title;
   box.appendChild(el("div", "aq-section-title", title));
@@ -78,25 +80,25 @@ function sectionNode(title, section) {
       box.appendChild(row);
     }
   } else {
-    box.appendChild(el("div", "aq-note", "No " + title.toLowerCase() + " for this candidate."));
+    box.appendChild(el("div", "aq-note", "No " + title.toLowerCase() + " for this " + noun + "."));
   }
   return box;
 }
 
-// One item drawn once, hidden until it is the one on screen.
-function itemNode(item) {
+// One item drawn once, hidden until it is the one on screen: its columns side by side ({title, runs, badge}),
+// its fields, and the page's sections.
+function itemNode(item, page) {
   const node = el("div", "aq-item");
   node.hidden = true;
   node.dataset.item = String(item.id);
   const columns = el("div", "aq-columns");
-  const left = el("div", "aq-column");
-  left.appendChild(el("div", "aq-column-title", "Original question · removed or changed"));
-  left.appendChild(runsNode(item.original, "div"));
-  const right = el("div", "aq-column");
-  right.appendChild(el("div", "aq-column-title", "Rewritten question · added or changed"));
-  right.appendChild(runsNode(item.rewritten, "div"));
-  if (item.identical) right.appendChild(el("div", "aq-badge", "The rewritten question is identical to the original."));
-  columns.append(left, right);
+  for (const column of item.columns || []) {
+    const box = el("div", "aq-column");
+    box.appendChild(el("div", "aq-column-title", column.title));
+    box.appendChild(runsNode(column.runs, "div"));
+    if (column.badge) box.appendChild(el("div", "aq-badge", column.badge));
+    columns.appendChild(box);
+  }
   node.appendChild(columns);
   const fields = el("div", "aq-fields");
   for (const [name, runs] of item.fields || []) {
@@ -107,7 +109,9 @@ function itemNode(item) {
   }
   node.appendChild(fields);
   const sections = el("div", "aq-sections");
-  for (const title of SECTIONS) sections.appendChild(sectionNode(title, (item.sections || {})[title] || {}));
+  for (const title of page.sections) {
+    sections.appendChild(sectionNode(title, (item.sections || {})[title] || {}, page.noun));
+  }
   node.appendChild(sections);
   return node;
 }
@@ -126,8 +130,11 @@ function tell(what, id, outcome) {
 }
 
 class Queue {
-  constructor(storeKey) {
+  constructor(storeKey, page) {
     this.storeKey = storeKey;
+    this.page = {noun: "item", sections: [], keys: [], mine: "You decided this one.", ...page};
+    this.keys = {};  // lower-case key -> its spec
+    for (const spec of this.page.keys) this.keys[spec.key.toLowerCase()] = spec;
     this.items = new Map();  // id -> item
     this.nodes = new Map();  // id -> drawn node
     this.order = [];  // the server's order of the items it holds for this person
@@ -171,11 +178,11 @@ class Queue {
     if (this.root && this.root.parentNode === parent) return;
     this.root = el("div", "aq-root");
     this.root.tabIndex = -1;
-    this.heading = el("h4", "aq-heading", "Loading the candidate...");
+    this.heading = el("h4", "aq-heading", "Loading the " + this.page.noun + "...");
     const bar = el("div", "aq-buttons");
     this.buttons = {};
-    const add = (key, text, kind) => {
-      const button = el("button", "aq-button aq-" + kind + " aq-key-" + key.toLowerCase());
+    for (const {key, text, kind} of this.page.keys) {
+      const button = el("button", "aq-button aq-" + (kind || "secondary") + " aq-key-" + key.toLowerCase());
       button.type = "button";
       button.dataset.key = key;
       button.appendChild(el("span", "aq-button-text", text));
@@ -183,12 +190,7 @@ class Queue {
       button.addEventListener("click", () => this.press(key.toLowerCase()));
       this.buttons[key.toLowerCase()] = button;
       bar.appendChild(button);
-    };
-    add("1", "Unsolvable · simple", "primary");
-    add("2", "Unsolvable · hard", "primary");
-    add("0", "Not acceptable", "secondary");
-    add("S", "Skip", "secondary");
-    add("B", "Back", "secondary");
+    }
     this.status = el("div", "aq-status");
     this.indicator = el("span", "aq-indicator", "");
     this.indicator.setAttribute("role", "status");
@@ -200,7 +202,7 @@ class Queue {
     this.comment.setAttribute("aria-label", "Comment");
     const toggles = el("div", "aq-toggles");
     this.toggles = {};
-    for (const title of SECTIONS) {
+    for (const title of this.page.sections) {
       const toggle = el("button", "aq-toggle", title);
       toggle.type = "button";
       toggle.addEventListener("click", () => this.toggle(title));
@@ -225,9 +227,9 @@ class Queue {
   }
 
   showSections() {
-    for (const title of SECTIONS) this.toggles[title].classList.toggle("aq-on", this.open.has(title));
+    for (const title of this.page.sections) this.toggles[title].classList.toggle("aq-on", this.open.has(title));
     this.root.dataset.open = [...this.open].join("|");
-    for (const title of SECTIONS) this.root.classList.toggle("aq-open-" + title.split(" ")[0].toLowerCase(), this.open.has(title));
+    for (const title of this.page.sections) this.root.classList.toggle("aq-open-" + title.split(" ")[0].toLowerCase(), this.open.has(title));
   }
 
   // Data from a run of the page: the items held, the outcomes of the decisions sent.
@@ -320,12 +322,12 @@ class Queue {
       this.current = id;
       this.shownAt = performance.now();
       const item = id === null ? null : this.items.get(id);
-      this.heading.textContent = item ? item.heading : (this.emptyText ? "Nothing to annotate" : "Loading...");
-      if (item) {
-        for (const key of ["1", "2", "0"]) {
-          const text = this.buttons[key].firstChild;
-          if (text.textContent !== item.labels[key]) text.textContent = item.labels[key];
-        }
+      this.heading.textContent = item ? item.heading : (this.emptyText ? "Nothing left" : "Loading...");
+      // An item may name a key's decision in its own words (a rewrite type's labels).
+      for (const [key, spec] of Object.entries(this.keys)) {
+        const text = this.buttons[key].firstChild;
+        const wanted = (item && item.labels && item.labels[key]) || spec.text;
+        if (text.textContent !== wanted) text.textContent = wanted;
       }
       this.comment.value = this.reviewing !== null ? (this.history[this.reviewing].decision?.comment || "") : "";
       if (above) this.toTop();  // the next one starts at its top
@@ -334,7 +336,9 @@ class Queue {
     if (node) node.hidden = false;
     this.empty.hidden = id !== null;
     this.empty.textContent = id === null ? this.emptyText : "";
-    for (const key of ["1", "2", "0", "s"]) this.buttons[key].disabled = id === null;
+    for (const [key, spec] of Object.entries(this.keys)) {
+      if (spec.action !== "back") this.buttons[key].disabled = id === null;
+    }
     this.root.dataset.item = id === null ? "" : String(id);
     this.root.dataset.ready = String(this.order.filter((other) => !this.decided.has(other) && this.items.has(other))
       .length);  // how many are ready here, the one on screen too
@@ -343,7 +347,7 @@ class Queue {
   }
 
   build(id) {
-    const node = itemNode(this.items.get(id));
+    const node = itemNode(this.items.get(id), this.page);
     this.nodes.set(id, node);
     this.stage.appendChild(node);
   }
@@ -389,8 +393,8 @@ class Queue {
     const parts = [];
     if (this.reviewing !== null) {
       const mine = this.history[this.reviewing].decision;
-      parts.push(mine && mine.human_check !== undefined
-        ? "You labelled this one. Press a decision key to change it, S to go forward."
+      parts.push(mine && !mine.skip
+        ? this.page.mine + " Press a decision key to change it, S to go forward."
         : "You went back to this one. Press a decision key to change it, S to go forward.");
     }
     if (this.userMessage) parts.push(this.userMessage);
@@ -404,19 +408,20 @@ class Queue {
 
   press(key) {
     const id = this.onScreen();
-    if (id === null && (key in LABEL_KEYS || key === "s")) {
+    const spec = this.keys[key];
+    if (!spec) return;
+    if (id === null && spec.action !== "back") {
       // Nothing on screen (the next ones are on their way, or none are left): the key decides nothing.
-      this.userMessage = "No candidate on screen: that key was not used.";
+      this.userMessage = "No " + this.page.noun + " on screen: that key was not used.";
       this.drawStatus();
       return;
     }
-    if (key in LABEL_KEYS) {
-      const [human_check, difficulty_eval] = LABEL_KEYS[key];
-      this.decide({human_check, difficulty_eval, comment: this.comment.value.trim()}, id);
-    } else if (key === "s") {
+    if (spec.decision) {
+      this.decide({...spec.decision, comment: this.comment.value.trim()}, id);
+    } else if (spec.action === "skip") {
       if (this.reviewing !== null) this.forward();
       else this.decide({skip: true}, id);
-    } else if (key === "b") {
+    } else if (spec.action === "back") {
       this.back();
     } else {
       return;
@@ -510,10 +515,11 @@ function onKey(event) {
     queue.comment.focus();
     return;
   }
-  if (!(key in LABEL_KEYS) && key !== "s" && key !== "b") return;
+  const spec = queue.keys[key];
+  if (!spec) return;
   event.preventDefault();
-  event.stopImmediatePropagation();
-  if (event.repeat && key === "b") return;  // a held B would walk far back; a held label key labels on
+  event.stopImmediatePropagation();  // Streamlit's own keys (R reruns) come after
+  if (event.repeat && spec.action === "back") return;  // a held B would walk far back; a held label key labels on
   queue.press(key);
 }
 
@@ -546,7 +552,7 @@ export default function (component) {
   const queues = registry();
   let queue = queues.get(data.store);
   if (!queue) {
-    queue = new Queue(data.store);
+    queue = new Queue(data.store, data.page);
     queues.set(data.store, queue);
   }
   queue.attach(parentElement);
