@@ -26,14 +26,13 @@ from annotator.labelling import audit
 from annotator.labelling import browser_adjudication as queues
 from annotator.labelling.browser_queue import AHEAD, FIRST, STEP
 from ui import guard, pages
-from ui.adjudicate_items import audit_item, dispute_item
+from ui.adjudicate_items import AUDIT_PAGE, DISPUTES_PAGE, audit_item, dispute_item
 from ui.components import queue as queue_component
 from ui.keys import keyboard
 from ui.writes import page_write, saves
 
 DISPUTES, AUDIT = "Disputes", "Audit sample"
 QUEUE = {DISPUTES: queues.DISPUTES, AUDIT: queues.AUDIT}
-KEYS = {queues.DISPUTES: ["1", "2", "0", "s", "b"], queues.AUDIT: ["1", "0", "s"]}
 engine, user = guard.require_page(__file__)
 state: dict[str, Any] = st.session_state.setdefault("adjudicate", {})
 state.setdefault("queue_name", DISPUTES)
@@ -143,8 +142,7 @@ def _data(mine: dict[str, Any]) -> dict[str, Any]:
         "store": f"annotator-queue:{user.id}:{_queue()}",
         "now": time.time() * 1000,
         "generation": 0,
-        "keys": KEYS[_queue()],
-        "emptyHeading": "Nothing to audit" if _queue() == queues.AUDIT else "Nothing to adjudicate",
+        "page": AUDIT_PAGE if _queue() == queues.AUDIT else DISPUTES_PAGE,
         "order": [candidate_id for candidate_id in held if candidate_id in mine["items"]],
         "items": [mine["items"][candidate_id] for candidate_id in dict.fromkeys([*fresh, *held])
                   if candidate_id in mine["items"] and (candidate_id not in have or candidate_id in fresh)],

@@ -9,11 +9,22 @@ from typing import Any
 
 from sqlmodel import Session
 
-from annotator.database.vocabulary import label_name
+from annotator.database.vocabulary import SKIP_KEY, label_name
 from annotator.labelling import adjudication, audit, queue
-from ui.queue_items import Item, item
+from ui.queue_items import ANNOTATE, Item, item
 
 AUDIT_LABELS = {str(key): name.capitalize() for key, name in audit.DECISIONS.items()}
+# The component's keys and words for each queue (its `page`): Annotate's keys for the disputes; 1 / 0 / S for the
+# audit sample (an audit decision is sent as `human_check`, 1 truly unsolvable or 0 not).
+DISPUTES_PAGE = {**ANNOTATE, "mine": "You decided this one.", "nothing": "Nothing to adjudicate"}
+AUDIT_PAGE = {
+    **ANNOTATE, "mine": "You audited this one.", "nothing": "Nothing to audit",
+    "keys": [
+        *({"key": key, "text": text, "kind": "primary" if key == "1" else "secondary",
+           "decision": {"human_check": int(key)}} for key, text in AUDIT_LABELS.items()),
+        {"key": SKIP_KEY, "text": "Skip", "action": "skip"},
+    ],
+}
 
 
 def _labels(rows: list[dict[str, Any]], rewrite_type: str) -> dict[str, Any]:

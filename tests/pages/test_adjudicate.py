@@ -61,7 +61,8 @@ def test_reviewer_settles_disputes_lowest_agreement_first(engine: Engine) -> Non
     assert not app.exception, app.exception
     assert _headings(app)[0] == "math_0_remove_1"
     data = queue_component.data(app)
-    assert data["keys"] == ["1", "2", "0", "s", "b"] and "Disputes left: 2" in data["message"]
+    assert [spec["key"] for spec in data["page"]["keys"]] == ["1", "2", "0", "S", "B"]
+    assert "Disputes left: 2" in data["message"]
     table = _on_screen(app)["tables"][0]
     assert [row[0] for row in table["rows"]] == ["ann", "bea", "cy"]
     assert [row[1] for row in table["rows"]] == ["unsolvable · simple", "not acceptable", "unsolvable · hard"]
@@ -136,7 +137,9 @@ def test_the_audit_queue_says_how_to_draw_a_sample_then_walks_it(engine: Engine)
     app.selectbox(key="adjudicate_queue").select("Audit sample").run()
     assert not app.exception, app.exception
     data = queue_component.data(app)
-    assert data["emptyHeading"] == "Nothing to audit" and data["keys"] == ["1", "0", "s"]
+    assert data["page"]["nothing"] == "Nothing to audit"
+    assert [(spec["key"], spec.get("decision")) for spec in data["page"]["keys"]] == [
+        ("1", {"human_check": 1}), ("0", {"human_check": 0}), ("S", None)]
     assert "python -m annotator audit draw --size N --seed S --by NAME" in data["empty"]
 
     with write_session(engine) as session:

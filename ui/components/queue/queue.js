@@ -87,10 +87,30 @@ function sectionNode(title, section, noun) {
 
 // One item drawn once, hidden until it is the one on screen: its columns side by side ({title, runs, badge}),
 // its fields, and the page's sections.
+// An item's tables ({title, columns, rows}: Adjudicate's labels and decisions), every cell as text.
+function tablesNode(tables) {
+  const box = el("div", "aq-tables");
+  for (const table of tables) {
+    if (table.title) box.appendChild(el("div", "aq-table-title", table.title));
+    const grid = el("table", "aq-table");
+    const head = el("tr");
+    for (const column of table.columns || []) head.appendChild(el("th", null, column));
+    grid.appendChild(head);
+    for (const row of table.rows || []) {
+      const line = el("tr");
+      for (const cell of row) line.appendChild(el("td", null, cell));
+      grid.appendChild(line);
+    }
+    box.appendChild(grid);
+  }
+  return box;
+}
+
 function itemNode(item, page) {
   const node = el("div", "aq-item");
   node.hidden = true;
   node.dataset.item = String(item.id);
+  if (Array.isArray(item.tables) && item.tables.length) node.appendChild(tablesNode(item.tables));
   const columns = el("div", "aq-columns");
   for (const column of item.columns || []) {
     const box = el("div", "aq-column");
@@ -247,7 +267,12 @@ class Queue {
       this.reviewing = null;
     }
     this.generation = data.generation;
-    for (const item of data.items || []) this.items.set(item.id, item);
+    for (const item of data.items || []) {
+      // Sent again though drawn (another reviewer's decision met this one's): drawn again, with it.
+      if (this.nodes.has(item.id) && this.items.has(item.id)) this.redraw(item.id);
+      this.items.set(item.id, item);
+    }
+    this.overridableIds = new Set(data.overridable || []);
     const order = Array.isArray(data.order) ? data.order : (data.items || []).map((item) => item.id);
     // A refused one stays first until decided again (or skipped), though the server no longer holds it.
     this.returned = this.returned.filter((id) => this.items.has(id) && !this.decided.has(id));
@@ -278,7 +303,15 @@ class Queue {
     this.draw();
   }
 
+  redraw(id) {
+    this.nodes.get(id).remove();
+    this.nodes.delete(id);
+    if (this.current === id) this.current = undefined;
+  }
+
   refuse(decision, outcome) {
+    // Another reviewer decided meanwhile: the same key pressed again on this item overrides their decision.
+    if (this.overridableIds?.has(decision.id)) this.overriding = decision;
     const item = this.items.get(decision.item);
     const name = item ? item.data_id : "#" + decision.item;
     this.refused.push(name + ": " + outcome);
@@ -322,7 +355,8 @@ class Queue {
       this.current = id;
       this.shownAt = performance.now();
       const item = id === null ? null : this.items.get(id);
-      this.heading.textContent = item ? item.heading : (this.emptyText ? "Nothing left" : "Loading...");
+      this.heading.textContent = item ? item.heading : (this.emptyText ? this.page.nothing || "Nothing left"
+        : "Loading...");
       // An item may name a key's decision in its own words (a rewrite type's labels).
       for (const [key, spec] of Object.entries(this.keys)) {
         const text = this.buttons[key].firstChild;
@@ -431,6 +465,10 @@ class Queue {
 
   decide(what, id) {
     const now = Date.now();
+    const again = this.overriding;
+    if (again && again.item === id && !what.skip && Object.keys(what).every((field) => field === "comment" ||
+        again[field] === what[field])) what = {...what, override: true};
+    if (again && again.item === id) this.overriding = null;
     const decision = {id: uuid(), item: id, at: now, spent: Math.round(performance.now() - this.shownAt), ...what};
     this.refused = [];
     this.pending.push(decision);
