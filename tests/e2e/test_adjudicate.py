@@ -58,6 +58,7 @@ def test_a_reviewer_settles_disputes_with_keys_and_the_export_says_so(app: Runni
     shows(page, "aime_2_remove_1")
     page.keyboard.press("2")
     page.get_by_text("No disputed candidates left").wait_for()
+    page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'")
     context.close()
 
     engine = get_engine(app.database_url)
@@ -82,28 +83,23 @@ FIRST_COMMENT = "x is **fixed** by the <b>second</b> sentence"
 SECOND_COMMENT = "no: the second sentence only bounds x"
 
 
-def tab_to(page, widget_key: str) -> None:  # type: ignore[no-untyped-def]
-    """Press Tab until the focus is in the widget with key `widget_key` (keyboard only, no clicks)."""
-    inside = f"() => document.activeElement?.closest('.st-key-{widget_key}') !== null"
-    for _ in range(80):
-        if page.evaluate(inside):
-            return
-        page.keyboard.press("Tab")
-    raise AssertionError(f"Tab never reached {widget_key}")
-
-
 def comment_then(page, comment: str, key: str) -> None:  # type: ignore[no-untyped-def]
-    """Tab into the comment, type it, Esc, then press `key`."""
-    page.locator(".st-key-adjudicate_1 button").wait_for()
-    tab_to(page, "adjudicate_comment")
+    """C into the comment, type it, Esc, then press `key`."""
+    page.locator(".aq-root").wait_for()
+    page.keyboard.press("c")
     page.keyboard.type(comment)
     page.keyboard.press("Escape")
-    assert page.evaluate("document.activeElement === document.body")
+    assert not page.evaluate("document.activeElement?.classList.contains('aq-comment')")
     page.keyboard.press(key)
 
 
+def table_cells(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """The text of every cell of the tables of the dispute on screen."""
+    return [text.strip() for text in page.locator(".aq-item:not([hidden]) td").all_inner_texts()]
+
+
 def cells(page) -> list[str]:  # type: ignore[no-untyped-def]
-    """The text of every table cell on the page (the grids' cells, as text)."""
+    """The text of every grid cell on the page (Browse's grids' cells, as text)."""
     page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
     return [text.strip() for text in page.locator("[role=gridcell]").all_inner_texts()]
 
@@ -121,11 +117,13 @@ def test_the_second_reviewer_sees_the_first_ones_comment_and_the_override_keeps_
     shows(first, "aime_2_remove_1")
 
     second.keyboard.press("1")
-    second.get_by_text("rev decided this dispute meanwhile: not acceptable.").wait_for()
+    second.get_by_role("alert").filter(has_text="rev decided this dispute meanwhile: not acceptable.").wait_for()
+    shows(second, "aime_0_remove_1")  # back on screen, with rev's decision and comment
     second.get_by_text("Decisions", exact=True).wait_for()
-    wait_for(lambda: FIRST_COMMENT in cells(second), 30, "the first reviewer's comment in the decisions")
+    wait_for(lambda: FIRST_COMMENT in table_cells(second), 30, "the first reviewer's comment in the decisions")
     comment_then(second, SECOND_COMMENT, "1")  # the same key again: the override
     shows(second, "aime_2_remove_1")
+    second.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'")
 
     engine = get_engine(app.database_url)
     with read_session(engine) as session:

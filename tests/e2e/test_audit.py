@@ -1,5 +1,6 @@
 """The audit queue on Adjudicate in real headless Chromium, by keyboard only: the queue chosen in the sidebar (Tab,
-type, Enter), a comment typed, `Esc`, then `0`, `S` and `1`; every check is on the database."""
+type, Enter), `C`, a comment typed, `Esc`, then `0`, `S` and `1` (`2` and `B` are not the audit's keys); every
+check is on the database."""
 
 from __future__ import annotations
 
@@ -71,17 +72,20 @@ def test_a_reviewer_audits_the_sample_by_keyboard(app: RunningApp, browser) -> N
     shows(page, order[0])
     page.get_by_text("Left to audit: 3").wait_for()
 
-    page.locator(".st-key-adjudicate_audit_0 button").wait_for()
-    tab_to(page, "adjudicate_comment")
+    assert page.locator(".aq-table").count() == 0  # the re-check is the reviewer's own: no labels
+    page.keyboard.press("c")
     page.keyboard.type(COMMENT)
     page.keyboard.press("Escape")
-    assert page.evaluate("document.activeElement === document.body")
+    assert not page.evaluate("document.activeElement?.classList.contains('aq-comment')")
+    page.keyboard.press("2")  # not an audit key: nothing happens
+    page.keyboard.press("b")
     page.keyboard.press("0")
     shows(page, order[1])
     page.keyboard.press("s")
     shows(page, order[2])
     page.keyboard.press("1")
     page.get_by_text("Nothing left to audit (some skipped this session).").wait_for()
+    page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'")
 
     with read_session(engine) as session:
         stored = session.execute(

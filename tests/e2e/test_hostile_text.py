@@ -86,11 +86,11 @@ def test_a_hostile_dataset_shows_as_text_on_every_page(app: RunningApp, tracker:
     assert_inert(page, tracker, ["response"])
     assert f"tag [t]({tracker.url}/tag/link) :red[red-tag]" in shown_text(page)
 
-    # Adjudicate: the disputed candidate (the comment is in its labels table, a grid of plain text).
+    # Adjudicate: the disputed candidate (the comment is in its labels table, cells of plain text).
     page.get_by_role("link", name="Adjudicate").click()
     page.get_by_role("heading", name="gsm_4_contradict_1").wait_for()
     settled(page)
-    assert_inert(page, tracker, ["question", "rewritten", "condition", "reason"])
+    assert_inert(page, tracker, ["question", "rewritten", "condition", "reason", "comment"])
 
     # Positive control: an image the page itself adds does reach the tracker, so the tracker would have seen
     # the others; nothing else ever did.

@@ -114,8 +114,12 @@ def test_adjudicate_comment_esc_key(app: RunningApp, browser) -> None:  # type: 
     page = browser.new_context().new_page()
     open_page(page, app.url, name="rev", password=PASSWORD, link="Adjudicate")
     heading(page, r"^aime_0_remove_1$")
-    comment_esc_key(page, "adjudicate_comment", "1", "adjudicate_1")
+    page.keyboard.press("c")  # the queue's comment (its keys: tests/e2e/test_adjudicate_queue.py)
+    page.keyboard.type(COMMENT)
+    page.keyboard.press("Escape")
+    page.keyboard.press("1")
     heading(page, r"^aime_1_remove_1$")
+    page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'")
     page.context.close()
     with read_session(engine) as session:
         rows = session.execute(select(Adjudication.candidate_id, Adjudication.annotator_id, Adjudication.human_check,
