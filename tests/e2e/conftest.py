@@ -135,7 +135,7 @@ def open_page(page, url: str, *, name: str, password: str, link: str) -> None:  
     )
     page.get_by_role("link", name=link).click()
     # Annotate's headings look like other pages' ("data_id · source · type"): wait until it is gone.
-    page.locator(".aq-root").wait_for(state="detached")
+    page.locator(".aq-root[data-store$=':annotate']").wait_for(state="detached")
 
 
 # Model and dataset text that would run script, load an image, make a link or emphasis if rendered as HTML or

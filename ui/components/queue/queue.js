@@ -198,6 +198,7 @@ class Queue {
     if (this.root && this.root.parentNode === parent) return;
     this.root = el("div", "aq-root");
     this.root.tabIndex = -1;
+    this.root.dataset.store = this.storeKey;  // whose queue, on which page
     this.heading = el("h4", "aq-heading", "Loading the " + this.page.noun + "...");
     const bar = el("div", "aq-buttons");
     this.buttons = {};
