@@ -1,11 +1,10 @@
-"""Key press -> next item visible, on Review and Adjudicate, with one in-page probe, in one run (Annotate's queue,
-held in the browser: `bench_queue_keys.py`).
+"""Key press -> next item visible, on Review, with one in-page probe, in one run (Annotate's and Adjudicate's
+queues, held in the browser: `bench_queue_keys.py`).
 
 One database (default 100,000 candidates with 3 labels each from 12 annotators, most of them disputes, and
-100,000 transcripts, one per candidate), one `streamlit run app.py`, four headless Chromium tabs: an
-annotator on Annotate (keys 1 / 2 / 0), a reviewer on Review (S / F) as it opens (responses as text), on Review
-with the sidebar's "Typeset math in every response" on (`review_typeset`), and on Adjudicate (1 / 2 / 0). The
-pages take turns press by press, so that load from other jobs falls on all of them alike.
+100,000 transcripts, one per candidate), one `streamlit run app.py`, headless Chromium tabs: a reviewer on Review
+(S / F) as it opens (responses as text), and on Review with the sidebar's "Typeset math in every response" on
+(`review_typeset`). The pages take turns press by press, so that load from other jobs falls on all of them alike.
 
 The probe (`PROBE`, installed in every tab before it loads) times each press inside the browser, with no
 automation round trips: from the keydown event to the first frame painted after the workspace's heading
@@ -164,8 +163,6 @@ window.__benchWatch = (old, marks) => {
 PAGES = {
     "review": ("Review", "rev", [("s", "verdict_S"), ("f", "verdict_F")], ["rewrite", "response"]),
     "review_typeset": ("Review", "rev", [("s", "verdict_S"), ("f", "verdict_F")], ["rewrite", "response"]),
-    "adjudicate": ("Adjudicate", "rev", [("1", "adjudicate_1"), ("2", "adjudicate_2"), ("0", "adjudicate_0")],
-                   ["rewrite"]),
 }
 
 # page -> the sidebar toggle turned on once the page is open

@@ -1,4 +1,5 @@
-"""Annotate's queue held in the browser: keydown -> next candidate painted, and keydown -> decision answered
+"""A queue held in the browser (Annotate's, or with `--page adjudicate` Adjudicate's disputes, as the reviewer):
+keydown -> next candidate painted, and keydown -> decision answered
 (stored and committed on the server, the answer back in the browser), at the server and at a distance.
 
 One database (default 100,000 candidates, `bench_keypress.seed`), one `streamlit run app.py`, one headless Chromium
@@ -15,6 +16,7 @@ on as many candidates, in the order pressed.
     python bench/bench_queue_keys.py                          # 100k candidates, 60 presses per distance
     python bench/bench_queue_keys.py --candidates 2000 --presses 20
     python bench/bench_queue_keys.py --database /tmp/keys.sqlite   # seeded once, reused (bench_keypress's too)
+    python bench/bench_queue_keys.py --page adjudicate --candidates 2000 --presses 20
 """
 
 from __future__ import annotations
@@ -33,9 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from annotator.database.engine import get_engine, read_session  # noqa: E402
-from annotator.database.models import Annotation, AnnotationEvent, Annotator  # noqa: E402
+from annotator.database.models import Adjudication, Annotation, AnnotationEvent, Annotator  # noqa: E402
 from bench.bench_keypress import PASSWORD, seed  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, open_page, start_app, stop_app  # noqa: E402
 from tests.support.tcp_proxy import DelayProxy  # noqa: E402
 
 # Installed before the page loads: the keydown's time, the frame painted with the next candidate, the answer.
@@ -81,14 +83,17 @@ def _stats(samples: list[float]) -> dict[str, float]:
     return {"n": len(samples), "p50": round(statistics.median(samples), 1), "p95": round(cuts[94], 1)}
 
 
-def _open(browser, url: str):  # type: ignore[no-untyped-def]
+def _open(browser, url: str, queue: str):  # type: ignore[no-untyped-def]
     context = browser.new_context()
     context.add_init_script(PROBE)
     page = context.new_page()
-    page.goto(url)
-    page.get_by_role("textbox", name="Name").fill("ann")
-    page.get_by_role("textbox", name="Password").fill(PASSWORD)
-    page.get_by_role("textbox", name="Password").press("Enter")
+    if queue == "adjudicate":
+        open_page(page, url, name="rev", password=PASSWORD, link="Adjudicate")
+    else:
+        page.goto(url)
+        page.get_by_role("textbox", name="Name").fill("ann")
+        page.get_by_role("textbox", name="Password").fill(PASSWORD)
+        page.get_by_role("textbox", name="Password").press("Enter")
     page.wait_for_function("/^bench_\\d+_/.test(window.__benchHeading() || '')", timeout=180_000)
     return page
 
@@ -111,7 +116,16 @@ def _presses(page, count: int, warmup: int, pause_ms: int) -> tuple[list[float],
     return painted, answers[warmup:]
 
 
-def _labels(url: str) -> list[tuple[int, int]]:
+def _labels(url: str, queue: str) -> list[tuple[int, int]]:
+    """(candidate, human_check) of each of the person's decisions, in the order stored."""
+    if queue == "adjudicate":
+        with read_session(get_engine(url)) as session:
+            rev = session.execute(select(Annotator.id).where(Annotator.name == "rev")).scalar_one()
+            return [tuple(row) for row in session.execute(  # type: ignore[misc]
+                select(AnnotationEvent.candidate_id, Adjudication.human_check)
+                .join(Adjudication, Adjudication.candidate_id == AnnotationEvent.candidate_id)
+                .where(AnnotationEvent.annotator_id == rev, AnnotationEvent.action == "adjudicate")
+                .order_by(AnnotationEvent.id))]
     with read_session(get_engine(url)) as session:
         ann = session.execute(select(Annotator.id).where(Annotator.name == "ann")).scalar_one()
         return [tuple(row) for row in session.execute(  # type: ignore[misc]
@@ -121,18 +135,19 @@ def _labels(url: str) -> list[tuple[int, int]]:
             .where(AnnotationEvent.annotator_id == ann).order_by(AnnotationEvent.id))]
 
 
-def _burst(page, url: str, keys: int, gap_ms: int) -> str:  # type: ignore[no-untyped-def]
-    before = len(_labels(url))
+def _burst(page, url: str, keys: int, gap_ms: int, queue: str) -> str:  # type: ignore[no-untyped-def]
+    before = len(_labels(url, queue))
     first = page.evaluate("window.__benchHeading()")
     pressed = [KEYS[i % len(KEYS)] for i in range(keys)]
     for key in pressed:
         page.keyboard.press(key)
         time.sleep(gap_ms / 1000)
     _saved(page)
-    stored = _labels(url)[before:]
+    stored = _labels(url, queue)[before:]
     candidates = [candidate for candidate, _ in stored]
-    in_order = candidates == sorted(candidates) and [check for _, check in stored] == [
-        0 if key == "0" else 1 for key in pressed]
+    # Annotate's queue goes by id; the disputes by agreement (each decided once, the keys' decisions in turn).
+    walked = candidates == sorted(candidates) if queue == "annotate" else len(set(candidates)) == len(candidates)
+    in_order = walked and [check for _, check in stored] == [0 if key == "0" else 1 for key in pressed]
     return (f"{len(stored)} labels on {len(set(candidates))} candidates from {first.split(' · ')[0]}, "
             f"{'in the order pressed' if in_order else 'NOT in the order pressed'}")
 
@@ -147,6 +162,7 @@ def main() -> None:
     parser.add_argument("--delay-ms", type=int, default=75, help="the proxy's delay, each way")
     parser.add_argument("--burst", type=int, default=20, help="keys in the burst")
     parser.add_argument("--gap-ms", type=int, default=20, help="between the burst's keys")
+    parser.add_argument("--page", choices=("annotate", "adjudicate"), default="annotate", help="whose queue")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -165,17 +181,17 @@ def main() -> None:
                                                          delay=args.delay_ms / 1000) as proxy:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             for distance, address, round_trip in (("near", app.url, 0), ("far", proxy.url, 2 * args.delay_ms)):
-                page = _open(browser, address)
+                page = _open(browser, address, args.page)
                 painted, answered = _presses(page, args.presses, args.warmup, args.pause_ms)
-                burst = _burst(page, url, args.burst, args.gap_ms)
+                burst = _burst(page, url, args.burst, args.gap_ms, args.page)
                 results[distance] = {"painted": _stats(painted), "answered": _stats(answered),
                                      "round_trip_ms": round_trip, "burst": burst}
                 page.context.close()
             browser.close()
     finally:
         stop_app(app)
-    print(f"{database}: {args.presses} timed presses per distance after {args.warmup} warm-up, {args.pause_ms} ms "
-          f"pause; far = a proxy holding each direction {args.delay_ms} ms")
+    print(f"{database} ({args.page}): {args.presses} timed presses per distance after {args.warmup} warm-up, "
+          f"{args.pause_ms} ms pause; far = a proxy holding each direction {args.delay_ms} ms")
     print(f"{'':>6} {'n':>4} {'painted p50':>12} {'p95':>6} {'answered p50':>13} {'p95':>6} {'RTT+100':>8}")
     for distance, result in results.items():
         painted, answered = result["painted"], result["answered"]
