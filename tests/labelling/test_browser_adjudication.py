@@ -198,3 +198,15 @@ def test_reviewers_filling_at_once_never_put_three_on_one_dispute(engine: Engine
     holders = _holders(engine)
     assert max(holders.values()) <= 2 and set(holders) <= set(ids)
     assert sum(holders.values()) == len(ids) * 2  # 5 reviewers x 4 wanted = 20 > 16 places: every place taken
+
+
+def test_back_past_the_browser_finds_the_reviewers_earlier_decisions_in_turn(engine: Engine) -> None:
+    ids = _disputes(engine, 4)
+    rev, rex = add_user(engine, "rev", role="reviewer"), add_user(engine, "rex", role="reviewer")
+    _fill(engine, rev.id)
+    _fill(engine, rex.id)
+    _store(engine, rev.id, [_sent(ids[0]), _sent(ids[2])])
+    _store(engine, rex.id, [_sent(ids[3])])  # another reviewer's: not rev's to go back to
+    with read_session(engine) as session:
+        walk = [ba.previous_decided(session, reviewer_id=rev.id, before=before) for before in (ids[3], ids[2], ids[0])]
+    assert walk == [ids[2], ids[0], None]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -163,3 +165,30 @@ def test_the_audit_queue_says_how_to_draw_a_sample_then_walks_it(engine: Engine)
         stored = session.execute(select(AuditItem.candidate_id, AuditItem.unsolvable, AuditItem.comment)
                                  .where(AuditItem.unsolvable.is_not(None))).all()
     assert [tuple(row) for row in stored] == [(order[0][1], 0, "still solvable")]
+
+
+def test_a_decision_sent_while_the_database_is_busy_waits_and_is_stored_once_after(
+    engine: Engine, set_environment: Callable[..., None]
+) -> None:
+    set_environment(ANNOTATOR_PAGE_BUSY_SECONDS="0.3")
+    ids = _dispute(engine)
+    app = _open(engine, "rev", "reviewer")
+    made = queue_component.decision(ids[0], "0", comment="bea is right")
+    holder = sqlite3.connect(engine.url.database, timeout=0)
+    holder.execute("BEGIN IMMEDIATE")  # as an admin's import holds it
+    try:
+        outcomes = queue_component.send(app, [made], component=COMPONENT)
+        data = queue_component.data(app)
+        assert made["id"] not in outcomes  # no answer: the browser keeps it and sends it again
+        assert "The database is busy: your decisions wait in the browser" in data["message"]
+        assert data["again"] == "soon"
+    finally:
+        holder.rollback()
+        holder.close()
+    for _ in range(2):  # sent again (its answer lost once more): stored once
+        assert queue_component.send(app, [made], component=COMPONENT)[made["id"]] == "saved"
+    assert "busy" not in queue_component.data(app)["message"]
+    with read_session(engine) as session:
+        events = session.execute(select(AnnotationEvent.decision_id).where(
+            AnnotationEvent.action == "adjudicate")).scalars().all()
+    assert events == [made["id"]]
