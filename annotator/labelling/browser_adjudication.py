@@ -44,11 +44,11 @@ from annotator.database.vocabulary import label_name
 from annotator.labelling import adjudication, audit
 from annotator.labelling.browser_queue import MAX_SENT, NOT_A_DECISION, SAVED, SKIPPED, pressed_at
 from annotator.labelling.labels import LabelError, validate
+from annotator.labelling.queue import CLAIM_MINUTES  # as long as a candidate's claim on Annotate
 
 DISPUTES, AUDIT = "adjudicate", "audit"  # the queues: `SentDecision.page` and `DisputeClaim.queue`
 QUEUES = (DISPUTES, AUDIT)
 REVIEWERS = 2  # at most this many reviewers hold one candidate of a queue at once
-CLAIM_MINUTES = 30
 CLAIM_LOST = f"not saved: your hold on it expired and {REVIEWERS} other reviewers have it now"
 MEANWHILE = " decided this dispute meanwhile: "  # in a refusal the same key pressed again overrides
 _ORDER = (Candidate.agreement, Candidate.human_check.is_not(None), Candidate.id)  # `adjudication`'s order
