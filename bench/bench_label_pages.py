@@ -112,7 +112,7 @@ def _pages(engine: Any, code: str, repeat: int) -> None:
 
     with read_session(engine) as session:
         user = auth.authenticate(session, name="rev", password="bench-password-long")
-    state = {"adjudicate": {"adjudicate_ready": True}, "browse": {"browse_search": "r12345x"}}
+    state = {"browse": {"browse_search": "r12345x"}}
 
     def render(page: str, session_state: dict[str, Any]) -> float:
         app = AppTest.from_file(page, default_timeout=600)

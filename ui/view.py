@@ -12,12 +12,11 @@ and the full model outputs are sections the page shows only when asked (`shown`)
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from typing import Any
 
 import streamlit as st
 
-from annotator.database.vocabulary import LABELS, NOT_ACCEPTABLE
 from ui.diff import side_by_side
 from ui.guidelines import guideline_for, umwp_category
 from ui.markdown import escape_markdown
@@ -75,19 +74,6 @@ def verdicts(view: dict[str, Any]) -> str:
     if longer:
         parts.append(f"{', '.join(longer)} (in {MODEL_OUTPUTS})")
     return " · ".join(parts)
-
-
-def label_buttons(*, key_prefix: str, rewrite_type: str, on_decide: Callable[[int, int | None], None],
-                  disabled: bool) -> None:
-    """The three label buttons, keys `1` / `2` / `0` (`vocabulary.LABELS`), named for the rewrite type; each calls
-    `on_decide(human_check, difficulty_eval)`. Draw them inside the caller's row of buttons (Annotate, Adjudicate).
-    """
-    for label in LABELS:
-        st.button(
-            label.name(rewrite_type).capitalize(), key=f"{key_prefix}_{label.key}", shortcut=label.key,
-            on_click=on_decide, args=(label.human_check, label.difficulty_eval), disabled=disabled,
-            width="stretch", type="secondary" if label == NOT_ACCEPTABLE else "primary",
-        )
 
 
 def details(view: dict[str, Any]) -> str:
