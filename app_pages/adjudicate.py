@@ -71,15 +71,21 @@ def _views(session: Any, ids: list[int], fresh: list[int]) -> None:
         del built[candidate_id]
 
 
+def _store_sent(session: Any) -> tuple[queues.Stored, set[int]]:
+    """Store what the browser sent of this queue; the stored, and the candidates its decisions were on."""
+    mine, queue = _mine(), _queue()
+    sent = queues.parse(queue_component.sent_decisions(_component()), queue=queue)
+    stored = queues.store(session, reviewer_id=user.id, queue=queue, sent=sent)
+    skipped = [entry.candidate_id for entry in sent if not isinstance(entry, str) and entry.skip]
+    mine["skipped"] = list(dict.fromkeys([*mine["skipped"], *skipped]))
+    return stored, {entry.candidate_id for entry in sent if not isinstance(entry, str)}
+
+
 def _sync() -> None:
     """Store what the browser sent, then claim the next candidates: one transaction."""
     mine, queue = _mine(), _queue()
-    sent = queues.parse(queue_component.sent_decisions(_component()), queue=queue)
-    waiting = {entry.candidate_id for entry in sent if not isinstance(entry, str)}
     with page_write(engine, user=user) as session:
-        stored = queues.store(session, reviewer_id=user.id, queue=queue, sent=sent)
-        skipped = [entry.candidate_id for entry in sent if not isinstance(entry, str) and entry.skip]
-        mine["skipped"] = list(dict.fromkeys([*mine["skipped"], *skipped]))
+        stored, waiting = _store_sent(session)
         full = AHEAD + 1
         size = FIRST if not mine["loaded"] else min(full, len(mine["held"]) + STEP)
         held = queues.fill(session, reviewer_id=user.id, queue=queue, exclude=[*mine["skipped"], *waiting],
@@ -90,6 +96,13 @@ def _sync() -> None:
         drawn = queue != queues.AUDIT or audit.current_sample(session) is not None
     mine.update(outcomes=stored.outcomes, held=held, message=None, loaded=True, more=len(held) == size < full,
                 meanwhile=stored.meanwhile, left=left, drawn=drawn)
+
+
+def _store_left() -> None:
+    """The queue left (another chosen): what its browser queue sent is stored now. (Its answers come when it is
+    shown again: the browser keeps its decisions until then and sends them again, stored once.)"""
+    with page_write(engine, user=user) as session:
+        _store_sent(session)
 
 
 _BUSY = "The database is busy: your decisions wait in the browser and are sent again in a moment."
@@ -105,6 +118,16 @@ def _sync_audit() -> None:
     _sync()
 
 
+@saves(state, "decisions", capability=Capability.adjudicate, busy=_BUSY)
+def _left_disputes() -> None:
+    _store_left()
+
+
+@saves(state, "audit decisions", capability=Capability.audit, busy=_BUSY)
+def _left_audit() -> None:
+    _store_left()
+
+
 def _back() -> None:
     """The dispute this reviewer decided before the ones the browser holds (read only)."""
     mine = _mine()
@@ -118,7 +141,9 @@ def _back() -> None:
 
 
 def _switch() -> None:
-    """Another queue chosen: its candidates come with this run."""
+    """Another queue chosen: the decisions sent from the one left are stored, the other's candidates come with
+    this run."""
+    (_left_audit if _queue() == queues.AUDIT else _left_disputes)()
     state["queue_name"] = st.session_state["adjudicate_queue"]
 
 

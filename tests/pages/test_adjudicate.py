@@ -192,3 +192,22 @@ def test_a_decision_sent_while_the_database_is_busy_waits_and_is_stored_once_aft
         events = session.execute(select(AnnotationEvent.decision_id).where(
             AnnotationEvent.action == "adjudicate")).scalars().all()
     assert events == [made["id"]]
+
+
+def test_decisions_sent_before_the_other_queue_is_chosen_are_stored_on_the_switch(engine: Engine) -> None:
+    """The browser shows only the chosen queue: what it sent of the disputes before the audit sample was chosen is
+    stored then (sent again once the disputes are back, it is answered and stored nothing more)."""
+    ids = _dispute(engine)
+    app = _open(engine, "rev", "reviewer")
+    made = queue_component.decision(ids[0], "0", comment="bea is right")
+    app.session_state[COMPONENT] = {"sent": {"decisions": [made], "n": 1}}
+    app.selectbox(key="adjudicate_queue").select("Audit sample").run()
+    assert not app.exception, app.exception
+    with read_session(engine) as session:
+        assert session.get(Candidate, ids[0]).label_source == "adjudicated"
+    app.selectbox(key="adjudicate_queue").select("Disputes").run()
+    assert queue_component.send(app, [made], component=COMPONENT)[made["id"]] == "saved"
+    with read_session(engine) as session:
+        events = session.execute(select(AnnotationEvent.decision_id).where(
+            AnnotationEvent.action == "adjudicate")).scalars().all()
+    assert events == [made["id"]]
