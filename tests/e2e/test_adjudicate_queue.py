@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import (
@@ -22,8 +23,9 @@ from annotator.database.models import (
     AuditItem,
     DisputeClaim,
     SentDecision,
+    utcnow,
 )
-from annotator.labelling import audit, labels
+from annotator.labelling import audit, browser_adjudication, labels
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.annotate_keys import all_saved, ready
 from tests.support.candidates import add_candidates, add_user
@@ -219,3 +221,33 @@ def test_a_reload_in_the_middle_of_a_burst_loses_nothing_and_doubles_nothing(app
     with read_session(get_engine(app.database_url)) as session:  # decided: their claims released
         held = set(session.execute(select(DisputeClaim.candidate_id)).scalars())
     assert not held & set(ids[:20])
+
+
+def test_a_decision_on_a_dispute_two_others_took_meanwhile_is_said_and_it_comes_back(  # type: ignore[no-untyped-def]
+    app: RunningApp, browser
+) -> None:
+    """rev's hold on the dispute on screen expired and two other reviewers hold it now: rev's key shows the next
+    one at once, then the refusal naming the dispute, which is back on screen; nothing is stored for it, S goes on."""
+    ids = _disputes(app, 4)
+    engine = get_engine(app.database_url)
+    rex, roy = add_user(engine, "rex", role="reviewer"), add_user(engine, "roy", role="reviewer")
+    page = browser.new_context().new_page()
+    open_page(page, app.url, name="rev", password=PASSWORD, link="Adjudicate")
+    shows(page, _name(0))
+    all_saved(page)
+    with write_session(engine) as session:
+        session.execute(update(DisputeClaim).where(DisputeClaim.candidate_id == ids[0])
+                        .values(expires_at=utcnow() - timedelta(minutes=1)))
+        for reviewer in (rex, roy):
+            browser_adjudication.fill(session, reviewer_id=reviewer.id, queue=browser_adjudication.DISPUTES, size=1)
+    page.keyboard.press("1")
+    page.get_by_role("alert").filter(has_text=f"{_name(0)}: {browser_adjudication.CLAIM_LOST}").wait_for()
+    shows(page, _name(0))
+    page.keyboard.press("s")
+    shows(page, _name(1))
+    all_saved(page)
+    page.context.close()
+    assert _adjudications(app) == {}
+    with read_session(engine) as session:
+        outcomes = session.execute(select(SentDecision.outcome).where(SentDecision.item_id == ids[0])).scalars().all()
+    assert sorted(outcomes) == sorted([browser_adjudication.CLAIM_LOST, "skipped"])
