@@ -72,9 +72,13 @@ def test_at_most_two_reviewers_hold_one_dispute(engine: Engine) -> None:
     assert _fill(engine, rex.id, size=4) == ids[:4]  # a second reviewer may hold the same disputes
     assert _fill(engine, roy.id, size=4) == ids[4:]  # a third gets the others only
     assert max(_holders(engine).values()) == 2
-    # rev decides the first: the claim goes, and the third reviewer may have it (it is still open for nobody).
+    # rev decides the first: rev's claim goes, and the decided one is no longer a dispute for anyone to hold.
     assert _store(engine, rev.id, [_sent(ids[0])]).decided == [ids[0]]
-    assert _fill(engine, roy.id, size=4, exclude=[]) == ids[4:]  # decided: no longer a dispute to hold
+    assert _holders(engine)[ids[0]] == 1
+    assert _fill(engine, roy.id, size=4) == ids[4:]
+    # rex skips the second: a place is free there, and roy takes it.
+    assert _store(engine, rex.id, [{**_sent(ids[1]), "skip": True}]).outcomes
+    assert _fill(engine, roy.id, size=4) == [*ids[4:], ids[1]]  # those held first, then the one claimed
 
 
 def test_a_claim_expires_and_then_others_may_take_it(engine: Engine) -> None:
