@@ -16,7 +16,7 @@ import streamlit as st
 from annotator.accounts.policies import Capability
 from annotator.database.engine import read_session
 from annotator.labelling import browser_queue, queue
-from ui import guard, pages
+from ui import guard, pages, queue_items
 from ui import queue_progress as _progress
 from ui.components import queue as queue_component
 from ui.keys import keyboard
@@ -130,6 +130,7 @@ def workspace() -> None:
     have = queue_component.held_by_browser(COMPONENT)
     data = {
         "store": f"annotator-queue:{user.id}:annotate",
+        "page": queue_items.ANNOTATE,
         "now": time.time() * 1000,  # the browser measures its clock's offset from the server's
         "generation": state["generation"],
         "order": [candidate_id for candidate_id in held if candidate_id in state["items"]],

@@ -21,11 +21,10 @@ from annotator import transcripts
 from annotator.accounts.policies import Capability
 from annotator.database.engine import read_session
 from annotator.transcripts.review import browser_review
-from ui import guard, pages
+from ui import guard, pages, review_items
 from ui.components import queue as queue_component
 from ui.keys import keyboard
 from ui.markdown import escape_markdown
-from ui.review_items import item
 from ui.writes import page_write, saves
 
 COMPONENT = "review_queue"
@@ -109,7 +108,7 @@ def _window() -> browser_review.Window:
             if transcript_id not in built:
                 view = transcripts.load_review(session, transcript_id=transcript_id)
                 if view is not None:
-                    built[transcript_id] = item(view, blind=_blind())
+                    built[transcript_id] = review_items.item(view, blind=_blind())
     for transcript_id in [known for known in built if known not in window.ids]:
         del built[transcript_id]
     return window
@@ -136,7 +135,7 @@ def workspace() -> None:
     window = _window()
     have = queue_component.held_by_browser(COMPONENT)
     data = {
-        "page": "review",
+        "page": review_items.REVIEW,
         "store": f"annotator-queue:{user.id}:review",
         "now": time.time() * 1000,  # the browser measures its clock's offset from the server's
         "generation": state["generation"],

@@ -10,12 +10,28 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from annotator.database.vocabulary import LABELS
+from annotator.database.vocabulary import BACK_KEY, LABELS, SKIP_KEY
 from ui import rich_text
 from ui.guidelines import guideline_for, umwp_category
 from ui.view import GUIDELINE, MODEL_OUTPUTS, SHORT, SOLUTION
 
 Item = dict[str, Any]
+
+# Annotate's keys and sections for the component (its `page`): the decisions are `LABELS`', the names an item's
+# rewrite type gives them in its `labels`.
+ANNOTATE = {
+    "noun": "candidate",
+    "mine": "You labelled this one.",
+    "sections": [GUIDELINE, SOLUTION, MODEL_OUTPUTS],
+    "keys": [
+        *({"key": label.key, "text": label.name("remove").capitalize(),
+           "kind": "primary" if label.human_check else "secondary",
+           "decision": {"human_check": label.human_check, "difficulty_eval": label.difficulty_eval}}
+          for label in LABELS),
+        {"key": SKIP_KEY, "text": "Skip", "action": "skip"},
+        {"key": BACK_KEY, "text": "Back", "action": "back"},
+    ],
+}
 
 
 def _checks(view: dict[str, Any]) -> list[Any]:
@@ -93,9 +109,11 @@ def item(view: dict[str, Any]) -> Item:
         "data_id": str(view.get("data_id")),
         "heading": heading(view),
         "labels": {label.key: label.name(rewrite_type).capitalize() for label in LABELS},
-        "original": original,
-        "rewritten": rewritten,
-        "identical": not changed,
+        "columns": [
+            {"title": "Original question · removed or changed", "runs": original},
+            {"title": "Rewritten question · added or changed", "runs": rewritten,
+             "badge": None if changed else "The rewritten question is identical to the original."},
+        ],
         "fields": [[name, rich_text.runs(value)] for name, value in fields],
         "sections": {
             GUIDELINE: {"paragraphs": rich_text.guide(guideline)},

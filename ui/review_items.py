@@ -20,6 +20,23 @@ from ui.queue_items import verdicts
 
 Item = dict[str, Any]
 VERDICT_NAMES = {Verdict.S.value: "Successful", Verdict.R.value: "Refused", Verdict.F.value: "Failed"}
+# Review's keys for the component (its `page`): it walks the review queue in its order (`walk`); the number keys
+# 1..9 toggle the tags the page sends with its data.
+REVIEW = {
+    "noun": "transcript",
+    "walk": True,
+    "sections": [],
+    "verdicts": VERDICT_NAMES,
+    "no_judge": "There is no judge's verdict to agree with here; press S, R or F.",
+    "keys": [
+        *({"key": verdict, "text": name, "kind": "primary", "decision": {"verdict": verdict}}
+          for verdict, name in VERDICT_NAMES.items()),
+        {"key": "Enter", "text": "Agree with the judge", "action": "agree"},
+        {"key": "B", "text": "Back", "action": "back"},
+        {"key": "N", "text": "Next", "action": "next", "once": True},
+        {"key": "M", "text": "Typeset math", "action": "source", "once": True},
+    ],
+}
 
 
 def _text(value: Any) -> list[dict[str, str]]:
@@ -28,9 +45,10 @@ def _text(value: Any) -> list[dict[str, str]]:
 
 
 def _problem(view: dict[str, Any]) -> dict[str, Any]:
+    """The item's `columns` and `fields`, as Annotate's (`queue_items.item`)."""
     item = view["item"]
     if view["candidate_id"] is None:
-        return {"solvable": rich_text.runs(item.get("question")),
+        return {"columns": [{"title": "Solvable problem", "runs": rich_text.runs(item.get("question"))}],
                 "fields": [["Ground truth", rich_text.runs(item.get("ground_truth"))]]}
     original, rewritten, changed = rich_text.diff(item.get("question"), item.get("rewritten_question"))
     fields = [
@@ -40,8 +58,14 @@ def _problem(view: dict[str, Any]) -> dict[str, Any]:
     ]
     if line := verdicts(item):
         fields.append(("Verdicts", line))
-    return {"original": original, "rewritten": rewritten, "identical": not changed,
-            "fields": [[name, rich_text.runs(value)] for name, value in fields]}
+    return {
+        "columns": [
+            {"title": "Original question · removed or changed", "runs": original},
+            {"title": "Rewritten question · added or changed", "runs": rewritten,
+             "badge": None if changed else "The rewritten question is identical to the original."},
+        ],
+        "fields": [[name, rich_text.runs(value)] for name, value in fields],
+    }
 
 
 def _judged(view: dict[str, Any], *, blind: bool) -> tuple[list[list[Any]], str | None]:
@@ -75,7 +99,7 @@ def item(view: dict[str, Any], *, blind: bool) -> Item:
         "reason": None if blind else view["reason"],
         "judge": None if blind else view["judge"],  # what Enter agrees with
         "mine": {"human": view["human"], "tags": list(view.get("tags") or []), "comment": view.get("comment") or ""},
-        "problem": _problem(view),
+        **_problem(view),
         "response": {"title": f"Response{who} · sample {int(view['sample'])}",
                      "runs": rich_text.runs(view["response"], source=True)},
         "judged": judged,

@@ -243,7 +243,7 @@ def test_candidate_text_is_handed_over_as_text_and_typeset_math(engine: Engine) 
     add_user(engine, "ann", password=PASSWORD)
     app = _sign_in(_app(), "ann")
     item = queue_component.data(app)["items"][0]
-    rewritten = item["rewritten"]
+    rewritten = item["columns"][1]["runs"]
     assert {"t": " <script>alert(1)</script> [link](javascript:alert(2))", "k": "add"} in rewritten or any(
         "<script>alert(1)</script>" in run.get("t", "") for run in rewritten)
     maths = [run["m"] for run in rewritten if "m" in run]

@@ -153,8 +153,9 @@ def test_a_solvable_problem_and_its_ground_truth_are_shown(engine: Engine) -> No
     [tid] = add_transcripts(engine, [{"solvable": True, "judge_class": "correct", "judge": "S"}])
     item = _items(_open(engine))[tid]
     assert item["heading"] == "math_0 · math · solvable"
-    assert _text(item["problem"]["solvable"]).startswith("Problem math 0")
-    assert [[name, _text(runs)] for name, runs in item["problem"]["fields"]] == [["Ground truth", "1"]]
+    [column] = item["columns"]
+    assert column["title"] == "Solvable problem" and _text(column["runs"]).startswith("Problem math 0")
+    assert [[name, _text(runs)] for name, runs in item["fields"]] == [["Ground truth", "1"]]
 
 
 def test_model_text_goes_to_the_browser_as_text_and_sanitized_math(engine: Engine) -> None:

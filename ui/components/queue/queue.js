@@ -14,8 +14,10 @@ const MATH_ATTRIBUTES = new Set(["display", "mathvariant", "stretchy", "fence", 
   "linethickness", "symmetric", "largeop", "form", "encoding"]);
 const RESEND_MS = 3000;  // a decision not answered by then is sent again
 const WAKE_MS = 8000;  // no answer for this long: ask for a run of the whole app
-const SECTIONS = ["Guideline", "Solution", "Model outputs"];
-const LABEL_KEYS = {"1": [1, 0], "2": [1, 1], "0": [0, null]};
+// What a page gives in its data (`page`): its keys, the sections an item may open, what its items are called
+// (`noun`), what it says of an item decided before (`mine`).
+// A key is {key, text, kind, decision} (the decision's fields, the comment added), or {key, text, kind, action}
+// with action "skip" (on to the next, the item given up) or "back".
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -63,7 +65,7 @@ function runsNode(runs, tag = "span", source = false) {
   return box;
 }
 
-function sectionNode(title, section) {
+function sectionNode(title, section, noun) {
   const box = el("div", "aq-section");
   box.dataset.section = title;
   box.appendChild(el("div", "aq-section-title", title));
@@ -80,25 +82,25 @@ function sectionNode(title, section) {
       box.appendChild(row);
     }
   } else {
-    box.appendChild(el("div", "aq-note", "No " + title.toLowerCase() + " for this candidate."));
+    box.appendChild(el("div", "aq-note", "No " + title.toLowerCase() + " for this " + noun + "."));
   }
   return box;
 }
 
-// One item drawn once, hidden until it is the one on screen.
-function itemNode(item) {
+// One item drawn once, hidden until it is the one on screen: its columns side by side ({title, runs, badge}),
+// its fields, and the page's sections.
+function itemNode(item, page) {
   const node = el("div", "aq-item");
   node.hidden = true;
   node.dataset.item = String(item.id);
   const columns = el("div", "aq-columns");
-  const left = el("div", "aq-column");
-  left.appendChild(el("div", "aq-column-title", "Original question · removed or changed"));
-  left.appendChild(runsNode(item.original, "div"));
-  const right = el("div", "aq-column");
-  right.appendChild(el("div", "aq-column-title", "Rewritten question · added or changed"));
-  right.appendChild(runsNode(item.rewritten, "div"));
-  if (item.identical) right.appendChild(el("div", "aq-badge", "The rewritten question is identical to the original."));
-  columns.append(left, right);
+  for (const column of item.columns || []) {
+    const box = el("div", "aq-column");
+    box.appendChild(el("div", "aq-column-title", column.title));
+    box.appendChild(runsNode(column.runs, "div"));
+    if (column.badge) box.appendChild(el("div", "aq-badge", column.badge));
+    columns.appendChild(box);
+  }
   node.appendChild(columns);
   const fields = el("div", "aq-fields");
   for (const [name, runs] of item.fields || []) {
@@ -109,7 +111,9 @@ function itemNode(item) {
   }
   node.appendChild(fields);
   const sections = el("div", "aq-sections");
-  for (const title of SECTIONS) sections.appendChild(sectionNode(title, (item.sections || {})[title] || {}));
+  for (const title of page.sections) {
+    sections.appendChild(sectionNode(title, (item.sections || {})[title] || {}, page.noun));
+  }
   node.appendChild(sections);
   return node;
 }
@@ -128,8 +132,11 @@ function tell(what, id, outcome) {
 }
 
 class Queue {
-  constructor(storeKey) {
+  constructor(storeKey, page) {
     this.storeKey = storeKey;
+    this.page = {noun: "item", sections: [], keys: [], mine: "You decided this one.", ...page};
+    this.keys = {};  // lower-case key -> its spec
+    for (const spec of this.page.keys) this.keys[spec.key.toLowerCase()] = spec;
     this.items = new Map();  // id -> item
     this.nodes = new Map();  // id -> drawn node
     this.order = [];  // the server's order of the items it holds for this person
@@ -173,11 +180,11 @@ class Queue {
     if (this.root && this.root.parentNode === parent) return;
     this.root = el("div", "aq-root");
     this.root.tabIndex = -1;
-    this.heading = el("h4", "aq-heading", "Loading the candidate...");
+    this.heading = el("h4", "aq-heading", "Loading the " + this.page.noun + "...");
     const bar = el("div", "aq-buttons");
     this.buttons = {};
-    const add = (key, text, kind) => {
-      const button = el("button", "aq-button aq-" + kind + " aq-key-" + key.toLowerCase());
+    for (const {key, text, kind} of this.page.keys) {
+      const button = el("button", "aq-button aq-" + (kind || "secondary") + " aq-key-" + key.toLowerCase());
       button.type = "button";
       button.dataset.key = key;
       button.appendChild(el("span", "aq-button-text", text));
@@ -185,12 +192,7 @@ class Queue {
       button.addEventListener("click", () => this.press(key.toLowerCase()));
       this.buttons[key.toLowerCase()] = button;
       bar.appendChild(button);
-    };
-    add("1", "Unsolvable · simple", "primary");
-    add("2", "Unsolvable · hard", "primary");
-    add("0", "Not acceptable", "secondary");
-    add("S", "Skip", "secondary");
-    add("B", "Back", "secondary");
+    }
     this.status = el("div", "aq-status");
     this.indicator = el("span", "aq-indicator", "");
     this.indicator.setAttribute("role", "status");
@@ -202,7 +204,7 @@ class Queue {
     this.comment.setAttribute("aria-label", "Comment");
     const toggles = el("div", "aq-toggles");
     this.toggles = {};
-    for (const title of SECTIONS) {
+    for (const title of this.page.sections) {
       const toggle = el("button", "aq-toggle", title);
       toggle.type = "button";
       toggle.addEventListener("click", () => this.toggle(title));
@@ -227,9 +229,9 @@ class Queue {
   }
 
   showSections() {
-    for (const title of SECTIONS) this.toggles[title].classList.toggle("aq-on", this.open.has(title));
+    for (const title of this.page.sections) this.toggles[title].classList.toggle("aq-on", this.open.has(title));
     this.root.dataset.open = [...this.open].join("|");
-    for (const title of SECTIONS) this.root.classList.toggle("aq-open-" + title.split(" ")[0].toLowerCase(), this.open.has(title));
+    for (const title of this.page.sections) this.root.classList.toggle("aq-open-" + title.split(" ")[0].toLowerCase(), this.open.has(title));
   }
 
   // Data from a run of the page: the items held, the outcomes of the decisions sent.
@@ -322,12 +324,12 @@ class Queue {
       this.current = id;
       this.shownAt = performance.now();
       const item = id === null ? null : this.items.get(id);
-      this.heading.textContent = item ? item.heading : (this.emptyText ? "Nothing to annotate" : "Loading...");
-      if (item) {
-        for (const key of ["1", "2", "0"]) {
-          const text = this.buttons[key].firstChild;
-          if (text.textContent !== item.labels[key]) text.textContent = item.labels[key];
-        }
+      this.heading.textContent = item ? item.heading : (this.emptyText ? "Nothing left" : "Loading...");
+      // An item may name a key's decision in its own words (a rewrite type's labels).
+      for (const [key, spec] of Object.entries(this.keys)) {
+        const text = this.buttons[key].firstChild;
+        const wanted = (item && item.labels && item.labels[key]) || spec.text;
+        if (text.textContent !== wanted) text.textContent = wanted;
       }
       this.comment.value = this.reviewing !== null ? (this.history[this.reviewing].decision?.comment || "") : "";
       if (above) this.toTop();  // the next one starts at its top
@@ -336,7 +338,9 @@ class Queue {
     if (node) node.hidden = false;
     this.empty.hidden = id !== null;
     this.empty.textContent = id === null ? this.emptyText : "";
-    for (const key of ["1", "2", "0", "s"]) this.buttons[key].disabled = id === null;
+    for (const [key, spec] of Object.entries(this.keys)) {
+      if (spec.action !== "back") this.buttons[key].disabled = id === null;
+    }
     this.root.dataset.item = id === null ? "" : String(id);
     this.root.dataset.ready = String(this.order.filter((other) => !this.decided.has(other) && this.items.has(other))
       .length);  // how many are ready here, the one on screen too
@@ -345,7 +349,7 @@ class Queue {
   }
 
   build(id) {
-    const node = itemNode(this.items.get(id));
+    const node = itemNode(this.items.get(id), this.page);
     this.nodes.set(id, node);
     this.stage.appendChild(node);
   }
@@ -391,8 +395,8 @@ class Queue {
     const parts = [];
     if (this.reviewing !== null) {
       const mine = this.history[this.reviewing].decision;
-      parts.push(mine && mine.human_check !== undefined
-        ? "You labelled this one. Press a decision key to change it, S to go forward."
+      parts.push(mine && !mine.skip
+        ? this.page.mine + " Press a decision key to change it, S to go forward."
         : "You went back to this one. Press a decision key to change it, S to go forward.");
     }
     if (this.userMessage) parts.push(this.userMessage);
@@ -406,19 +410,20 @@ class Queue {
 
   press(key) {
     const id = this.onScreen();
-    if (id === null && (key in LABEL_KEYS || key === "s")) {
+    const spec = this.keys[key];
+    if (!spec) return;
+    if (id === null && spec.action !== "back") {
       // Nothing on screen (the next ones are on their way, or none are left): the key decides nothing.
-      this.userMessage = "No candidate on screen: that key was not used.";
+      this.userMessage = "No " + this.page.noun + " on screen: that key was not used.";
       this.drawStatus();
       return;
     }
-    if (key in LABEL_KEYS) {
-      const [human_check, difficulty_eval] = LABEL_KEYS[key];
-      this.decide({human_check, difficulty_eval, comment: this.comment.value.trim()}, id);
-    } else if (key === "s") {
+    if (spec.decision) {
+      this.decide({...spec.decision, comment: this.comment.value.trim()}, id);
+    } else if (spec.action === "skip") {
       if (this.reviewing !== null) this.forward();
       else this.decide({skip: true}, id);
-    } else if (key === "b") {
+    } else if (spec.action === "back") {
       this.back();
     } else {
       return;
@@ -477,18 +482,17 @@ class Queue {
   }
 }
 
-// Review (data.page "review"): the reviewer's walk through the review queue, the transcripts around the one on
-// screen held here by their place in it. S R F Enter review, 1..9 toggle tags, M shows the math as written, N and B
-// move without reviewing. The decisions travel as Annotate's do (pending, sent until answered, kept in storage).
-const REVIEW_VERDICTS = {s: "S", r: "R", f: "F"};
-const VERDICT_NAMES = {S: "Successful", R: "Refused", F: "Failed"};
-const REVIEW_KEYS = new Set(["s", "r", "f", "enter", "m", "b", "n", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+// A page that walks a queue in its own order (its `page.walk`: Review): the items around the one on screen held
+// here by their place in the walk. Its keys' actions: a `decision` (Review's verdicts), "agree" (the item's
+// `judge`), "back" and "next" (move without deciding), "source" (M: the math as written), and the number keys
+// 1..9 toggle the page's tags (data `tags`). The decisions travel as Annotate's do (pending, sent until answered,
+// kept in storage).
 const REVIEW_KEEP = 45;  // transcripts kept here either side of the one on screen (the server sends 20 each side)
 
 class ReviewQueue extends Queue {
-  constructor(storeKey) {
-    super(storeKey);
-    this.keys = REVIEW_KEYS;
+  constructor(storeKey, page) {
+    super(storeKey, page);
+    for (let i = 1; i <= 9; i++) this.keys[String(i)] = {key: String(i), action: "tag", index: i - 1, once: true};
     this.walk = new Map();  // place in the walk -> transcript id
     this.end = null;  // the walk's length once its end is known
     this.size = 0;
@@ -518,10 +522,9 @@ class ReviewQueue extends Queue {
       box.appendChild(button);
       return button;
     };
-    for (const [key, verdict] of Object.entries(REVIEW_VERDICTS)) add(bar, key, verdict, VERDICT_NAMES[verdict], "primary");
-    add(bar, "enter", "Enter", "Agree with the judge", "secondary");
-    add(bar, "b", "B", "Back", "secondary");
-    add(bar, "n", "N", "Next", "secondary");
+    for (const spec of this.page.keys) {
+      if (spec.action !== "source") add(bar, spec.key.toLowerCase(), spec.key, spec.text, spec.kind || "secondary");
+    }
     this.tagBar = el("div", "aq-buttons aq-tags");
     this.status = el("div", "aq-status");
     this.indicator = el("span", "aq-indicator", "");
@@ -666,33 +669,38 @@ class ReviewQueue extends Queue {
   }
 
   press(key) {
+    const spec = this.keys[key];
+    if (!spec) return;
     const id = this.onScreen();
     const item = id === null ? null : this.items.get(id);
-    if (key === "b") {
+    const moves = spec.action === "back" || spec.action === "next";
+    if (spec.action === "back") {
       if (this.position > 0) this.go(this.position - 1);
-    } else if (key === "n") {
+    } else if (spec.action === "next") {
       if (!this.atEnd()) this.go(this.position + 1);
     } else if (!item) {
-      this.userMessage = "No transcript on screen: that key was not used.";
+      this.userMessage = "No " + this.page.noun + " on screen: that key was not used.";
       this.drawStatus();
       return;
-    } else if (key in REVIEW_VERDICTS) {
-      this.decide({verdict: REVIEW_VERDICTS[key]}, id);
-    } else if (key === "enter") {
+    } else if (spec.decision) {
+      this.decide({...spec.decision}, id);
+    } else if (spec.action === "agree") {
       if (this.blind || !item.judge) {
-        this.userMessage = "There is no judge's verdict to agree with here; press S, R or F.";
+        this.userMessage = this.page.no_judge || "Nothing to agree with here.";
         this.drawStatus();
         return;
       }
       this.decide({agree: true}, id, item.judge);
-    } else if (key === "m") {
+    } else if (spec.action === "source") {
       this.source = this.source === id ? null : id;
-    } else {
-      const tag = this.tagList[Number(key) - 1];
+    } else if (spec.action === "tag") {
+      const tag = this.tagList[spec.index];
       if (tag === undefined) return;
       this.tags = this.tags.includes(tag) ? this.tags.filter((t) => t !== tag) : [...this.tags, tag];
+    } else {
+      return;
     }
-    if (key === "b" || key === "n") {
+    if (moves) {
       this.refused = [];
       this.userMessage = "";
       this.sendSoon();  // the server sends what is around the new place
@@ -754,10 +762,11 @@ class ReviewQueue extends Queue {
       this.showSource(node, this.source === shown);
     }
     const none = item === null;
-    for (const key of ["s", "r", "f"]) this.buttons[key].disabled = none;
-    this.buttons.enter.disabled = none || this.blind || !item.judge;
-    this.buttons.b.disabled = this.position === 0;
-    this.buttons.n.disabled = this.atEnd();
+    for (const [key, button] of Object.entries(this.buttons)) {
+      const {action} = this.keys[key];
+      button.disabled = action === "back" ? this.position === 0 : action === "next" ? this.atEnd()
+        : action === "agree" ? none || this.blind || !item.judge : none;
+    }
     this.drawTags(none);
     const review = none ? null : this.reviewOf(shown);
     this.clearButton.hidden = !review || !review.human;
@@ -795,10 +804,11 @@ class ReviewQueue extends Queue {
     });
     const math = el("button", "aq-button aq-typeset " + (typeset ? "aq-primary aq-on" : "aq-secondary"));
     math.type = "button";
-    math.appendChild(el("span", "aq-button-text", (typeset ? "✓ " : "") + "Typeset math"));
-    math.appendChild(el("kbd", null, "M"));
+    const spec = this.page.keys.find((key) => key.action === "source");
+    math.appendChild(el("span", "aq-button-text", (typeset ? "✓ " : "") + (spec ? spec.text : "Typeset math")));
+    math.appendChild(el("kbd", null, spec ? spec.key : "M"));
     math.disabled = none;
-    math.addEventListener("click", () => this.press("m"));
+    math.addEventListener("click", () => spec && this.press(spec.key.toLowerCase()));
     this.tagBar.appendChild(math);
   }
 
@@ -810,7 +820,7 @@ class ReviewQueue extends Queue {
     const parts = [];
     if (item && item.reason && !this.blind) parts.push("in the queue because: " + item.reason);
     const review = item ? this.reviewOf(id) : null;
-    this.reviewed.textContent = review && review.human ? "Reviewed: " + VERDICT_NAMES[review.human] : "";
+    this.reviewed.textContent = review && review.human ? "Reviewed: " + (this.page.verdicts || {})[review.human] : "";
     this.reviewed.hidden = !this.reviewed.textContent;
     if (this.userMessage) parts.push(this.userMessage);
     this.message.textContent = parts.join(" · ");
@@ -826,7 +836,7 @@ class ReviewQueue extends Queue {
   }
 
   build(id) {
-    const node = reviewNode(this.items.get(id));
+    const node = reviewNode(this.items.get(id), this.page);
     this.nodes.set(id, node);
     this.stage.appendChild(node);
   }
@@ -876,29 +886,10 @@ function fieldsNode(fields) {
   return box;
 }
 
-function reviewNode(item) {
-  const node = el("div", "aq-item");
-  node.hidden = true;
-  node.dataset.item = String(item.id);
-  const problem = item.problem || {};
-  if (problem.solvable) {
-    const box = el("div", "aq-column aq-solvable");
-    box.appendChild(el("div", "aq-column-title", "Solvable problem"));
-    box.appendChild(runsNode(problem.solvable, "div"));
-    node.appendChild(box);
-  } else {
-    const columns = el("div", "aq-columns");
-    const left = el("div", "aq-column");
-    left.appendChild(el("div", "aq-column-title", "Original question · removed or changed"));
-    left.appendChild(runsNode(problem.original, "div"));
-    const right = el("div", "aq-column");
-    right.appendChild(el("div", "aq-column-title", "Rewritten question · added or changed"));
-    right.appendChild(runsNode(problem.rewritten, "div"));
-    if (problem.identical) right.appendChild(el("div", "aq-badge", "The rewritten question is identical to the original."));
-    columns.append(left, right);
-    node.appendChild(columns);
-  }
-  node.appendChild(fieldsNode(problem.fields));
+// Review's transcript: the item's columns and fields (`itemNode`), then the response, the judge's reading and the
+// reasoning.
+function reviewNode(item, page) {
+  const node = itemNode(item, page);
   const response = el("div", "aq-response");
   response.appendChild(el("div", "aq-column-title", item.response.title));
   response.appendChild(modelText(item.response.runs));
@@ -951,19 +942,12 @@ function onKey(event) {
     queue.comment.focus();
     return;
   }
-  if (queue.keys) {
-    // A page with keys of its own (Review). Captured before Streamlit's: its R reruns the app.
-    if (!queue.keys.has(key)) return;
-    event.preventDefault();
-    event.stopImmediatePropagation();
-    if (event.repeat && !(key in REVIEW_VERDICTS)) return;  // a held B, N or tag key would run on
-    queue.press(key);
-    return;
-  }
-  if (!(key in LABEL_KEYS) && key !== "s" && key !== "b") return;
+  const spec = queue.keys[key];
+  if (!spec) return;
   event.preventDefault();
-  event.stopImmediatePropagation();
-  if (event.repeat && key === "b") return;  // a held B would walk far back; a held label key labels on
+  event.stopImmediatePropagation();  // Streamlit's own keys (R reruns) come after
+  // A held B would walk far back (a key marked `once`, as far); a held label key labels on.
+  if (event.repeat && (spec.action === "back" || spec.once)) return;
   queue.press(key);
 }
 
@@ -996,7 +980,8 @@ export default function (component) {
   const queues = registry();
   let queue = queues.get(data.store);
   if (!queue) {
-    queue = data.page === "review" ? new ReviewQueue(data.store) : new Queue(data.store);
+    // A page that walks a queue of its own order (Review), or one of items claimed ahead (Annotate).
+    queue = data.page && data.page.walk ? new ReviewQueue(data.store, data.page) : new Queue(data.store, data.page);
     queues.set(data.store, queue);
   }
   queue.attach(parentElement);
