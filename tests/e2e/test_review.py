@@ -238,8 +238,8 @@ def test_a_refused_review_is_said_and_its_transcript_comes_back(app: RunningApp,
 
 
 def test_script_img_and_smuggled_math_in_model_text_stay_text(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
-    """Response, reasoning, extracted answer and model name carry the payload; typeset (the default) and as
-    written (M), it is text, and the math between dollars is MathML without any of it."""
+    """Response, reasoning, extracted answer and model name (in the response's title) carry the payload; typeset
+    (the default) and as written (M), it is text, and the math between dollars is MathML without any of it."""
     smuggled = "$<img src=x onerror=\"window.__xss = 4\">$ $\\href{javascript:alert(5)}{x}$"
     add_transcripts(get_engine(app.database_url), [{
         "response": f"So $x = 2$. {XSS_PAYLOAD} {smuggled}", "reasoning": f"{XSS_PAYLOAD} {smuggled}",
@@ -251,7 +251,7 @@ def test_script_img_and_smuggled_math_in_model_text_stay_text(app: RunningApp, b
     page.get_by_role("button", name=re.compile(r"^Reasoning \(")).click()
     for source in (False, True):
         text = page.locator(".aq-item:not([hidden])").inner_text()
-        assert text.count("<script>window.__xss = 1</script>") == 3 and text.count("**bold**") == 3
+        assert text.count("<script>window.__xss = 1</script>") == 4 and text.count("**bold**") == 4
         assert page.locator(".aq-root a, .aq-root img, .aq-root script, .aq-root strong:has-text('bold')").count() == 0
         assert "$\\href{javascript:alert(5)}{x}$" in text
         assert page.locator(".aq-root math [href], .aq-root math [onerror], .aq-root [src]").count() == 0
