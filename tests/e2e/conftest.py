@@ -134,8 +134,9 @@ def open_page(page, url: str, *, name: str, password: str, link: str) -> None:  
         " return headings.length > 0 && !headings.some((t) => t.startsWith('Loading')); }"
     )
     page.get_by_role("link", name=link).click()
-    # Annotate's headings look like other pages' ("data_id · source · type"): wait until it is gone.
-    page.locator(".aq-root").wait_for(state="detached")
+    # Annotate's headings look like other pages' ("data_id · source · type"): wait until it is gone (Review's queue
+    # is the component's too).
+    page.locator(".aq-root:not(.aq-review)").wait_for(state="detached")
 
 
 # Model and dataset text that would run script, load an image, make a link or emphasis if rendered as HTML or

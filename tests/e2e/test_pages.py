@@ -47,7 +47,7 @@ def _settled(page) -> None:  # type: ignore[no-untyped-def]
 # What shows that a page is open: its title, or, on a page without one, one of its buttons.
 SHOWN_BY = {
     "annotate": ".aq-root", "browse": "Browse", "overview": "Overview", "team": "Team",
-    "adjudicate": ".st-key-adjudicate_skip", "review": ".st-key-agree", "report": "Report",
+    "adjudicate": ".st-key-adjudicate_skip", "review": ".aq-review", "report": "Report",
     "generate": "Generate candidates", "evaluate": "Evaluate a model", "import_export": "Import and export",
 }
 ERROR = '[data-testid="stException"]'
