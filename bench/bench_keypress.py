@@ -1,24 +1,22 @@
-"""Key press -> next item visible, on Review and Adjudicate, with one in-page probe, in one run (Annotate's queue,
-held in the browser: `bench_queue_keys.py`).
+"""Key press -> next item visible, on Adjudicate, with one in-page probe (Annotate's and Review's queues, held in
+the browser: `bench_queue_keys.py`).
 
 One database (default 100,000 candidates with 3 labels each from 12 annotators, most of them disputes, and
-100,000 transcripts, one per candidate), one `streamlit run app.py`, four headless Chromium tabs: an
-annotator on Annotate (keys 1 / 2 / 0), a reviewer on Review (S / F) as it opens (responses as text), on Review
-with the sidebar's "Typeset math in every response" on (`review_typeset`), and on Adjudicate (1 / 2 / 0). The
-pages take turns press by press, so that load from other jobs falls on all of them alike.
+100,000 transcripts, one per candidate: `bench_queue_keys.py` measures Review on them), one `streamlit run app.py`,
+a headless Chromium tab per page: a reviewer on Adjudicate (1 / 2 / 0). The pages take turns press by press, so that
+load from other jobs falls on all of them alike.
 
 The probe (`PROBE`, installed in every tab before it loads) times each press inside the browser, with no
 automation round trips: from the keydown event to the first frame painted after the workspace's heading
 names another candidate (`bench_N_...`) and what the page shows of it is in the page: the end of its rewritten
-question (`(rewrite rNx)`), on Review also the end of the transcript's response (`(response rNx)`, in a
-Markdown block or, as text, in a text element). Before
+question (`(rewrite rNx)`), in a Markdown block or a text element. Before
 each press (untimed) the run has ended, the key's button is mounted, and `--pause-ms` passes (a person reads
 before pressing).
 
     python bench/bench_keypress.py                               # 100k, 60 presses per page
     python bench/bench_keypress.py --candidates 2000 --presses 20
     python bench/bench_keypress.py --database /tmp/keys.sqlite   # seeded once, reused by later runs
-    python bench/bench_keypress.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY --pages review
+    python bench/bench_keypress.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY --pages adjudicate
         # an existing database, never seeded: a copy of the scale data set (`bench/scale_data.py`), whose
         # data sources `bench` and `benchgsm` the probe knows as well
 
@@ -162,14 +160,12 @@ window.__benchWatch = (old, marks) => {
 # page -> (link in the navigation, who, the keys pressed in turn with their buttons, what must be on screen:
 # "(rewrite rNx)" ends the candidate's rewritten question, "(response rNx)" the transcript's response)
 PAGES = {
-    "review": ("Review", "rev", [("s", "verdict_S"), ("f", "verdict_F")], ["rewrite", "response"]),
-    "review_typeset": ("Review", "rev", [("s", "verdict_S"), ("f", "verdict_F")], ["rewrite", "response"]),
     "adjudicate": ("Adjudicate", "rev", [("1", "adjudicate_1"), ("2", "adjudicate_2"), ("0", "adjudicate_0")],
                    ["rewrite"]),
 }
 
 # page -> the sidebar toggle turned on once the page is open
-TOGGLES = {"review_typeset": "Typeset math in every response"}
+TOGGLES: dict[str, str] = {}
 
 
 class Tab:

@@ -134,7 +134,7 @@ SMOKE: dict[str, Smoke] = {
     ),
     "bench_keypress.py": smoke(
         "--candidates", "10", "--presses", "2", "--warmup", "0", "--pause-ms", "0",
-        figures=("review 2 # # #", "review_typeset 2 # # #", "adjudicate 2 # # #"),
+        figures=("adjudicate 2 # # #",),
         needs="chromium",
     ),
     "bench_queue_keys.py": smoke(
