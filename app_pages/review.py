@@ -84,7 +84,8 @@ def _browser_position() -> None:
        busy="The database is busy: your reviews wait in the browser and are sent again in a moment.")
 def _store() -> None:
     """Store the reviews the browser sent (one transaction)."""
-    sent = browser_review.parse(queue_component.sent_decisions(COMPONENT))
+    raw = queue_component.sent_decisions(COMPONENT)
+    sent = browser_review.parse(raw)
     state["outcomes"], state["message"] = {}, None
     if not sent:
         return
@@ -93,9 +94,10 @@ def _store() -> None:
     state["outcomes"] = stored.outcomes
     for transcript_id in stored.reviewed:
         state["items"].pop(transcript_id, None)  # built again when asked for: with this review
-    if stored.reviewed and _sent().get("generation") != state["generation"]:
-        # Reviews made on an earlier walk (before a reload, or on a server started again): the queue opened again
-        # puts them after the ones still to review, so the browser goes on where the reviewer was.
+    if any(isinstance(entry, dict) and entry.get("item") in stored.reviewed and entry.get("walk") != state["generation"]
+           for entry in raw):
+        # Reviews made on another walk (before a reload, or on a server started again) were stored only now: the
+        # queue opened again puts them after the ones still to review, where the reviewer goes on.
         _load()
 
 

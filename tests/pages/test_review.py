@@ -122,6 +122,22 @@ def test_a_reviewer_overrides_agrees_and_tags_in_queue_order(engine: Engine) -> 
     assert _reviews(engine)["math_0_remove_1"] == ("F", None, None, None)
 
 
+def test_reviews_made_before_a_reload_are_stored_and_the_walk_goes_on_after_them(engine: Engine) -> None:
+    """The browser reloaded (or the server started again) sends reviews made on the walk it had: stored, and the
+    queue opened again with them after the transcripts still to review; a review of this walk moves nothing."""
+    add_transcripts(engine, [{} for _ in range(4)])
+    app = _open(engine)
+    walk, generation = _data(app)["walk"]["ids"], _data(app)["generation"]
+    before = {**_review(walk[0], "S"), "walk": "a-walk-before"}
+    assert _send(app, [before], 0) == {before["id"]: "saved"}
+    data = _data(app)
+    assert data["generation"] != generation and data["position"] == 0
+    assert data["walk"]["ids"] == [*walk[1:], walk[0]]
+    now = {**_review(walk[1], "R"), "walk": data["generation"]}
+    assert _send(app, [now], 1) == {now["id"]: "saved"}
+    assert _data(app)["generation"] == data["generation"] and _data(app)["walk"]["ids"] == data["walk"]["ids"]
+
+
 def test_a_review_the_rules_refuse_is_answered_with_why(engine: Engine) -> None:
     [tid] = add_transcripts(engine, [{"judge_class": None, "judge": None}])
     app = _open(engine)

@@ -709,8 +709,9 @@ class ReviewQueue extends Queue {
   }
 
   decide(what, id, verdict) {
+    // `walk`: the walk it was made on, so that the server knows one made before a reload.
     const decision = {id: uuid(), item: id, at: Date.now(), spent: Math.round(performance.now() - this.shownAt),
-      tags: [...this.tags], comment: this.comment.value.trim(), ...what};
+      tags: [...this.tags], comment: this.comment.value.trim(), walk: this.generation, ...what};
     this.refused = [];
     this.userMessage = "";
     this.pending.push(decision);
