@@ -55,7 +55,9 @@ addEventListener('annotator-queue', (event) => {
   if (d.what === 'decided') b.answered[d.id] = {key: b.keys[b.keys.length - 1], answer: null};
   else if (d.what === 'answered' && b.answered[d.id]) b.answered[d.id].answer = performance.now();
 });
-window.__benchHeading = () => document.querySelector('.aq-heading')?.textContent ?? null;
+// The page's queue (Review's, once its page is open: Annotate's, the start page, may linger a moment).
+window.__benchRoot = () => document.querySelector('.aq-review') ?? document.querySelector('.aq-root');
+window.__benchHeading = () => window.__benchRoot()?.querySelector('.aq-heading')?.textContent ?? null;
 window.__benchWatch = (old) => {
   const b = window.__bench;
   Object.assign(b, {old, start: null, painted: null});
@@ -63,7 +65,7 @@ window.__benchWatch = (old) => {
     const heading = window.__benchHeading();
     if (heading === null || heading === old || !/^bench_\\d+_/.test(heading)) return false;
     const number = heading.match(/^bench_(\\d+)_/)[1];
-    const item = document.querySelector('.aq-item:not([hidden])');
+    const item = window.__benchRoot()?.querySelector('.aq-item:not([hidden])') ?? null;
     return item !== null && (window.__benchMarks || ['rewrite']).every(
       (mark) => item.textContent.includes(`(${mark} r${number}x)`)) && item.checkVisibility();
   };
@@ -102,6 +104,7 @@ def _open(browser, url: str, which: str):  # type: ignore[no-untyped-def]
     if link is not None:
         page.get_by_role("link", name=link).click()
         page.locator(f".aq-{which}").wait_for(timeout=180_000)
+        page.locator(".aq-root:not(.aq-review)").wait_for(state="detached", timeout=180_000)
     page.wait_for_function("/^bench_\\d+_/.test(window.__benchHeading() || '')", timeout=180_000)
     return page
 

@@ -49,6 +49,7 @@ def open_review(page, url: str) -> None:  # type: ignore[no-untyped-def]
     page.get_by_role("textbox", name="Password").press("Enter")
     page.get_by_role("link", name="Review").click()
     page.locator(".aq-review").wait_for()
+    page.locator(".aq-root:not(.aq-review)").wait_for(state="detached")  # Annotate's, the start page's
 
 
 def _order(app: RunningApp) -> list[str]:
