@@ -838,6 +838,7 @@ class ReviewQueue extends Queue {
 
   build(id) {
     const node = reviewNode(this.items.get(id), this.page);
+    node.classList.add("aq-ahead");  // laid out while hidden (queue.css)
     this.nodes.set(id, node);
     this.stage.appendChild(node);
   }
