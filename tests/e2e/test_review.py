@@ -156,6 +156,11 @@ def test_every_key_by_keyboard_alone(app: RunningApp, browser) -> None:  # type:
     _press(page, "n")
     _press(page, "s")
     shows(page, order[5])
+    # Back to the last one reviewed: its review cleared with the button (the judge's verdict counts again).
+    _press(page, "b")
+    shows(page, order[4])
+    page.get_by_role("button", name="Clear my review (the judge's verdict counts again)").click()
+    page.locator(".aq-reviewed").wait_for(state="hidden")
     all_saved(page)
     page.context.close()
     assert _events(app) == [
@@ -164,8 +169,9 @@ def test_every_key_by_keyboard_alone(app: RunningApp, browser) -> None:  # type:
         (order[2], "review", "R", [], None),
         (order[2], "review", "S", [], None),
         (order[4], "review", "S", [], None),
+        (order[4], "clear", None, None, None),
     ]
-    assert _received(app) == 5
+    assert _received(app) == 6
 
 
 @pytest.mark.parametrize("far", [False, True], ids=["near", "far"])

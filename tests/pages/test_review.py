@@ -85,6 +85,8 @@ def test_a_reviewer_overrides_agrees_and_tags_in_queue_order(engine: Engine) -> 
     app = _open(engine)
     data = _data(app)
     assert data["walk"]["start"] == 0 and data["walk"]["size"] == 3 and data["walk"]["end"] == 3
+    # The page's help says what M does now that every response comes typeset.
+    assert any("M shows the math of the response on screen as the model wrote it" in c.value for c in app.caption)
     # The verdict another rule set gives otherwise comes first, with the judge's class and verdict and the model.
     first = _shown(app, 0)
     assert first["heading"] == "math_2_remove_1 · math · remove"
