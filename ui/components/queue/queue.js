@@ -566,6 +566,7 @@ class ReviewQueue extends Queue {
     if (this.open.has(title)) this.open.delete(title); else this.open.add(title);
     localStorage.setItem("annotatorReviewSections", JSON.stringify([...this.open]));
     this.showSections();
+    this.draw();  // the reasoning on screen drawn now, if it was not
   }
 
   showSections() {
@@ -827,12 +828,13 @@ class ReviewQueue extends Queue {
     this.message.textContent = parts.join(" · ");
   }
 
+  // The response and the reasoning typeset, or as written (M); each drawn when first shown.
   showSource(node, source) {
     for (const box of node.querySelectorAll("[data-math]")) {
-      box.hidden = (box.dataset.math === "source") !== source;
-      if (source && box.dataset.math === "source" && !box.firstChild) {
-        box.appendChild(runsNode(JSON.parse(box.dataset.runs), "div", true));
-      }
+      const shown = (box.dataset.math === "source") === source;
+      box.hidden = !shown;
+      const closed = box.closest(".aq-reasoning") !== null && !this.open.has("Reasoning");
+      if (shown && !closed && !box.firstChild) box.appendChild(runsNode(box.parentNode.runs, "div", source));
     }
   }
 
@@ -865,14 +867,15 @@ class ReviewQueue extends Queue {
 }
 
 // The response's or the reasoning's text typeset, and a box for it as written (filled when M first asks).
-function modelText(runs) {
+// `lazy`: the typeset text too is drawn only when first shown (the reasoning: long, and mostly left closed).
+function modelText(runs, lazy = false) {
   const box = el("div", "aq-model-text");
-  const typeset = runsNode(runs, "div");
+  const typeset = lazy ? el("div", "aq-runs") : runsNode(runs, "div");
   typeset.dataset.math = "typeset";
   const source = el("div", "aq-runs");
   source.dataset.math = "source";
-  source.dataset.runs = JSON.stringify(runs);
   source.hidden = true;
+  box.runs = runs;
   box.append(typeset, source);
   return box;
 }
@@ -903,7 +906,7 @@ function reviewNode(item, page) {
   if (item.reasoning) {
     const reasoning = el("div", "aq-section aq-reasoning");
     reasoning.appendChild(el("div", "aq-section-title", item.reasoning.title));
-    reasoning.appendChild(modelText(item.reasoning.runs));
+    reasoning.appendChild(modelText(item.reasoning.runs, true));
     node.appendChild(reasoning);
   }
   return node;
