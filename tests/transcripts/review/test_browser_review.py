@@ -4,12 +4,13 @@ the browser holds."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, select, text
 
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import SentDecision, Transcript, TranscriptEvent, utcnow
@@ -17,6 +18,7 @@ from annotator.transcripts import DEFAULT_TAGS, ReviewQueue, review_queue
 from annotator.transcripts.review import browser_review
 from tests.support.candidates import add_user
 from tests.support.transcripts import add_transcripts
+from tests.support.waiting import wait_for
 
 
 def _ms(moment: datetime) -> float:
@@ -72,6 +74,49 @@ def test_a_review_sent_many_times_is_stored_once_with_the_time_of_its_key(engine
     assert before - timedelta(seconds=91) <= key_time <= utcnow() - timedelta(seconds=89)
     assert reviewed_at == key_time
     assert events[sent[1]["id"]].new == {"human": "S", "tags": [], "comment": None}
+
+
+def test_one_review_arriving_twice_at_once_is_stored_once(engine: Engine) -> None:
+    """Two transactions store the same review at the same time (the browser's old and new connection after a
+    drop): the second waits for the first's id, stores nothing, and the next sending gets the first's outcome."""
+    [tid] = add_transcripts(engine, [{}])
+    rev = add_user(engine, "rev", role="reviewer")
+    sent = [_review(tid, "F", tags=[DEFAULT_TAGS[1]])]
+    first_stored, second_done, release_first = threading.Event(), threading.Event(), threading.Event()
+    outcomes: dict[str, dict[str, str]] = {}
+
+    def first() -> None:
+        with write_session(engine) as session:
+            outcomes["first"] = browser_review.store(session, annotator_id=rev.id,
+                                                     sent=browser_review.parse(sent)).outcomes
+            first_stored.set()
+            release_first.wait(60)
+
+    def second() -> None:
+        first_stored.wait(60)
+        outcomes["second"] = _store(engine, rev.id, sent).outcomes
+        second_done.set()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    first_stored.wait(60)
+    if engine.dialect.name == "postgresql":  # the second is seen waiting on the first's row before it commits
+        def waiting() -> bool:
+            with engine.connect() as conn:
+                return conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                         "AND query LIKE '%sentdecision%'")).scalar_one() > 0
+        wait_for(waiting, 30, "the second transaction to wait for the first")
+    assert not second_done.is_set()  # SQLite: its write lock; PostgreSQL: the id's row
+    release_first.set()
+    for thread in threads:
+        thread.join(60)
+    assert outcomes["first"] == {sent[0]["id"]: "saved"}
+    assert outcomes["second"].get(sent[0]["id"], "saved") == "saved"
+    assert _store(engine, rev.id, sent).outcomes == {sent[0]["id"]: "saved"}
+    with read_session(engine) as session:
+        assert session.execute(select(func.count()).select_from(TranscriptEvent)).scalar_one() == 1
+        assert session.execute(select(func.count()).select_from(SentDecision)).scalar_one() == 1
 
 
 def test_refused_reviews_say_why_and_store_nothing_but_their_answer(engine: Engine) -> None:
