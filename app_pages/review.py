@@ -29,8 +29,6 @@ from ui.writes import page_write, saves
 
 COMPONENT = "review_queue"
 ALL = "(all)"
-MATH_HELP = ("Math is typeset in every response and its reasoning. M shows the math of the response on screen as "
-             "the model wrote it, M again typesets it; the next transcript comes typeset.")
 
 engine, user = guard.require_page(__file__)
 state: dict[str, Any] = st.session_state.setdefault(
@@ -190,7 +188,9 @@ with st.sidebar:
     tag_options = dict.fromkeys([*(state.get("tag_list") or []), *([chosen_tag] if chosen_tag else [])])
     st.selectbox("Tag", [ALL, *tag_options], key="review_tag", on_change=_load)
     st.toggle("Blind mode (hide the model and the judge)", key="review_blind", on_change=_blind_changed)
-    st.caption(f"Keys: S R F, Enter agrees with the judge, 1..9 tags, N next, B back, C comment. {MATH_HELP}")
+    st.caption("Keys: S R F, Enter agrees with the judge, 1..9 tags, N next, B back, C comment. Math is typeset in "
+               "every response and its reasoning. M shows the math of the response on screen as the model wrote it, "
+               "M again typesets it; the next transcript comes typeset.")
     with st.expander("Tags (keys 1..9)"):
         st.session_state.setdefault("review_tag_text", "\n".join(state.get("tag_list") or []))
         st.text_area("One tag per line", key="review_tag_text")
