@@ -845,23 +845,29 @@ class ReviewQueue extends Queue {
     this.stage.appendChild(node);
   }
 
+  // After the frame that shows the next one: the next few drawn ahead (and the one before, for B), one per task so
+  // that a key never waits for more than one; the others let go.
   later() {
     if (this.preparing) return;
     this.preparing = true;
     requestAnimationFrame(() => setTimeout(() => {
       this.preparing = false;
-      const wanted = new Set([this.current]);
-      for (let place = this.position - 1; place <= this.position + 4; place++) {
-        const id = this.walk.get(place);
-        if (this.items.has(id)) wanted.add(id);
+      const wanted = [this.current];
+      for (const place of [1, 2, 3, 4, -1]) {
+        const id = this.walk.get(this.position + place);
+        if (this.items.has(id)) wanted.push(id);
       }
       for (const [other, node] of this.nodes) {
-        if (!wanted.has(other)) {
+        if (!wanted.includes(other)) {
           node.remove();
           this.nodes.delete(other);
         }
       }
-      for (const other of wanted) if (other !== null && other !== undefined && !this.nodes.has(other)) this.build(other);
+      const missing = wanted.find((other) => other !== null && other !== undefined && !this.nodes.has(other));
+      if (missing !== undefined) {
+        this.build(missing);
+        this.later();
+      }
     }, 0));
   }
 }
