@@ -1,49 +1,38 @@
-"""Review: model transcripts one by one, the judge's verdict confirmed or overridden with one key.
+"""Review: model transcripts one by one, the judge's verdict confirmed or overridden with one key, shown at once.
 
-`S` successful, `R` refused, `F` failed, `Enter` agrees with the judge, `1`..`9` toggle the hallucination
-tags, `M` typesets the math of the response on screen, `B` back, `N` next without reviewing. A verdict key
-saves the verdict, the tags and the comment in a button callback (one transaction, with its event), before the
-next transcript is drawn. The queue (verdicts that differ from the reference rule, judge unsure, a sample of the
-rest; unreviewed first) is opened when the page opens or a filter changes and read a page at a time from its index
-as the reviewer goes (`transcripts.ReviewQueue`); a keypress reruns only the workspace fragment, as on Annotate.
-
-A response and its reasoning are shown as text (`st.text`: no Markdown, so no link, image or HTML; the math
-source as the model wrote it) until the reviewer asks for typeset math: `M` for the response on screen, or the
-sidebar's setting for every response this session (then through `ui.markdown.escape_markdown`, the one Markdown
-path for model text). Text by default because typesetting a response's many formulas makes every key on Review
-slow (BENCHMARKS.md).
+`S` successful, `R` refused, `F` failed, `Enter` agrees with the judge, `1`..`9` toggle the hallucination tags,
+`M` shows the response's math as written (again: typeset), `B` back, `N` next without reviewing, `C` the comment
+(`Esc` leaves it). The browser holds the transcript on screen and the ones around it in the review queue's order
+(`ui.components.queue`), already drawn with their math typeset: a key shows the next one in the same frame and the
+review goes to the server in the background, stored once whatever number of times it arrives
+(`annotator.transcripts.review.browser_review`). Each run of the workspace fragment stores what the browser sent and
+hands back the transcripts around the one it is on. The queue (verdicts that differ from the reference rule, judge
+unsure, a sample of the rest; unreviewed first) is opened when the page opens or a filter changes and read a page
+at a time as the reviewer goes (`transcripts.ReviewQueue`).
 """
 
+import time
 from typing import Any
+from uuid import uuid4
 
 import streamlit as st
 
 from annotator import transcripts
 from annotator.accounts.policies import Capability
 from annotator.database.engine import read_session
-from annotator.database.vocabulary import Verdict
-from annotator.transcripts.judge.rule_sets import registry as rule_sets
-from ui import guard, pages
-from ui import transcripts as side_by_side
-from ui import view as _view
+from annotator.transcripts.review import browser_review
+from ui import guard, pages, review_items
+from ui.components import queue as queue_component
 from ui.keys import keyboard
 from ui.markdown import escape_markdown
-from ui.ready import is_ready, wait_for_buttons
 from ui.writes import page_write, saves
 
-WORKSPACE = "review"
+COMPONENT = "review_queue"
 ALL = "(all)"
-VERDICT_NAMES = {Verdict.S: "Successful", Verdict.R: "Refused", Verdict.F: "Failed"}
-# The three verdict keys go through `ui.keys` (Streamlit reserves R for "rerun", so Refused cannot have a
-# `shortcut=`): one way for all three, so that their buttons read alike ("Refused · R"), without Streamlit's
-# own key badge on two of them.
-VERDICT_KEYS = {verdict.value.lower(): f"verdict_{verdict}" for verdict in VERDICT_NAMES}
-# `M` goes the same way, so that its button reads "Typeset math · M" like the verdicts.
-TYPESET_KEY = {"m": "typeset_math"}
 
 engine, user = guard.require_page(__file__)
 state: dict[str, Any] = st.session_state.setdefault(
-    "review", {"queue": None, "position": 0, "view": None, "tags": [], "message": None}
+    "review", {"walk": None, "generation": 0, "position": 0, "items": {}, "outcomes": {}, "message": None}
 )
 
 
@@ -59,75 +48,117 @@ def _blind() -> bool:
     return bool(st.session_state.get("review_blind"))
 
 
-def _show(session: Any, position: int) -> None:
-    """Put the queue's transcript at `position` on screen (state only; the fragment draws it)."""
-    queue = state["queue"]
-    transcript_id = queue.id_at(session, max(0, position))  # reads the queue's next page when needed
-    state["position"] = max(0, min(position, len(queue)))
-    view = None
-    if transcript_id is not None:
-        view = transcripts.load_review(session, transcript_id=transcript_id)
-    state["view"] = view
-    state["tags"] = list((view or {}).get("tags") or [])
-    st.session_state["review_comment"] = (view or {}).get("comment") or ""
-
-
 def _load() -> None:
+    """Open the queue under the filters: the browser starts again at its top."""
     with read_session(engine) as session:
         # Seeded by the reviewer, so that two reviewers' samples differ but each one's is stable.
-        state["queue"] = transcripts.ReviewQueue.open(session, seed=user.id, **_filters())
+        state["walk"] = transcripts.ReviewQueue.open(session, seed=user.id, **_filters())
         state["tag_list"] = transcripts.get_tags(session)
-        _show(session, 0)
+    state.update(position=0, items={}, generation=uuid4().hex[:12])
 
 
-def _move(step: int) -> None:
+def _blind_changed() -> None:
+    """The transcripts held are built again, with or without the model and the judge; the place is kept."""
+    state.update(items={}, generation=uuid4().hex[:12])
+
+
+def _sent() -> dict[str, Any]:
+    value = st.session_state.get(COMPONENT) or {}
+    sent = value.get("sent") if hasattr(value, "get") else None
+    return sent if isinstance(sent, dict) else {}
+
+
+def _browser_position() -> None:
+    """Where the browser is in the walk, as its last message said (a message of an earlier walk says nothing)."""
+    sent = _sent()
+    if sent.get("generation") != state["generation"]:
+        return
+    position = sent.get("position")
+    if isinstance(position, int) and not isinstance(position, bool) and 0 <= position <= len(state["walk"]):
+        state["position"] = position
+
+
+@saves(state, "reviews", capability=Capability.review,
+       busy="The database is busy: your reviews wait in the browser and are sent again in a moment.")
+def _store() -> None:
+    """Store the reviews the browser sent (one transaction)."""
+    raw = queue_component.sent_decisions(COMPONENT)
+    sent = browser_review.parse(raw)
+    state["outcomes"], state["message"] = {}, None
+    if not sent:
+        return
+    with page_write(engine, user=user) as session:
+        stored = browser_review.store(session, annotator_id=user.id, sent=sent)
+    state["outcomes"] = stored.outcomes
+    for transcript_id in stored.reviewed:
+        state["items"].pop(transcript_id, None)  # built again when asked for: with this review
+    if any(isinstance(entry, dict) and entry.get("item") in stored.reviewed and entry.get("walk") != state["generation"]
+           for entry in raw):
+        # Reviews made on another walk (before a reload, or on a server started again) were stored only now: the
+        # queue opened again puts them after the ones still to review, where the reviewer goes on.
+        _load()
+
+
+def _window() -> browser_review.Window:
+    """The transcripts around the browser's place, each built once (kept while held)."""
+    built: dict[int, Any] = state["items"]
     with read_session(engine) as session:
-        _show(session, state["position"] + step)
-    state["message"] = None
+        window = browser_review.window(session, state["walk"], position=state["position"])
+        for transcript_id in window.ids:
+            if transcript_id not in built:
+                view = transcripts.load_review(session, transcript_id=transcript_id)
+                if view is not None:
+                    built[transcript_id] = review_items.item(view, blind=_blind())
+    for transcript_id in [known for known in built if known not in window.ids]:
+        del built[transcript_id]
+    return window
 
 
-def _may_press() -> bool:
-    """A key pressed before the transcript was on screen (`ui.ready`) does nothing."""
-    return is_ready(WORKSPACE)
+def _restart() -> None:
+    _load()
 
 
-@saves(state, "review", capability=Capability.review)
-def _decide(verdict: str | None) -> None:
-    """Save `verdict` (None: the judge's) with the chosen tags and the comment, then show the next one."""
-    view = state["view"]
-    if view is None or not _may_press():
-        return
-    if verdict is None:
-        if _blind() or view["judge"] is None:
-            state["message"] = "There is no judge's verdict to agree with here; press S, R or F."
-            return
-        verdict = view["judge"]
-    with page_write(engine, user=user) as session:
-        changed = transcripts.record_review(
-            session, transcript_id=view["id"], annotator_id=user.id, verdict=verdict, tags=state["tags"],
-            comment=st.session_state.get("review_comment"),
-        )
-        _show(session, state["position"] + 1)
-    done = "Saved" if changed else "Unchanged"
-    state["message"] = f"{done} {escape_markdown(view['data_id'])}: {VERDICT_NAMES[Verdict(verdict)]}."
+def _empty_text() -> str:
+    if not len(state["walk"]):
+        return "There are no transcripts for these filters yet."
+    return "You are at the end of the queue."
 
 
-@saves(state, "clearing", capability=Capability.review)
-def _clear() -> None:
-    view = state["view"]
-    if view is None:
-        return
-    with page_write(engine, user=user) as session:
-        transcripts.clear_review(session, transcript_id=view["id"], annotator_id=user.id)
-        _show(session, state["position"])
-    state["message"] = f"Cleared the review of {escape_markdown(view['data_id'])}; the judge's verdict counts."
+@st.fragment
+def workspace() -> None:
+    """The queue component. A fragment: a review reruns only this function."""
+    seen = queue_component.sent_decisions(COMPONENT) is not None
+    _browser_position()
+    _store()
+    if not guard.permitted(pages.page(__file__).capability):
+        st.rerun(scope="app")  # signed out or no longer a reviewer: app.py and the guard take over
+    window = _window()
+    have = queue_component.held_by_browser(COMPONENT)
+    data = {
+        "page": review_items.REVIEW,
+        "store": f"annotator-queue:{user.id}:review",
+        "now": time.time() * 1000,  # the browser measures its clock's offset from the server's
+        "generation": state["generation"],
+        "position": state["position"],
+        "walk": {"start": window.start, "ids": [i for i in window.ids if i in state["items"]], "end": window.end,
+                 "size": len(state["walk"])},
+        "items": [state["items"][i] for i in window.ids if i in state["items"] and i not in have],
+        "outcomes": state["outcomes"],
+        "tags": state.get("tag_list") or [],
+        "blind": _blind(),
+        "message": state.get("message") or "",
+        "empty": _empty_text(),
+        "again": "soon" if state.get("message") else "",  # the database was busy: nothing was stored
+    }
+    result = queue_component.mount(key=COMPONENT, data=data, on_back=_nothing, on_restart=_restart)
+    if not seen and (getattr(result, "sent", None) or {}).get("decisions"):
+        # A session's first run reads the browser's state only once the component is on the page (a new app
+        # server, a reload): once more, to store what it sent.
+        st.rerun()
 
 
-def _toggle(tag: str) -> None:
-    # Only the screen changes; the tags are saved with the verdict.
-    if not is_ready(WORKSPACE):
-        return
-    state["tags"] = [t for t in state["tags"] if t != tag] if tag in state["tags"] else [*state["tags"], tag]
+def _nothing() -> None:
+    """Review's B goes back within what the browser holds, which reaches as far back as the walk."""
 
 
 @saves(state, "tag list", capability=Capability.review)
@@ -142,144 +173,24 @@ def _save_tags() -> None:
     state["tag_message"] = None
 
 
-def _heading(view: dict[str, Any] | None) -> str:
-    if not is_ready(WORKSPACE):
-        return "Loading the transcript..."
-    if view is None:
-        return "Nothing left to review"
-    item = view["item"]
-    parts = [view["data_id"], item["data_source"], item["rewrite_type"] or "solvable"]
-    return " · ".join(escape_markdown(str(part)) for part in parts)
-
-
-def _buttons(view: dict[str, Any] | None) -> None:
-    """The verdict keys, then the tag keys: the same widgets, with the same keys, on every rerun."""
-    none = view is None
-    with st.container(horizontal=True):
-        for verdict, name in VERDICT_NAMES.items():
-            st.button(f"{name} · {verdict.value}", key=f"verdict_{verdict}", on_click=_decide,
-                      args=(verdict.value,), disabled=none, type="primary", width="stretch")
-        st.button("Agree with the judge", key="agree", shortcut="Enter", on_click=_decide, args=(None,),
-                  disabled=none or _blind() or view["judge"] is None, width="stretch")
-        st.button("Back", key="back", shortcut="B", on_click=_move, args=(-1,), disabled=state["position"] == 0,
-                  width="stretch")
-        st.button("Next", key="next", shortcut="N", on_click=_move, args=(1,), disabled=none, width="stretch")
-    with st.container(horizontal=True):
-        for number, tag in enumerate(state.get("tag_list") or [], start=1):
-            chosen = tag in state["tags"]
-            st.button(("✓ " if chosen else "") + escape_markdown(tag), key=f"tag_{number}", shortcut=str(number),
-                      on_click=_toggle, args=(tag,), disabled=none, type="primary" if chosen else "secondary")
-        typeset = not none and _typeset(view)
-        st.button(("✓ " if typeset else "") + "Typeset math · M", key="typeset_math", on_click=_typeset_this,
-                  disabled=none or bool(state.get("typeset")), type="primary" if typeset else "secondary")
-
-
-def _status(view: dict[str, Any] | None) -> str:
-    size = len(state["queue"])
-    parts = [f"**{min(state['position'] + 1, size)} of {size}**"]
-    if view is not None and not _blind():
-        parts.append(f"in the queue because: {escape_markdown(view['reason'])}")
-    if view is not None and view["human"] is not None:
-        parts.append(f":orange-badge[Reviewed: {VERDICT_NAMES[Verdict(view['human'])]}]")
-    if state.get("message"):
-        parts.append(state["message"])
-    return " · ".join(parts)
-
-
-def _typeset_this() -> None:
-    """`M`: the response on screen typeset, or shown as text again (only the screen changes)."""
-    view = state["view"]
-    if view is None or not is_ready(WORKSPACE):
-        return
-    state["typeset_one"] = None if state.get("typeset_one") == view["id"] else view["id"]
-
-
-def _typeset(view: dict[str, Any]) -> bool:
-    """Whether this transcript's response is shown with its math typeset (the setting, or `M` on it)."""
-    return bool(state.get("typeset")) or state.get("typeset_one") == view["id"]
-
-
-def _remember_typeset() -> None:
-    state["typeset"] = bool(st.session_state.get("review_math"))
-
-
-def _model_text(value: str | None, *, typeset: bool) -> None:
-    """Model text typeset (escaped Markdown with its math), or as text: no Markdown at all, cheap to draw."""
-    if typeset:
-        st.markdown(_view.text(value))
-    else:
-        st.text(value or "—", width="stretch")
-
-
-def _response(view: dict[str, Any]) -> None:
-    who = "" if _blind() else f" · {escape_markdown(view['model'])} · {escape_markdown(view['prompt'])} prompt"
-    typeset = _typeset(view)
-    with st.container(border=True, key="response"):
-        st.markdown(f"**Response**{who} · sample {int(view['sample'])}"
-                    f"{'' if typeset else ' · math as written (M typesets it)'}")
-        _model_text(view["response"], typeset=typeset)
-    judged = f"**Extracted answer:** {_view.text(view['extracted_answer'])}"
-    if not _blind():
-        verdict = VERDICT_NAMES[Verdict(view["judge"])] if view["judge"] else "—"
-        judged += f" · **Judge:** {_view.text(view['judge_class'])} → {verdict} ({_view.text(view['judge_rule'])})"
-        if view.get("judge_reason"):  # an LLM judge says why
-            judged += f" · **Why:** {_view.text(view['judge_reason'])}"
-        if view["differs_from_reference"]:  # judged by the reference rule: another rule set's verdict differs
-            judged += (" · :orange-badge[another rule set differs]" if view["judge_rule"] == rule_sets.REFERENCE_RULE
-                       else " · :orange-badge[differs from the reference rule]")
-    st.markdown(judged)
-    if view["reasoning"]:
-        with st.expander(f"Reasoning ({len(view['reasoning']):,} characters)"):
-            _model_text(view["reasoning"], typeset=typeset)
-
-
-@st.fragment
-def workspace() -> None:
-    """The transcript, the keys, the status line and the comment; a keypress reruns only this."""
-    if not guard.permitted(pages.page(__file__).capability):
-        st.rerun(scope="app")  # signed out or no longer a reviewer: app.py and the guard take over
-    view = state["view"]
-    st.markdown(f"#### {_heading(view)}")
-    _buttons(view)
-    st.caption(_status(view))
-    if not wait_for_buttons(WORKSPACE):
-        return
-    if view is None:
-        if not len(state["queue"]):
-            st.info("There are no transcripts for these filters yet.")
-        else:
-            st.success("You are at the end of the queue.")
-            st.button("Start again from the top", key="restart", on_click=_load)
-        return
-    st.text_input("Comment", key="review_comment", label_visibility="collapsed",
-                  placeholder="Comment, optional, saved with the verdict (Esc, then a key)")
-    side_by_side.item(view["item"], candidate=view["candidate_id"] is not None)
-    _response(view)
-    if view["human"] is not None:
-        st.button("Clear my review (the judge's verdict counts again)", key="clear", on_click=_clear)
-
-
-if state["queue"] is None:
+if state["walk"] is None:
     _load()
-keyboard({**VERDICT_KEYS, **TYPESET_KEY})
+keyboard()  # Esc leaves a field, a filter chosen leaves its box: the next key decides
 workspace()
 
 with read_session(engine) as _session:
     options = transcripts.review_options(_session)
 with st.sidebar:
+    queue_component.wake(key="review_wake")
     st.selectbox("Model", [ALL, *options["model"]], key="review_model", on_change=_load)
     st.selectbox("Prompt", [ALL, *options["prompt"]], key="review_prompt", on_change=_load)
     chosen_tag = _filters()["tag"]  # a tag no longer in the list stays choosable while chosen
     tag_options = dict.fromkeys([*(state.get("tag_list") or []), *([chosen_tag] if chosen_tag else [])])
     st.selectbox("Tag", [ALL, *tag_options], key="review_tag", on_change=_load)
-    st.toggle("Blind mode (hide the model and the judge)", key="review_blind")
-    st.session_state["review_math"] = bool(state.get("typeset"))  # kept for the session, across pages
-    st.toggle("Typeset math in every response", key="review_math", on_change=_remember_typeset, help=(
-        "Shows the math of every response and its reasoning typeset, for the rest of this session. Each key then "
-        "takes longer to show the next transcript (the browser typesets every formula: about twice as long for a "
-        "response with a hundred). Off, the math is shown as the model wrote it, and M typesets the response on "
-        "screen."
-    ))
+    st.toggle("Blind mode (hide the model and the judge)", key="review_blind", on_change=_blind_changed)
+    st.caption("Keys: S R F, Enter agrees with the judge, 1..9 tags, N next, B back, C comment. Math is typeset in "
+               "every response and its reasoning. M shows the math of the response on screen as the model wrote it, "
+               "M again typesets it; the next transcript comes typeset.")
     with st.expander("Tags (keys 1..9)"):
         st.session_state.setdefault("review_tag_text", "\n".join(state.get("tag_list") or []))
         st.text_area("One tag per line", key="review_tag_text")

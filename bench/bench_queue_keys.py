@@ -1,22 +1,25 @@
-"""A queue held in the browser (Annotate's, or with `--page adjudicate` Adjudicate's disputes, as the reviewer):
-keydown -> next candidate painted, and keydown -> decision answered
-(stored and committed on the server, the answer back in the browser), at the server and at a distance.
+"""A queue held in the browser (Annotate's, or Adjudicate's disputes with `--page adjudicate`, or Review's with
+`--page review`): keydown -> next item painted, and
+keydown -> decision answered (stored and committed on the server, the answer back in the browser), at the server and
+at a distance.
 
-One database (default 100,000 candidates, `bench_keypress.seed`), one `streamlit run app.py`, one headless Chromium
+One database (default 100,000 candidates, `keys_data.seed`), one `streamlit run app.py`, one headless Chromium
 tab per distance: straight to the server ("near"), and through a TCP proxy that holds each direction `--delay-ms`
 ("far", 75 ms: a 150 ms round trip). A probe installed before the page loads times each press inside the browser:
 from the keydown event to the first frame painted after the heading names another candidate and that candidate's
-rewritten question is displayed; and from the keydown to the moment the server's answer for that decision reaches
-the page (the component's `annotator-queue` events). Before each press `--pause-ms` passes (a person reads); the
-answer time is compared with the round trip (the proxy's two delays) plus 100 ms.
+rewritten question (on Review also the end of its response, typeset) is displayed; and from the keydown to the
+moment the server's answer for that decision reaches the page (the component's `annotator-queue` events). Before
+each press `--pause-ms` passes (a person reads); the answer time is compared with the round trip (the proxy's two
+delays) plus 100 ms.
 
-Then a burst per distance: `--burst` keys `--gap-ms` apart, and the labels stored checked against the keys: as many,
-on as many candidates, in the order pressed.
+Then a burst per distance: `--burst` keys `--gap-ms` apart, and the labels (reviews) stored checked against the
+keys: as many, on as many items, in the order pressed (Review: the review queue's order).
 
     python bench/bench_queue_keys.py                          # 100k candidates, 60 presses per distance
     python bench/bench_queue_keys.py --candidates 2000 --presses 20
-    python bench/bench_queue_keys.py --database /tmp/keys.sqlite   # seeded once, reused (bench_keypress's too)
-    python bench/bench_queue_keys.py --page adjudicate --candidates 2000 --presses 20
+    python bench/bench_queue_keys.py --database /tmp/keys.sqlite   # seeded once, reused
+    python bench/bench_queue_keys.py --page adjudicate --candidates 2000 --presses 20   # the reviewer "rev"
+    python bench/bench_queue_keys.py --page review --candidates 2000 --presses 20   # the reviewer "rev" on Review
 """
 
 from __future__ import annotations
@@ -35,8 +38,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from annotator.database.engine import get_engine, read_session  # noqa: E402
-from annotator.database.models import Adjudication, Annotation, AnnotationEvent, Annotator  # noqa: E402
-from bench.bench_keypress import PASSWORD, seed  # noqa: E402
+from annotator.database.models import (  # noqa: E402
+    Adjudication,
+    Annotation,
+    AnnotationEvent,
+    Annotator,
+    Transcript,
+    TranscriptEvent,
+)
+from annotator.transcripts import review_queue  # noqa: E402
+from bench.keys_data import PASSWORD, seed  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, open_page, start_app, stop_app  # noqa: E402
 from tests.support.tcp_proxy import DelayProxy  # noqa: E402
 
@@ -53,7 +64,9 @@ addEventListener('annotator-queue', (event) => {
   if (d.what === 'decided') b.answered[d.id] = {key: b.keys[b.keys.length - 1], answer: null};
   else if (d.what === 'answered' && b.answered[d.id]) b.answered[d.id].answer = performance.now();
 });
-window.__benchHeading = () => document.querySelector('.aq-heading')?.textContent ?? null;
+// The page's queue (Review's, once its page is open: Annotate's, the start page, may linger a moment).
+window.__benchRoot = () => document.querySelector('.aq-review') ?? document.querySelector('.aq-root');
+window.__benchHeading = () => window.__benchRoot()?.querySelector('.aq-heading')?.textContent ?? null;
 window.__benchWatch = (old) => {
   const b = window.__bench;
   Object.assign(b, {old, start: null, painted: null});
@@ -61,8 +74,9 @@ window.__benchWatch = (old) => {
     const heading = window.__benchHeading();
     if (heading === null || heading === old || !/^bench_\\d+_/.test(heading)) return false;
     const number = heading.match(/^bench_(\\d+)_/)[1];
-    const item = document.querySelector('.aq-item:not([hidden])');
-    return item !== null && item.textContent.includes(`(rewrite r${number}x)`) && item.checkVisibility();
+    const item = window.__benchRoot()?.querySelector('.aq-item:not([hidden])') ?? null;
+    return item !== null && (window.__benchMarks || ['rewrite']).every(
+      (mark) => item.textContent.includes(`(${mark} r${number}x)`)) && item.checkVisibility();
   };
   const check = () => {
     if (b.start === null || !shown()) return requestAnimationFrame(check);
@@ -72,7 +86,12 @@ window.__benchWatch = (old) => {
   requestAnimationFrame(check);
 };
 """
-KEYS = ("1", "2", "0")
+# page -> who, the link to the page (None: the start page), the keys pressed in turn, what must be on screen
+PAGES = {
+    "annotate": ("ann", None, ("1", "2", "0"), ["rewrite"]),
+    "adjudicate": ("rev", "Adjudicate", ("1", "2", "0"), ["rewrite"]),
+    "review": ("rev", "Review", ("s", "r", "f"), ["rewrite", "response"]),
+}
 
 
 def _stats(samples: list[float]) -> dict[str, float]:
@@ -83,17 +102,23 @@ def _stats(samples: list[float]) -> dict[str, float]:
     return {"n": len(samples), "p50": round(statistics.median(samples), 1), "p95": round(cuts[94], 1)}
 
 
-def _open(browser, url: str, queue: str):  # type: ignore[no-untyped-def]
+def _open(browser, url: str, which: str):  # type: ignore[no-untyped-def]
+    name, link, _, marks = PAGES[which]
     context = browser.new_context()
-    context.add_init_script(PROBE)
+    context.add_init_script(PROBE + f"window.__benchMarks = {json.dumps(marks)};")
     page = context.new_page()
-    if queue == "adjudicate":
-        open_page(page, url, name="rev", password=PASSWORD, link="Adjudicate")
-    else:
-        page.goto(url)
-        page.get_by_role("textbox", name="Name").fill("ann")
-        page.get_by_role("textbox", name="Password").fill(PASSWORD)
-        page.get_by_role("textbox", name="Password").press("Enter")
+    if which == "adjudicate":
+        open_page(page, url, name=name, password=PASSWORD, link=link)
+        page.wait_for_function("/^bench_\\d+_/.test(window.__benchHeading() || '')", timeout=180_000)
+        return page
+    page.goto(url)
+    page.get_by_role("textbox", name="Name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("textbox", name="Password").press("Enter")
+    if link is not None:
+        page.get_by_role("link", name=link).click()
+        page.locator(f".aq-{which}").wait_for(timeout=180_000)
+        page.locator(".aq-root:not(.aq-review)").wait_for(state="detached", timeout=180_000)
     page.wait_for_function("/^bench_\\d+_/.test(window.__benchHeading() || '')", timeout=180_000)
     return page
 
@@ -102,12 +127,13 @@ def _saved(page) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'", timeout=180_000)
 
 
-def _presses(page, count: int, warmup: int, pause_ms: int) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
+def _presses(page, keys: tuple[str, ...], count: int, warmup: int, pause_ms: int  # type: ignore[no-untyped-def]
+             ) -> tuple[list[float], list[float]]:
     painted: list[float] = []
     for index in range(warmup + count):
         page.wait_for_timeout(pause_ms)
         page.evaluate("(old) => window.__benchWatch(old)", page.evaluate("window.__benchHeading()"))
-        page.keyboard.press(KEYS[index % len(KEYS)])
+        page.keyboard.press(keys[index % len(keys)])
         page.wait_for_function("window.__bench.painted !== null")
         if index >= warmup:
             painted.append(page.evaluate("window.__bench.painted - window.__bench.start"))
@@ -135,10 +161,34 @@ def _labels(url: str, queue: str) -> list[tuple[int, int]]:
             .where(AnnotationEvent.annotator_id == ann).order_by(AnnotationEvent.id))]
 
 
+def _reviews(url: str) -> tuple[list[tuple[int, str]], list[int]]:
+    """rev's reviews in the order stored (transcript, verdict), and the review queue in rev's order now."""
+    with read_session(get_engine(url)) as session:
+        rev = session.execute(select(Annotator.id).where(Annotator.name == "rev")).scalar_one()
+        stored = session.execute(select(TranscriptEvent.transcript_id, Transcript.human)
+                                 .join(Transcript, Transcript.id == TranscriptEvent.transcript_id)
+                                 .where(TranscriptEvent.annotator_id == rev).order_by(TranscriptEvent.id)).all()
+        return [tuple(row) for row in stored], review_queue(session, seed=rev)  # type: ignore[misc]
+
+
+def _review_burst(page, url: str, keys: int, gap_ms: int) -> str:  # type: ignore[no-untyped-def]
+    before, walk = _reviews(url)
+    pressed = [PAGES["review"][2][i % 3] for i in range(keys)]
+    for key in pressed:
+        page.keyboard.press(key)
+        time.sleep(gap_ms / 1000)
+    _saved(page)
+    stored = _reviews(url)[0][len(before):]
+    # The unreviewed come first in the queue, in the order the page walks them.
+    in_order = stored == [(walk[i], key.upper()) for i, key in enumerate(pressed)]
+    return (f"{len(stored)} reviews on {len({tid for tid, _ in stored})} transcripts, "
+            f"{'in the order pressed' if in_order else 'NOT in the order pressed'}")
+
+
 def _burst(page, url: str, keys: int, gap_ms: int, queue: str) -> str:  # type: ignore[no-untyped-def]
     before = len(_labels(url, queue))
     first = page.evaluate("window.__benchHeading()")
-    pressed = [KEYS[i % len(KEYS)] for i in range(keys)]
+    pressed = [PAGES["annotate"][2][i % 3] for i in range(keys)]
     for key in pressed:
         page.keyboard.press(key)
         time.sleep(gap_ms / 1000)
@@ -162,7 +212,7 @@ def main() -> None:
     parser.add_argument("--delay-ms", type=int, default=75, help="the proxy's delay, each way")
     parser.add_argument("--burst", type=int, default=20, help="keys in the burst")
     parser.add_argument("--gap-ms", type=int, default=20, help="between the burst's keys")
-    parser.add_argument("--page", choices=("annotate", "adjudicate"), default="annotate", help="whose queue")
+    parser.add_argument("--page", choices=list(PAGES), default="annotate", help="the queue page measured")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -182,15 +232,16 @@ def main() -> None:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             for distance, address, round_trip in (("near", app.url, 0), ("far", proxy.url, 2 * args.delay_ms)):
                 page = _open(browser, address, args.page)
-                painted, answered = _presses(page, args.presses, args.warmup, args.pause_ms)
-                burst = _burst(page, url, args.burst, args.gap_ms, args.page)
+                painted, answered = _presses(page, PAGES[args.page][2], args.presses, args.warmup, args.pause_ms)
+                burst = (_review_burst(page, url, args.burst, args.gap_ms) if args.page == "review"
+                         else _burst(page, url, args.burst, args.gap_ms, args.page))
                 results[distance] = {"painted": _stats(painted), "answered": _stats(answered),
                                      "round_trip_ms": round_trip, "burst": burst}
                 page.context.close()
             browser.close()
     finally:
         stop_app(app)
-    print(f"{database} ({args.page}): {args.presses} timed presses per distance after {args.warmup} warm-up, "
+    print(f"{database}, {args.page}: {args.presses} timed presses per distance after {args.warmup} warm-up, "
           f"{args.pause_ms} ms pause; far = a proxy holding each direction {args.delay_ms} ms")
     print(f"{'':>6} {'n':>4} {'painted p50':>12} {'p95':>6} {'answered p50':>13} {'p95':>6} {'RTT+100':>8}")
     for distance, result in results.items():

@@ -87,7 +87,6 @@ def _users(engine: Engine) -> dict[str, auth.User]:
 def _app(engine: Engine, user: auth.User, page: str) -> AppTest:
     app = AppTest.from_file(str(ROOT / "app_pages" / f"{page}.py"), default_timeout=600)
     sign_in_app(app, engine, user)
-    app.session_state[f"{page}_ready"] = True  # the browser's report that the key buttons work (`ui.ready`)
     return app
 
 

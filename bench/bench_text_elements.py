@@ -1,7 +1,7 @@
 """Which Streamlit element draws a math-dense model response cheapest in the browser.
 
 One `streamlit run` of a one-page app (written to a temporary folder) whose fragment shows a heading and
-`bench_keypress.RESPONSE` (about 2,000 characters, about 100 math segments) in a bordered box; a key (`N`)
+`keys_data.RESPONSE` (about 2,000 characters, about 100 math segments) in a bordered box; a key (`N`)
 shows the next one. One headless Chromium tab per way of drawing it, taking turns press by press; the probe
 times keydown -> the first frame painted with the next response's end mark. Ways:
 
@@ -33,7 +33,7 @@ APP = f"""
 import sys
 sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / "bench")!r}]
 import streamlit as st
-from bench_keypress import RESPONSE
+from keys_data import RESPONSE
 from ui.markdown import escape_markdown, escape_text
 
 way = st.query_params.get("way", "markdown")

@@ -6,7 +6,7 @@
 What it holds (as `../shared/measurements/scale-1m.md` describes the measured data):
 - N candidates, 5 per problem (`remove` 1-3, `contradict` 1-2), the problems split between two data sources,
   `bench` and `benchgsm` (positions counted from 0 in each); every candidate `pending`, its rewritten question
-  ending `(rewrite rPx)` with P its problem's position (the mark `bench_keypress.py`'s probe looks for);
+  ending `(rewrite rPx)` with P its problem's position (the mark `bench_queue_keys.py`'s probe looks for);
 - labels: annotators a1, a2, a3 label every candidate (each accepts about 80%, independently, so most candidates
   are disputes), a4 a tenth of them more, 1% of labels with a comment; `labels_per_candidate` = 4, so a candidate
   with 3 labels is still in the queue and one with 4 is complete; a reviewer's decision on 0.5% of the disputes;

@@ -5,11 +5,12 @@
   commits on blur or Enter), so the comment typed is the one the next decision saves.
 - A choice made in a select box (a sidebar filter), by `Enter` or a click, leaves the box too: the next key
   decides instead of being typed into the box's search. So does a toggle switched, by Space or a click (Review's
-  blind mode and typeset math).
+  blind mode).
 - Keys Streamlit keeps for itself, given to a page's buttons: `st.button(shortcut=...)` refuses `C` and `R`,
-  which Streamlit's frontend binds (clear cache, rerun) on `document`. Review needs `R` (refused), so the
-  script listens on `window` in the capture phase, which sees the key before `document` does, and clicks the
-  button instead. Where the button is not on the page the key keeps Streamlit's meaning; in a field it types.
+  which Streamlit's frontend binds (clear cache, rerun) on `document`. A page that needs one for a button
+  (`reserved`) gets it: the script listens on `window` in the capture phase, which sees the key before `document`
+  does, and clicks the button instead. Where the button is not on the page the key keeps Streamlit's meaning; in a
+  field it types. (The queue component, Annotate's and Review's, takes its keys the same way, itself.)
 
 The script is bound once per browser tab and stays across pages (Streamlit's navigation keeps the document), so
 the first two act only while the page on screen has called `keyboard` (its marker container is in the page).

@@ -5,7 +5,8 @@ A run is `{"t": text}` (shown as text: the browser sets it as a text node, so Ma
 data stay literal), `{"m": mathml}` (one math segment, `$...$` and the like as `ui.markdown.split_math` finds
 them, typeset here: LaTeX to MathML by `latex2mathml`, then through an allow-list of MathML elements and
 attributes by `nh3`; the browser rebuilds it element by element against the same list), with `"k": "add"` or
-`"del"` where the diff highlights it, `"b": 1` for bold and `"c": 1` for code in the text we wrote (the guideline).
+`"del"` where the diff highlights it, `"s"` the math's source as written where asked, `"b": 1` for bold and
+`"c": 1` for code in the text we wrote (the guideline).
 Math that does not convert, or is not safe as math (`ui.markdown.math_body`), is shown as its source text.
 Typesetting is cached: the queue typesets each candidate once, when it is claimed ahead, not on a key.
 """
@@ -51,22 +52,25 @@ def mathml(latex: str, *, display: bool = False) -> str | None:
     return cleaned if cleaned.startswith("<math") else None
 
 
-def _piece(piece: Piece, kind: str | None = None) -> Run:
+def _piece(piece: Piece, kind: str | None = None, *, source: bool = False) -> Run:
     body = math_body(piece) if piece.math else None
     markup = None if body is None else mathml(body, display=piece.math == "display")
     run: Run = {"t": piece.source or piece.text} if markup is None else {"m": markup}
+    if source and markup is not None:
+        run["s"] = piece.source
     if kind:
         run["k"] = kind
     return run
 
 
-def runs(text: Any, *, kind: str | None = None) -> list[Run]:
-    """A field as runs: text and typeset math (anything not a string as its JSON text)."""
+def runs(text: Any, *, kind: str | None = None, source: bool = False) -> list[Run]:
+    """A field as runs: text and typeset math (anything not a string as its JSON text); `source`: each math run
+    also carries its source as written (`"s"`, delimiters included), for a page that shows either."""
     if text is None or text == "":
         return [{"t": "—"}]
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False)
-    return [_piece(piece, kind) for piece in split_math(text)]
+    return [_piece(piece, kind, source=source) for piece in split_math(text)]
 
 
 def _side(segments: list[Segment], *, new: bool) -> list[Run]:

@@ -135,13 +135,20 @@ def _reviewed(engine: Engine) -> list[tuple[str, str, str | None, str | None]]:
 
 
 def test_review_comment_esc_key(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    """Review's comment is the queue component's (`C` focuses it): typed, Esc, then R (Streamlit's own key, taken by
+    the queue first) refuses with the comment."""
     engine = get_engine(app.database_url)
     add_transcripts(engine, [{"judge_class": "incorrect"}] * 2)
     page = browser.new_context().new_page()
     open_page(page, app.url, name="rev", password=PASSWORD, link="Review")
     first = heading(page, r"^math_\d_\w+_1 · math · ").split(" · ")[0]
-    comment_esc_key(page, "review_comment", "r", "verdict_R")  # R: Streamlit's own key, given to Refused
-    page.get_by_text(f"Saved {first}: Refused.").wait_for()
+    page.keyboard.press("c")
+    page.keyboard.type(COMMENT)
+    page.keyboard.press("Escape")
+    assert not page.evaluate("document.activeElement?.classList.contains('aq-comment')")
+    page.keyboard.press("r")
+    page.get_by_role("heading", name=re.compile(rf"^{first} ·")).wait_for(state="detached")
+    page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'")
     page.context.close()
     assert _reviewed(engine) == [(first, "model-a", "R", COMMENT)]
 
@@ -152,7 +159,6 @@ def test_review_filter_chosen_by_keyboard_then_a_key_decides(app: RunningApp, br
     page = browser.new_context().new_page()
     open_page(page, app.url, name="rev", password=PASSWORD, link="Review")
     heading(page, r"^math_\d_\w+_1 · math · ")
-    page.locator(".st-key-verdict_S button").wait_for()
     choose(page, "review_model", "model-b")
     page.get_by_text("1 of 1").wait_for()
     shown = heading(page, r"^math_\d_\w+_1 · math · ").split(" · ")[0]
@@ -161,6 +167,7 @@ def test_review_filter_chosen_by_keyboard_then_a_key_decides(app: RunningApp, br
     page.get_by_text("in the queue because").wait_for(state="detached")  # blind: the reason is hidden
     page.wait_for_function("document.activeElement === document.body")
     page.keyboard.press("s")
-    page.get_by_text(f"Saved {shown}: Successful.").wait_for()
+    page.get_by_role("heading", name=re.compile(rf"^{shown} ·")).wait_for(state="detached")
+    page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'")
     page.context.close()
     assert _reviewed(engine) == [("math_1_contradict_1", "model-b", "S", None)]

@@ -47,7 +47,7 @@ def _settled(page) -> None:  # type: ignore[no-untyped-def]
 # What shows that a page is open: its title, or, on a page without one, one of its buttons.
 SHOWN_BY = {
     "annotate": ".aq-root", "browse": "Browse", "overview": "Overview", "team": "Team",
-    "adjudicate": ".aq-root", "review": ".st-key-agree", "report": "Report",
+    "adjudicate": ".aq-root[data-store$=':adjudicate']", "review": ".aq-review", "report": "Report",
     "generate": "Generate candidates", "evaluate": "Evaluate a model", "import_export": "Import and export",
 }
 ERROR = '[data-testid="stException"]'

@@ -75,7 +75,6 @@ def test_annotate_still_works_for_everyone_with_a_bad_stored_setting(tmp_path: P
         queries.set_setting(session, key=queue.LABELS_PER_CANDIDATE, value="three")
         queries.set_setting(session, key=gold.GOLD_EVERY, value=-1)
     app = open_page("annotate", engine, name="ann", role="annotator")
-    app.session_state["annotate_ready"] = True  # the browser's part of `ui.ready`, which AppTest does not run
     app.run()
     assert not app.exception, app.exception
     assert any("math\\_0\\_remove\\_1" in md.value for md in app.markdown)

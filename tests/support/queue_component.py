@@ -50,9 +50,10 @@ def decision(item_id: int, key: str, *, comment: str = "", age_ms: float = 5) ->
     return made
 
 
-def send(app: Any, decisions: list[dict[str, Any]], *, component: str = KEY) -> dict[str, str]:
-    """Set the component's state value to these decisions (not yet answered) and run: the outcomes handed back."""
-    app.session_state[component] = {"sent": {"decisions": decisions, "n": next(_sends)}}
+def send(app: Any, decisions: list[dict[str, Any]], *, component: str = KEY, **more: Any) -> dict[str, str]:
+    """Set the component's state value to these decisions (not yet answered) and run: the outcomes handed back.
+    `more`: what else the page's browser sends with them (Review: its `position` and `generation`)."""
+    app.session_state[component] = {"sent": {"decisions": decisions, "n": next(_sends), **more}}
     app.run()
     assert not app.exception, app.exception
     return data(app)["outcomes"]

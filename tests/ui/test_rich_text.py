@@ -32,6 +32,15 @@ def test_text_stays_text_and_math_is_typeset() -> None:
     assert display.startswith('<math display="block">') and "<mfrac>" in display
 
 
+def test_math_runs_carry_their_source_as_written_when_asked() -> None:
+    """Review's `M` shows the math as written: each typeset run also carries its source, delimiters included; math
+    that stays text has no second copy."""
+    runs = rich_text.runs("So $x^2$ and \\[ \\frac{1}{2} \\] then $\\href{u}{x}$.", source=True)
+    assert [run.get("s") for run in runs if "m" in run] == ["$x^2$", "\\[ \\frac{1}{2} \\]"]
+    assert all("s" not in run for run in runs if "t" in run)
+    assert "s" not in rich_text.runs("So $x^2$.")[1]
+
+
 def test_math_that_could_carry_a_link_or_html_is_shown_as_its_source() -> None:
     for source in ("$\\href{javascript:alert(1)}{x}$", "$x$$y$", "$\\url{http://tracker.example/x}$"):
         runs = rich_text.runs(source)

@@ -16,6 +16,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, literal_column, select
@@ -130,17 +131,17 @@ def _locked(session: Session, transcript_id: int) -> Transcript:
     return transcript
 
 
-def _change(session: Session, transcript: Transcript, *, annotator_id: int, action: str, old: dict[str, Any]) -> bool:
+def _change(session: Session, transcript: Transcript, *, annotator_id: int, action: str, old: dict[str, Any],
+            at: datetime | None = None, decision_id: str | None = None) -> bool:
     new = _snapshot(transcript)
     if new == old:
         return False
-    now = utcnow()
+    now = at or utcnow()
     reviewed = new["human"] is not None
     transcript.reviewed_by = annotator_id if reviewed else None
     transcript.reviewed_at = now if reviewed else None
-    session.add(
-        TranscriptEvent(transcript_id=transcript.id, annotator_id=annotator_id, action=action, old=old, new=new, at=now)
-    )
+    session.add(TranscriptEvent(transcript_id=transcript.id, annotator_id=annotator_id, action=action, old=old,
+                                new=new, at=now, decision_id=decision_id))
     session.flush()
     return True
 
@@ -153,10 +154,14 @@ def record_review(
     verdict: str,
     tags: Sequence[str] = (),
     comment: str | None = None,
+    at: datetime | None = None,
+    decision_id: str | None = None,
 ) -> bool:
     """Set one transcript's human verdict, tags and comment and append the event; False if nothing changed.
 
-    Call inside `write_session()` so that the read and the writes are one transaction.
+    Call inside `write_session()` so that the read and the writes are one transaction. `at`: the time of the
+    reviewer's key (else now), `decision_id`: the browser's id of the decision (`review.browser_review`), both
+    kept on the event.
 
     Raises:
         ReviewError: the transcript does not exist, `verdict` is not S/R/F, or a tag is empty or too long.
@@ -169,17 +174,21 @@ def record_review(
     transcript.human = Verdict(verdict).value
     transcript.tags = cleaned
     transcript.comment = (comment or "").strip() or None
-    return _change(session, transcript, annotator_id=annotator_id, action="review", old=old)
+    return _change(session, transcript, annotator_id=annotator_id, action="review", old=old, at=at,
+                   decision_id=decision_id)
 
 
-def clear_review(session: Session, *, transcript_id: int, annotator_id: int) -> bool:
-    """Remove the human review (the judge's verdict counts again) and append the event; False if there was none."""
+def clear_review(session: Session, *, transcript_id: int, annotator_id: int, at: datetime | None = None,
+                 decision_id: str | None = None) -> bool:
+    """Remove the human review (the judge's verdict counts again) and append the event; False if there was none
+    (`at`, `decision_id`: as for `record_review`)."""
     transcript = _locked(session, transcript_id)
     old = _snapshot(transcript)
     transcript.human = None
     transcript.tags = None
     transcript.comment = None
-    return _change(session, transcript, annotator_id=annotator_id, action="clear", old=old)
+    return _change(session, transcript, annotator_id=annotator_id, action="clear", old=old, at=at,
+                   decision_id=decision_id)
 
 
 def as_list(tags: Any) -> list[Any]:

@@ -43,10 +43,14 @@ def _nothing() -> None:
     """The state's change callback: the page's fragment reads the state itself on every run."""
 
 
-def mount(*, key: str, data: dict[str, Any], on_back: Callable[[], None]) -> Any:
+def mount(*, key: str, data: dict[str, Any], on_back: Callable[[], None],
+          on_restart: Callable[[], None] | None = None) -> Any:
     """Draw the queue with `data` (see `queue.js`'s `update`); `on_back` runs when the browser asks for the label
-    before the ones it holds (read `back_request(key)`)."""
-    return _COMPONENT(key=key, data=data, default={"sent": None}, on_sent_change=_nothing, on_back_change=on_back)
+    before the ones it holds (read `back_request(key)`), `on_restart` when Review's reviewer asks for the queue
+    from its top again."""
+    more = {} if on_restart is None else {"on_restart_change": on_restart}
+    return _COMPONENT(key=key, data=data, default={"sent": None}, on_sent_change=_nothing, on_back_change=on_back,
+                      **more)
 
 
 def wake(*, key: str) -> None:

@@ -45,11 +45,13 @@ function mathNode(source) {
   return root && root.localName === "math" ? copy(root) : null;
 }
 
-function runsNode(runs, tag = "span") {
+// `source`: math as written (its run's `s`) instead of typeset.
+function runsNode(runs, tag = "span", source = false) {
   const box = el(tag, "aq-runs");
   for (const run of runs || []) {
     let node = null;
-    if (typeof run.m === "string") node = mathNode(run.m);
+    if (source && typeof run.s === "string") node = el("span", "aq-source", run.s);
+    else if (typeof run.m === "string") node = mathNode(run.m);
     if (!node) {
       node = el(run.b ? "strong" : run.c ? "code" : "span", null, typeof run.t === "string" ? run.t : "");
     }
@@ -519,6 +521,442 @@ class Queue {
   }
 }
 
+// A page that walks a queue in its own order (its `page.walk`: Review): the items around the one on screen held
+// here by their place in the walk. Its keys' actions: a `decision` (Review's verdicts), "agree" (the item's
+// `judge`), "back" and "next" (move without deciding), "source" (M: the math as written), and the number keys
+// 1..9 toggle the page's tags (data `tags`). The decisions travel as Annotate's do (pending, sent until answered,
+// kept in storage).
+const REVIEW_KEEP = 45;  // transcripts kept here either side of the one on screen (the server sends 20 each side)
+
+class ReviewQueue extends Queue {
+  constructor(storeKey, page) {
+    super(storeKey, page);
+    for (let i = 1; i <= 9; i++) this.keys[String(i)] = {key: String(i), action: "tag", index: i - 1, once: true};
+    this.walk = new Map();  // place in the walk -> transcript id
+    this.end = null;  // the walk's length once its end is known
+    this.size = 0;
+    this.position = null;
+    this.mine = new Map();  // transcript id -> {human, tags, comment} as reviewed here
+    this.tags = [];  // the tags chosen for the transcript on screen
+    this.source = null;  // the transcript whose math is shown as written (M)
+    this.tagList = [];
+    this.open = new Set(JSON.parse(localStorage.getItem("annotatorReviewSections") || "[]"));
+  }
+
+  attach(parent) {
+    if (this.root && this.root.parentNode === parent) return;
+    this.root = el("div", "aq-root aq-review");
+    this.root.tabIndex = -1;
+    this.heading = el("h4", "aq-heading", "Loading the transcript...");
+    const bar = el("div", "aq-buttons");
+    this.buttons = {};
+    const add = (box, key, shown, text, kind) => {
+      const button = el("button", "aq-button aq-" + kind + " aq-key-" + key);
+      button.type = "button";
+      button.dataset.key = key;
+      button.appendChild(el("span", "aq-button-text", text));
+      if (shown) button.appendChild(el("kbd", null, shown));
+      button.addEventListener("click", () => this.press(key));
+      this.buttons[key] = button;
+      box.appendChild(button);
+      return button;
+    };
+    for (const spec of this.page.keys) {
+      if (spec.action !== "source") add(bar, spec.key.toLowerCase(), spec.key, spec.text, spec.kind || "secondary");
+    }
+    this.tagBar = el("div", "aq-buttons aq-tags");
+    this.status = el("div", "aq-status");
+    this.indicator = el("span", "aq-indicator", "");
+    this.indicator.setAttribute("role", "status");
+    this.place = el("span", "aq-place", "");
+    this.reviewed = el("span", "aq-reviewed", "");
+    this.message = el("span", "aq-message", "");
+    this.status.append(this.indicator, this.place, this.reviewed, this.message);
+    this.comment = el("input", "aq-comment");
+    this.comment.type = "text";
+    this.comment.placeholder = "Comment, optional, saved with the verdict (C to write, Esc to leave)";
+    this.comment.setAttribute("aria-label", "Comment");
+    const toggles = el("div", "aq-toggles");
+    this.reasoningToggle = el("button", "aq-toggle", "Reasoning");
+    this.reasoningToggle.type = "button";
+    this.reasoningToggle.addEventListener("click", () => this.toggle("Reasoning"));
+    this.clearButton = el("button", "aq-toggle aq-clear", "Clear my review (the judge's verdict counts again)");
+    this.clearButton.type = "button";
+    this.clearButton.addEventListener("click", () => this.clearReview());
+    toggles.append(this.reasoningToggle, this.clearButton);
+    this.stage = el("div", "aq-stage");
+    this.empty = el("div", "aq-empty");
+    this.empty.hidden = true;
+    this.restart = el("button", "aq-toggle aq-restart", "Start again from the top");
+    this.restart.type = "button";
+    this.restart.hidden = true;
+    this.restart.addEventListener("click", () => this.setTriggerValue && this.setTriggerValue("restart", ++this.seq));
+    this.root.append(this.heading, bar, this.tagBar, this.status, this.comment, toggles, this.empty, this.restart,
+      this.stage);
+    for (const old of parent.querySelectorAll(":scope > .aq-root")) old.remove();
+    parent.appendChild(this.root);
+    this.nodes.clear();
+    this.current = undefined;
+    this.drawnTags = null;
+    this.showSections();
+  }
+
+  toggle(title) {
+    if (this.open.has(title)) this.open.delete(title); else this.open.add(title);
+    localStorage.setItem("annotatorReviewSections", JSON.stringify([...this.open]));
+    this.showSections();
+    this.draw();  // the reasoning on screen drawn now, if it was not
+  }
+
+  showSections() {
+    const on = this.open.has("Reasoning");
+    this.reasoningToggle.classList.toggle("aq-on", on);
+    this.root.classList.toggle("aq-open-reasoning", on);
+  }
+
+  update(data, setStateValue, setTriggerValue) {
+    this.setStateValue = setStateValue;
+    this.setTriggerValue = setTriggerValue;
+    this.answeredAt = performance.now();
+    if (typeof data.now === "number") this.offset = Math.max(this.offset ?? -Infinity, data.now - Date.now());
+    this.userMessage = data.message || "";
+    this.emptyText = data.empty || "";
+    this.blind = Boolean(data.blind);
+    this.tagList = Array.isArray(data.tags) ? data.tags : [];
+    if (data.generation !== this.generation) {
+      // Another walk (the filters, blind mode, the queue opened again): from the server's place in it.
+      this.walk.clear();
+      this.items.clear();
+      for (const node of this.nodes.values()) node.remove();
+      this.nodes.clear();
+      this.generation = data.generation;
+      this.position = null;
+    }
+    for (const item of data.items || []) this.items.set(item.id, item);
+    const walk = data.walk || {};
+    (walk.ids || []).forEach((id, i) => this.walk.set(walk.start + i, id));
+    this.end = typeof walk.end === "number" ? walk.end : null;
+    this.size = walk.size || 0;
+    if (this.position === null) this.go(typeof data.position === "number" ? data.position : 0);
+    this.forget();
+    this.answer(data.outcomes || {});
+    if (data.again) {
+      clearTimeout(this.againTimer);
+      this.againTimer = setTimeout(() => this.send(), 1000 + Math.random() * 1500);
+    }
+    if (this.pending.length && performance.now() - this.sentAt > RESEND_MS) this.send();
+    this.draw();
+  }
+
+  // Items far from the one on screen are let go (the server sends them again when the reviewer gets near).
+  forget() {
+    const near = new Set();
+    for (let place = this.position - REVIEW_KEEP; place <= this.position + REVIEW_KEEP; place++) {
+      if (this.walk.has(place)) near.add(this.walk.get(place));
+    }
+    for (const id of this.items.keys()) if (!near.has(id)) this.items.delete(id);
+  }
+
+  answer(outcomes) {
+    const before = this.pending.length;
+    let back = null;
+    this.pending = this.pending.filter((decision) => {
+      const outcome = outcomes[decision.id];
+      if (outcome === undefined) return true;
+      tell("answered", decision.id, outcome);
+      if (outcome !== "saved") {
+        const item = this.items.get(decision.item);
+        this.refused.push((item ? item.data_id : "#" + decision.item) + ": " + outcome);
+        this.mine.delete(decision.item);
+        back ??= decision;
+      }
+      return false;
+    });
+    if (this.pending.length !== before) this.save();
+    if (back) {
+      // The transcript whose review was refused comes back on screen, as it was reviewed.
+      for (const [place, id] of this.walk) {
+        if (id === back.item) {
+          this.go(place);
+          this.tags = Array.isArray(back.tags) ? [...back.tags] : [];
+          this.comment.value = back.comment || "";
+          break;
+        }
+      }
+    }
+  }
+
+  onScreen() {
+    return this.walk.get(this.position) ?? null;
+  }
+
+  reviewOf(id) {
+    return this.mine.get(id) || this.items.get(id)?.mine || {human: null, tags: [], comment: ""};
+  }
+
+  // To place `place` of the walk: its tags and comment as last reviewed, its math typeset.
+  go(place) {
+    this.position = Math.max(0, this.end === null ? place : Math.min(place, this.end));
+    const id = this.onScreen();
+    const review = id === null ? null : this.reviewOf(id);
+    this.tags = review ? [...review.tags] : [];
+    this.comment.value = review ? review.comment || "" : "";
+    this.source = null;
+  }
+
+  atEnd() {
+    return this.end !== null && this.position >= this.end;
+  }
+
+  press(key) {
+    const spec = this.keys[key];
+    if (!spec) return;
+    const id = this.onScreen();
+    const item = id === null ? null : this.items.get(id);
+    const moves = spec.action === "back" || spec.action === "next";
+    if (spec.action === "back") {
+      if (this.position > 0) this.go(this.position - 1);
+    } else if (spec.action === "next") {
+      if (!this.atEnd()) this.go(this.position + 1);
+    } else if (!item) {
+      this.userMessage = "No " + this.page.noun + " on screen: that key was not used.";
+      this.drawStatus();
+      return;
+    } else if (spec.decision) {
+      this.decide({...spec.decision}, id);
+    } else if (spec.action === "agree") {
+      if (this.blind || !item.judge) {
+        this.userMessage = this.page.no_judge || "Nothing to agree with here.";
+        this.drawStatus();
+        return;
+      }
+      this.decide({agree: true}, id, item.judge);
+    } else if (spec.action === "source") {
+      this.source = this.source === id ? null : id;
+    } else if (spec.action === "tag") {
+      const tag = this.tagList[spec.index];
+      if (tag === undefined) return;
+      this.tags = this.tags.includes(tag) ? this.tags.filter((t) => t !== tag) : [...this.tags, tag];
+    } else {
+      return;
+    }
+    if (moves) {
+      this.refused = [];
+      this.userMessage = "";
+      this.sendSoon();  // the server sends what is around the new place
+    }
+    this.draw();
+  }
+
+  decide(what, id, verdict) {
+    // `walk`: the walk it was made on, so that the server knows one made before a reload.
+    const decision = {id: uuid(), item: id, at: Date.now(), spent: Math.round(performance.now() - this.shownAt),
+      tags: [...this.tags], comment: this.comment.value.trim(), walk: this.generation, ...what};
+    this.refused = [];
+    this.userMessage = "";
+    this.pending.push(decision);
+    tell("decided", decision.id, null);
+    this.save();
+    this.mine.set(id, what.clear ? {human: null, tags: [], comment: ""}
+      : {human: verdict || what.verdict, tags: decision.tags, comment: decision.comment});
+    if (!what.clear) this.go(this.position + 1);
+    this.sendSoon();
+  }
+
+  clearReview() {
+    const id = this.onScreen();
+    if (id === null) return;
+    this.decide({clear: true, tags: [], comment: ""}, id);
+    this.go(this.position);
+    this.draw();
+  }
+
+  send() {
+    if (!this.setStateValue) return;
+    this.sentAt = performance.now();
+    const decisions = this.pending.map((decision) => ({...decision, key: decision.at + this.offset}));
+    this.setStateValue("sent", {decisions, have: [...this.items.keys()], position: this.position,
+      generation: this.generation, n: ++this.seq});
+    this.drawStatus();
+  }
+
+  draw() {
+    if (!this.root) return;
+    const id = this.onScreen();
+    const item = id === null ? null : this.items.get(id) ?? null;
+    const shown = item ? id : null;
+    const changed = shown !== this.current;
+    const above = changed && this.root.getBoundingClientRect().top < 0;
+    if (shown !== null && !this.nodes.has(shown)) this.build(shown);
+    if (changed) {
+      const old = this.nodes.get(this.current);
+      if (old) old.hidden = true;
+      this.current = shown;
+      this.shownAt = performance.now();
+      if (above) this.toTop();
+    }
+    this.heading.textContent = item ? item.heading
+      : this.atEnd() ? (this.size ? "Nothing left to review" : "No transcripts") : "Loading the transcript...";
+    const node = this.nodes.get(shown);
+    if (node) {
+      node.hidden = false;
+      this.showSource(node, this.source === shown);
+    }
+    const none = item === null;
+    for (const [key, button] of Object.entries(this.buttons)) {
+      const {action} = this.keys[key];
+      button.disabled = action === "back" ? this.position === 0 : action === "next" ? this.atEnd()
+        : action === "agree" ? none || this.blind || !item.judge : none;
+    }
+    this.drawTags(none);
+    const review = none ? null : this.reviewOf(shown);
+    this.clearButton.hidden = !review || !review.human;
+    this.reasoningToggle.hidden = !item || !item.reasoning;
+    if (item && item.reasoning) this.reasoningToggle.textContent = item.reasoning.title;
+    this.empty.hidden = !this.atEnd();
+    this.empty.textContent = this.atEnd() ? this.emptyText : "";
+    this.restart.hidden = !this.atEnd() || !this.size;
+    this.comment.hidden = none;
+    this.root.dataset.item = shown === null ? "" : String(shown);
+    this.root.dataset.position = String(this.position);
+    let ready = 0;
+    while (this.items.has(this.walk.get(this.position + ready))) ready++;
+    this.root.dataset.ready = String(ready);  // held here from the one on screen on
+    this.drawStatus();
+    this.later();
+  }
+
+  drawTags(none) {
+    const typeset = this.current !== null && this.source !== this.current;
+    const want = JSON.stringify([this.tagList, this.tags, none, typeset]);
+    if (want === this.drawnTags) return;
+    this.drawnTags = want;
+    this.tagBar.replaceChildren();
+    this.tagList.forEach((tag, i) => {
+      const chosen = this.tags.includes(tag);
+      const button = el("button", "aq-button aq-tag " + (chosen ? "aq-primary aq-on" : "aq-secondary"));
+      button.type = "button";
+      button.dataset.key = String(i + 1);
+      button.appendChild(el("span", "aq-button-text", (chosen ? "✓ " : "") + tag));
+      button.appendChild(el("kbd", null, String(i + 1)));
+      button.disabled = none;
+      button.addEventListener("click", () => this.press(String(i + 1)));
+      this.tagBar.appendChild(button);
+    });
+    const math = el("button", "aq-button aq-typeset " + (typeset ? "aq-primary aq-on" : "aq-secondary"));
+    math.type = "button";
+    const spec = this.page.keys.find((key) => key.action === "source");
+    math.appendChild(el("span", "aq-button-text", (typeset ? "✓ " : "") + (spec ? spec.text : "Typeset math")));
+    math.appendChild(el("kbd", null, spec ? spec.key : "M"));
+    math.disabled = none;
+    math.addEventListener("click", () => spec && this.press(spec.key.toLowerCase()));
+    this.tagBar.appendChild(math);
+  }
+
+  drawStatus() {
+    super.drawStatus();
+    const id = this.current;
+    const item = id === null || id === undefined ? null : this.items.get(id);
+    this.place.textContent = this.size ? `${Math.min(this.position + 1, this.size)} of ${this.size}` : "";
+    const parts = [];
+    if (item && item.reason && !this.blind) parts.push("in the queue because: " + item.reason);
+    const review = item ? this.reviewOf(id) : null;
+    this.reviewed.textContent = review && review.human ? "Reviewed: " + (this.page.verdicts || {})[review.human] : "";
+    this.reviewed.hidden = !this.reviewed.textContent;
+    if (this.userMessage) parts.push(this.userMessage);
+    this.message.textContent = parts.join(" · ");
+  }
+
+  // The response and the reasoning typeset, or as written (M); each drawn when first shown.
+  showSource(node, source) {
+    for (const box of node.querySelectorAll("[data-math]")) {
+      const shown = (box.dataset.math === "source") === source;
+      box.hidden = !shown;
+      const closed = box.closest(".aq-reasoning") !== null && !this.open.has("Reasoning");
+      if (shown && !closed && !box.firstChild) box.appendChild(runsNode(box.parentNode.runs, "div", source));
+    }
+  }
+
+  build(id) {
+    const node = reviewNode(this.items.get(id), this.page);
+    node.classList.add("aq-ahead");  // laid out while hidden (queue.css)
+    this.nodes.set(id, node);
+    this.stage.appendChild(node);
+  }
+
+  // After the frame that shows the next one: the next few drawn ahead (and the one before, for B), one per task so
+  // that a key never waits for more than one; the others let go.
+  later() {
+    if (this.preparing) return;
+    this.preparing = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      this.preparing = false;
+      const wanted = [this.current];
+      for (const place of [1, 2, 3, 4, -1]) {
+        const id = this.walk.get(this.position + place);
+        if (this.items.has(id)) wanted.push(id);
+      }
+      for (const [other, node] of this.nodes) {
+        if (!wanted.includes(other)) {
+          node.remove();
+          this.nodes.delete(other);
+        }
+      }
+      const missing = wanted.find((other) => other !== null && other !== undefined && !this.nodes.has(other));
+      if (missing !== undefined) {
+        this.build(missing);
+        this.later();
+      }
+    }, 0));
+  }
+}
+
+// The response's or the reasoning's text typeset, and a box for it as written (filled when M first asks).
+// `lazy`: the typeset text too is drawn only when first shown (the reasoning: long, and mostly left closed).
+function modelText(runs, lazy = false) {
+  const box = el("div", "aq-model-text");
+  const typeset = lazy ? el("div", "aq-runs") : runsNode(runs, "div");
+  typeset.dataset.math = "typeset";
+  const source = el("div", "aq-runs");
+  source.dataset.math = "source";
+  source.hidden = true;
+  box.runs = runs;
+  box.append(typeset, source);
+  return box;
+}
+
+function fieldsNode(fields) {
+  const box = el("div", "aq-fields");
+  for (const [name, runs] of fields || []) {
+    const row = el("div", "aq-field");
+    row.appendChild(el("strong", null, name + ": "));
+    row.appendChild(runsNode(runs));
+    box.appendChild(row);
+  }
+  return box;
+}
+
+// Review's transcript: the item's columns and fields (`itemNode`), then the response, the judge's reading and the
+// reasoning.
+function reviewNode(item, page) {
+  const node = itemNode(item, page);
+  const response = el("div", "aq-response");
+  response.appendChild(el("div", "aq-column-title", item.response.title));
+  response.appendChild(modelText(item.response.runs));
+  node.appendChild(response);
+  const judged = fieldsNode(item.judged);
+  judged.classList.add("aq-judged");
+  if (item.badge) judged.appendChild(el("div", "aq-badge", item.badge));
+  node.appendChild(judged);
+  if (item.reasoning) {
+    const reasoning = el("div", "aq-section aq-reasoning");
+    reasoning.appendChild(el("div", "aq-section-title", item.reasoning.title));
+    reasoning.appendChild(modelText(item.reasoning.runs, true));
+    node.appendChild(reasoning);
+  }
+  return node;
+}
+
 function registry() {
   window.__annotatorQueues ??= new Map();
   return window.__annotatorQueues;
@@ -558,7 +996,8 @@ function onKey(event) {
   if (!spec) return;
   event.preventDefault();
   event.stopImmediatePropagation();  // Streamlit's own keys (R reruns) come after
-  if (event.repeat && spec.action === "back") return;  // a held B would walk far back; a held label key labels on
+  // A held B would walk far back (a key marked `once`, as far); a held label key labels on.
+  if (event.repeat && (spec.action === "back" || spec.once)) return;
   queue.press(key);
 }
 
@@ -591,7 +1030,8 @@ export default function (component) {
   const queues = registry();
   let queue = queues.get(data.store);
   if (!queue) {
-    queue = new Queue(data.store, data.page);
+    // A page that walks a queue of its own order (Review), or one of items claimed ahead (Annotate).
+    queue = data.page && data.page.walk ? new ReviewQueue(data.store, data.page) : new Queue(data.store, data.page);
     queues.set(data.store, queue);
   }
   queue.attach(parentElement);

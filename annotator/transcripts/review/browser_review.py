@@ -1,0 +1,184 @@
+"""Review's queue held in the browser: the transcripts around the one on screen, and the reviews sent back, stored
+once.
+
+The browser holds a window of the reviewer's walk through the review queue (`review.queue.ReviewQueue`, in its
+order): the next `AHEAD` after the one on screen, so that a key shows the next at once, and the last `BEHIND`, so
+that `B` goes back at once. It says where it is in the walk with each message, and the page hands it the window
+from there (`window`). Review has no claims: two reviewers may review the same transcript, as on the page without
+the browser's queue; the later review wins and both are in `transcriptevent`.
+
+A review (`S`, `R`, `F`; `Enter` agrees with the judge; or the review cleared) carries an id made in the browser;
+it may arrive more than once (sent again when no answer came, or after a reload), and `store` keeps each id once in
+`sentdecision` (page "review") with its outcome, so a second arrival is answered with the first one's outcome and
+stores nothing. The event keeps the key's time (`labelling.browser_queue.pressed_at`) and the decision's id. A
+review the rules refuse (an unknown transcript, a bad tag, Enter on a transcript the judge gave no verdict) is
+answered with why; the browser shows it and brings the transcript back. Call `store` inside a write transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Session
+
+from annotator.database.models import SentDecision, Transcript, utcnow
+from annotator.database.vocabulary import Verdict
+from annotator.labelling.browser_queue import MAX_SENT, pressed_at
+from annotator.transcripts.review.decisions import MAX_TAGS, ReviewError, clear_review, record_review
+from annotator.transcripts.review.queue import ReviewQueue
+
+PAGE = "review"
+AHEAD = 20  # transcripts ready in the browser after the one on screen
+BEHIND = 20  # and before it, for B
+SAVED = "saved"
+NOT_A_DECISION = "not saved: not a review this page knows"
+NO_JUDGE = "not saved: the judge gave no verdict to agree with; press S, R or F"
+MAX_COMMENT = 10_000
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One review as the browser sent it: a verdict (`S`, `R`, `F`), the judge's (`agree`), or the review
+    cleared (`clear`), with the tags and the comment."""
+
+    id: str
+    transcript_id: int
+    verdict: str | None = None
+    agree: bool = False
+    clear: bool = False
+    tags: tuple[str, ...] = ()
+    comment: str | None = None
+    key_ms: float | None = None  # the key's time, ms since the epoch, on the server's clock as the browser knows it
+
+
+def parse(raw: Any) -> list[Sent | str]:
+    """The browser's list of reviews (JSON values) as `Sent`s; an entry with an id but nothing valid is its id
+    alone (refused with `NOT_A_DECISION`), one without an id is dropped (there is nobody to answer)."""
+    parsed: list[Sent | str] = []
+    for entry in raw[:MAX_SENT] if isinstance(raw, list) else ():
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not 8 <= len(entry["id"]) <= 36:
+            continue
+        decision = _decision(entry)
+        parsed.append(entry["id"] if decision is None else decision)
+    return parsed
+
+
+def _key_ms(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1e14:
+        return None
+    return float(value)
+
+
+def _decision(entry: Mapping[str, Any]) -> Sent | None:
+    transcript_id = entry.get("item")
+    if isinstance(transcript_id, bool) or not isinstance(transcript_id, int) or not 1 <= transcript_id < 2**31:
+        return None
+    common = {"id": entry["id"], "transcript_id": transcript_id, "key_ms": _key_ms(entry.get("key"))}
+    if entry.get("clear") is True:
+        return Sent(clear=True, **common)
+    verdict, agree = entry.get("verdict"), entry.get("agree") is True
+    if not agree and verdict not in Verdict.__members__:
+        return None
+    tags = entry.get("tags", [])
+    # The tags' text is checked where a review is recorded (`decisions.record_review`): a bad one is refused there.
+    if not isinstance(tags, list) or len(tags) > MAX_TAGS or not all(isinstance(tag, str) for tag in tags):
+        return None
+    comment = entry.get("comment")
+    comment = comment.strip()[:MAX_COMMENT] or None if isinstance(comment, str) else None
+    return Sent(verdict=None if agree else verdict, agree=agree, tags=tuple(tags), comment=comment, **common)
+
+
+@dataclass
+class Stored:
+    """What `store` did: the outcome of every review sent (stored now or before) by id, and the transcripts whose
+    review was stored now."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    reviewed: list[int] = field(default_factory=list)
+
+
+def store(session: Session, *, annotator_id: int, sent: Sequence[Sent | str], now: datetime | None = None) -> Stored:
+    """Store each review not stored before, in order (see the module's docstring)."""
+    now = now or utcnow()
+    ids = [entry if isinstance(entry, str) else entry.id for entry in sent]
+    result = Stored()
+    if not ids:
+        return result
+    known = session.execute(select(SentDecision.id, SentDecision.annotator_id, SentDecision.outcome)
+                            .where(SentDecision.id.in_(ids))).all()
+    # Another account's id (it cannot happen by chance) is neither stored again nor answered.
+    result.outcomes = {row.id: row.outcome for row in known if row.annotator_id == annotator_id}
+    taken = {row.id for row in known}
+    for entry in sent:
+        decision_id = entry if isinstance(entry, str) else entry.id
+        if decision_id in taken:
+            continue
+        taken.add(decision_id)
+        transcript_id = 0 if isinstance(entry, str) else entry.transcript_id
+        key_time = now if isinstance(entry, str) else pressed_at(entry.key_ms, now=now)
+        # The id first: should another transaction be storing the same review (the browser's two sessions after a
+        # lost connection), this waits for it and then stores nothing; the next sending gets its outcome.
+        if not _receive(session, id=decision_id, annotator_id=annotator_id, page=PAGE, item_id=transcript_id,
+                        pressed_at=key_time, received_at=now, outcome=""):
+            continue
+        outcome = NOT_A_DECISION if isinstance(entry, str) else _apply(
+            session, annotator_id=annotator_id, decision=entry, at=key_time)
+        if outcome == SAVED:
+            result.reviewed.append(transcript_id)
+        session.execute(update(SentDecision).where(SentDecision.id == decision_id).values(outcome=outcome))
+        result.outcomes[decision_id] = outcome
+    return result
+
+
+def _receive(session: Session, **row: Any) -> bool:
+    """Insert the review's row unless its id is there (INSERT ... ON CONFLICT DO NOTHING); whether it was new."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    statement = insert(SentDecision).values(**row).on_conflict_do_nothing(index_elements=["id"])
+    return session.connection().execute(statement.returning(SentDecision.id)).first() is not None
+
+
+def _apply(session: Session, *, annotator_id: int, decision: Sent, at: datetime) -> str:
+    common = {"transcript_id": decision.transcript_id, "annotator_id": annotator_id, "at": at,
+              "decision_id": decision.id}
+    try:
+        if decision.clear:
+            clear_review(session, **common)
+            return SAVED
+        verdict = decision.verdict
+        if decision.agree:
+            verdict = session.execute(select(Transcript.judge).where(Transcript.id == decision.transcript_id)
+                                      ).scalar_one_or_none()
+            if verdict is None:
+                return NO_JUDGE if session.get(Transcript, decision.transcript_id) is not None else NOT_A_DECISION
+        record_review(session, verdict=str(verdict), tags=decision.tags, comment=decision.comment, **common)
+    except ReviewError as exc:  # checked before anything is written
+        return f"not saved: {exc}"
+    return SAVED
+
+
+@dataclass(frozen=True)
+class Window:
+    """The part of the walk the browser holds: its transcripts from place `start` on, and whether the walk ends
+    within them (`end`: its length then)."""
+
+    start: int
+    ids: list[int]
+    end: int | None
+
+
+def window(session: Session, walk: ReviewQueue, *, position: int, ahead: int = AHEAD,
+           behind: int = BEHIND) -> Window:
+    """The transcripts around place `position` of the walk (from `behind` before it to `ahead` after it), reading
+    the walk on as far as needed."""
+    position = max(0, position)
+    last = walk.id_at(session, position + ahead)  # reads the queue's next pages when needed
+    start = max(0, position - behind)
+    ids = walk.ids[start:position + ahead + 1]
+    return Window(start=start, ids=ids, end=len(walk.ids) if last is None else None)
