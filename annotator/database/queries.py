@@ -235,7 +235,17 @@ def _bound_in(column: Any, values: list[Any], array_type: str, *, dialect: str) 
 
 
 def execute_many(session: Session, statement: Insert | Update, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Run `statement` once per row (all rows with the same keys) in one executemany of the driver's own.
+    """Run `statement` once per row (all rows with the same keys) in one executemany of the driver's own
+    (`execute_rows`, with the rows as tuples)."""
+    if rows:
+        keys = list(rows[0])
+        execute_rows(session, statement, keys, [tuple(row[key] for key in keys) for row in rows])
+
+
+def execute_rows(session: Session, statement: Insert | Update, keys: Sequence[str],
+                 rows: Sequence[Sequence[Any]]) -> None:
+    """Run `statement` once per row, each row its values for `keys` in that order, in one executemany of the
+    driver's own.
 
     Each value still goes through its column type's conversion (a timestamp's text on SQLite, `JSONText`), but
     a value that is the very object of the row before (one timestamp for a whole chunk) is converted once.
@@ -245,13 +255,15 @@ def execute_many(session: Session, statement: Insert | Update, rows: Sequence[Ma
         return
     connection = session.connection()
     dialect = connection.dialect
-    compiled = statement.compile(dialect=dialect, column_keys=list(rows[0]))
+    compiled = statement.compile(dialect=dialect, column_keys=list(keys))
     names = list(compiled.positiontup or ()) if compiled.positional else list(compiled.binds)
-    converters = [compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names]
-    keys = [compiled.binds[name].key for name in names]
-    columns: list[list[Any]] = []
-    for key, convert in zip(keys, converters, strict=True):
-        raw = [row[key] for row in rows]
+    given = list(zip(*rows, strict=True))  # the values column by column, in `keys`' order
+    at = {key: index for index, key in enumerate(keys)}
+    columns: list[Sequence[Any]] = []
+    for name in names:
+        bind = compiled.binds[name]
+        raw = given[at[bind.key]]
+        convert = bind.type.dialect_impl(dialect).bind_processor(dialect)
         if convert is not None:
             done, last, converted = [], object(), None
             for value in raw:
