@@ -150,8 +150,11 @@ class Plan:
     def write(self, session: Session) -> None:
         """The planned writes, their events, then the changed candidates' resolved labels."""
         for name, (statement, keys) in _STATEMENTS.items():
-            execute_rows(session, statement, keys, self.writes[name])
-        execute_rows(session, _EVENT_INSERT, _EVENT_KEYS, self.events)
+            # New labels by COPY on PostgreSQL (an import's many): updates and decisions are few.
+            execute_rows(session, statement, keys, self.writes[name],
+                         copy_into="annotation" if name == "label insert" else None)
+        execute_rows(session, _EVENT_INSERT, _EVENT_KEYS, self.events, copy_into="annotationevent",
+                     copy_columns={"old_text": "old", "new_text": "new"})
         connection = session.connection()
         unlabelled = bool(self.writes["decision insert"] or self.writes["decision update"])
         for chunk in _chunks(self.candidate_ids()):
