@@ -223,6 +223,12 @@ def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, posit
     """One row of an annotation sheet (Fig. 10 fields, `unsol_id` or `data_id`), labelled or not."""
     if (ordinary := ordinary_candidate(obj, loc, annotator=annotator, position=position)) is not None:
         return ordinary  # every field plain: checked at once (`_sheet_row`)
+    return sheet_candidate_by_field(obj, loc, annotator=annotator, position=position)
+
+
+def sheet_candidate_by_field(obj: dict[str, Any], loc: Location, *, annotator: str,
+                             position: int | None) -> CandidateRecord:
+    """`sheet_candidate` field by field: each field's rule, and the first bad field's error."""
     id_field = "unsol_id" if "unsol_id" in obj else "data_id"
     data_id = parse_data_id(require(obj, id_field, loc), loc, id_field)
     data_source = obj.get("data_source") or data_id.data_source
