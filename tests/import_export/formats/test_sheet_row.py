@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from annotator.import_export.formats._sheet_row import ordinary_candidate
+from annotator.import_export.formats import _sheet_row
 from annotator.import_export.formats.reliablemath import sheet_candidate, sheet_candidate_by_field
 from annotator.import_export.records import MAX_TEXT_CHARS, InputError, Location
 
@@ -42,7 +42,7 @@ def _by_field(row: dict[str, Any]) -> Any:
 @example({**PLAIN, "human_check": 0, "difficulty_eval": None, "comment": "unclear"})
 @example({**PLAIN, "human_check": None, "difficulty_eval": None, "ground_truth": 12, "solution": "s"})
 def test_the_quick_reading_agrees_with_the_field_by_field_one(row: dict[str, Any]) -> None:
-    quick, full = ordinary_candidate(row, LOC, annotator="alice", position=4), _by_field(row)
+    quick, full = _sheet_row.ordinary_candidate(row, LOC, annotator="alice", position=4), _by_field(row)
     if quick is not None:
         assert not isinstance(full, InputError), full
         assert quick == full
@@ -52,7 +52,7 @@ def test_the_quick_reading_agrees_with_the_field_by_field_one(row: dict[str, Any
 
 def test_a_plain_row_is_read_quickly() -> None:
     """The rows of a large sheet take the quick reading (an empty implementation would always say None)."""
-    record = ordinary_candidate(PLAIN, LOC, annotator="alice", position=4)
+    record = _sheet_row.ordinary_candidate(PLAIN, LOC, annotator="alice", position=4)
     assert record is not None and record.data_id == "math_3_remove_1" and record.label is not None
     assert (record.label.human_check, record.label.difficulty_eval, record.label.annotator) == (1, 0, "alice")
     assert record.problem is not None and record.problem.position == 3
