@@ -14,7 +14,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from annotator.accounts import auth
 from annotator.accounts.policies import Capability
 from annotator.database.engine import read_session
-from annotator.figures import stats
 from annotator.import_export import exports
 from annotator.import_export import uploads as transfer
 from annotator.import_export.formats import InputError, InputErrors, ReadOptions, aliases, registry
@@ -22,6 +21,7 @@ from annotator.import_export.formats.table import parse_mapping
 from annotator.labelling.queue import labels_wanted
 from ui import guard
 from ui.markdown import escape_markdown
+from ui.snapshot import overview_snapshot
 from ui.writes import authorize, signed_out, writes
 
 DETECT = "detect from the file"
@@ -157,8 +157,11 @@ include_incomplete = st.checkbox(
          "or adjudicated so. Ticked, it also holds those whose fewer labels so far resolve to 1; the manifest "
          "says which rule was used.",
 )
+# The release's counts from the Overview's stored figures (shared by every server, recomputed once the data's
+# fingerprint moves), not counted again on every look.
+reading = overview_snapshot(engine).get()
+counted = reading.value["stats"]
 with read_session(engine) as session:
-    counted = stats.compute(session)
     empty = {spec.name: spec.nothing_to_write(session) for spec in exports.EXPORTS}
 # A format whose writer's extra is not installed is not offered: its download would fail.
 missing = {spec.name: str(error) for spec in exports.EXPORTS if (error := spec.missing_extra())}
@@ -168,6 +171,7 @@ st.caption(
     "resolving to human_check = 1, or adjudicated so) "
     + ("and" if include_incomplete else "and leaves out")
     + f" {int(counted['total']['incomplete'])} incomplete one(s)."
+    + (" New counts are being computed." if reading.refreshing else "")
 )
 columns = st.columns(4)
 for index, spec in enumerate(exports.EXPORTS):

@@ -8,32 +8,15 @@ from annotator.accounts.policies import Capability
 from annotator.construction.demo import load_demo
 from annotator.database.engine import read_session
 from annotator.figures import stats
-from annotator.figures.pages import OVERVIEW
-from annotator.figures.snapshots import Snapshot
 from annotator.labelling import adaptive, audit, queue
 from annotator.settings import limits
 from ui import charts, guard
 from ui.markdown import escape_markdown
-from ui.snapshot import show_freshness
+from ui.snapshot import OVERVIEW_TTL_SECONDS, overview_snapshot, show_freshness
 from ui.writes import page_write, saves, writes
 
-TTL_SECONDS = 30
-# How long a look waits for figures being recomputed: a small project's take milliseconds, so a label just saved
-# shows on the next look; a big project's take longer, and the page shows the last ones meanwhile (its
-# ticking caption says new ones are coming and reruns the page when they are stored). Under the 0.5 s a page has.
-PATIENCE_SECONDS = 0.4
-
 engine, user = guard.require_page(__file__)
-
-
-@st.cache_resource
-def _snapshot(url: str) -> Snapshot:
-    # Labels per person and day over millions of labels take seconds: the figures are stored in the database for
-    # every app server and recomputed by one of them once labels or candidates change (`annotator.figures.snapshots`).
-    return Snapshot(engine, OVERVIEW, ttl=TTL_SECONDS, patience=PATIENCE_SECONDS)
-
-
-snapshot = _snapshot(str(engine.url))
+snapshot = overview_snapshot(engine)
 is_admin = auth.allows(user, Capability.administer)
 settings = st.session_state.setdefault("overview_settings", {})  # the last write's message
 
@@ -85,7 +68,7 @@ else:
         row.metric("Truly unsolvable (model)", f"{audited['model_estimate']['unsolvable_share']:.1%}",
                    width="content", help="The same share estimated by a model of the annotators' labels.")
     st.caption(f"Audit: {escape_markdown(audit.describe(audited))}")
-    show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="overview")
+    show_freshness(snapshot, reading, ttl=OVERVIEW_TTL_SECONDS, key="overview")
     st.subheader("Progress")
     table = stats.rows(result, missing="—")
     # One bar per data source and rewrite type (in the table's order), its candidates split by state.

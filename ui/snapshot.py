@@ -3,7 +3,30 @@ every app server, recomputed by one of them once stale): a ticking caption and a
 
 from __future__ import annotations
 
+import streamlit as st
+from sqlalchemy import Engine
+
+from annotator.figures.pages import OVERVIEW
 from annotator.figures.snapshots import Reading, Snapshot
+
+OVERVIEW_TTL_SECONDS = 30
+# How long a look waits for figures being recomputed: a small project's take milliseconds, so a label just saved
+# shows on the next look; a big project's take longer, and the page shows the last ones meanwhile (its
+# ticking caption says new ones are coming and reruns the page when they are stored). Under the 0.5 s a page has.
+OVERVIEW_PATIENCE_SECONDS = 0.4
+
+
+def overview_snapshot(engine: Engine) -> Snapshot:
+    """The Overview's figures (`annotator.figures.pages.OVERVIEW`), one `Snapshot` per process and database: the
+    Overview shows them, and the Import and export page reads its counts from the same stored row."""
+    return _overview_snapshot(str(engine.url), engine)
+
+
+@st.cache_resource
+def _overview_snapshot(url: str, _engine: Engine) -> Snapshot:
+    # Labels per person and day over millions of labels take seconds: the figures are stored in the database for
+    # every app server and recomputed by one of them once labels or candidates change (`annotator.figures.snapshots`).
+    return Snapshot(_engine, OVERVIEW, ttl=OVERVIEW_TTL_SECONDS, patience=OVERVIEW_PATIENCE_SECONDS)
 
 
 def age_text(reading: Reading, *, ttl: float) -> str:
@@ -25,7 +48,6 @@ def show_freshness(snapshot: Snapshot, reading: Reading, *, ttl: float, key: str
     figures than the ones on the page exist, computed by this server or another, the whole page runs again to
     show them.
     """
-    import streamlit as st
 
     @st.fragment(run_every=2)
     def _age() -> None:

@@ -235,7 +235,18 @@ def _bound_in(column: Any, values: list[Any], array_type: str, *, dialect: str) 
 
 
 def execute_many(session: Session, statement: Insert | Update, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Run `statement` once per row (all rows with the same keys) in one executemany of the driver's own.
+    """Run `statement` once per row (all rows with the same keys) in one executemany of the driver's own
+    (`execute_rows`, with the rows as tuples)."""
+    if rows:
+        keys = list(rows[0])
+        execute_rows(session, statement, keys, [tuple(row[key] for key in keys) for row in rows])
+
+
+def execute_rows(session: Session, statement: Insert | Update, keys: Sequence[str], rows: Sequence[Sequence[Any]],
+                 *, copy_into: str | None = None, copy_columns: Mapping[str, str] | None = None) -> None:
+    """Run `statement` once per row, each row its values for `keys` in that order, in one executemany of the
+    driver's own; on PostgreSQL, an insert that names its table as `copy_into` by COPY instead (each key its
+    column's name, or the name `copy_columns` maps it to).
 
     Each value still goes through its column type's conversion (a timestamp's text on SQLite, `JSONText`), but
     a value that is the very object of the row before (one timestamp for a whole chunk) is converted once.
@@ -243,15 +254,18 @@ def execute_many(session: Session, statement: Insert | Update, rows: Sequence[Ma
     """
     if not rows:
         return
+    copy_columns = copy_columns or {}
     connection = session.connection()
     dialect = connection.dialect
-    compiled = statement.compile(dialect=dialect, column_keys=list(rows[0]))
+    compiled = statement.compile(dialect=dialect, column_keys=list(keys))
     names = list(compiled.positiontup or ()) if compiled.positional else list(compiled.binds)
-    converters = [compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names]
-    keys = [compiled.binds[name].key for name in names]
-    columns: list[list[Any]] = []
-    for key, convert in zip(keys, converters, strict=True):
-        raw = [row[key] for row in rows]
+    given = list(zip(*rows, strict=True))  # the values column by column, in `keys`' order
+    at = {key: index for index, key in enumerate(keys)}
+    columns: list[Sequence[Any]] = []
+    for name in names:
+        bind = compiled.binds[name]
+        raw = given[at[bind.key]]
+        convert = bind.type.dialect_impl(dialect).bind_processor(dialect)
         if convert is not None:
             done, last, converted = [], object(), None
             for value in raw:
@@ -261,11 +275,34 @@ def execute_many(session: Session, statement: Insert | Update, rows: Sequence[Ma
             raw = done
         columns.append(raw)
     params: list[Any] = list(zip(*columns, strict=True))
+    if copy_into is not None and dialect.name == "postgresql":
+        _copy(connection, copy_into, [copy_columns.get(compiled.binds[name].key, compiled.binds[name].key)
+                                      for name in names], params)
+        return
     if not compiled.positional:
         params = [dict(zip(names, values, strict=True)) for values in params]
     # Through SQLAlchemy's driver-level call, which adds no per-row work but wraps the driver's errors (a
     # locked database is still `sqlalchemy.exc.OperationalError` to the callers that handle it).
     connection.exec_driver_sql(str(compiled), params)
+
+
+def _copy(connection: Any, table: str, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+    """The rows into `table`'s `columns` by PostgreSQL's COPY: one stream, not a statement per row. The driver's
+    errors are raised as SQLAlchemy's, as `exec_driver_sql` raises them."""
+    import psycopg
+    from sqlalchemy.exc import DBAPIError
+
+    quoted = ", ".join(f'"{column}"' for column in columns)  # "at" and the like as column names
+    sql = f"COPY {table} ({quoted}) FROM STDIN"
+    cursor = connection.connection.driver_connection.cursor()
+    try:
+        with cursor.copy(sql) as copy:
+            for row in rows:
+                copy.write_row(row)
+    except psycopg.Error as exc:
+        raise DBAPIError.instance(sql, None, exc, psycopg.Error) from exc
+    finally:
+        cursor.close()
 
 
 def labels_query() -> Select[Any]:

@@ -373,8 +373,11 @@ def _check_ranges(record: ProblemRecord | CandidateRecord | TranscriptRecord) ->
         checks += [(record.problem_position, limits.POSITION, "the problem's position", "data_id"),
                    (record.condition_index, limits.CONDITION_INDEX, "the condition number k", "data_id"),
                    (record.position, limits.POSITION, "position", "position")]
-        if record.problem is not None:
-            _check_ranges(record.problem)
+        problem = record.problem
+        # A sheet's row carries its problem with the candidate's own data source and position: checked above.
+        if problem is not None and (problem.data_source != record.data_source
+                                    or problem.position != record.problem_position):
+            _check_ranges(problem)
     for value, allowed, what, field_name in checks:
         # An int in range passes without the full rule (`Range.contains`): every record has a few.
         if value is None or (type(value) is int and allowed.low <= value <= allowed.high):

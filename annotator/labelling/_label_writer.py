@@ -24,7 +24,7 @@ from sqlalchemy import (
 from sqlmodel import Session
 
 from annotator.database.models import Adjudication, Annotation, AnnotationEvent, Annotator, Candidate, utcnow
-from annotator.database.queries import execute_many, ids_in
+from annotator.database.queries import execute_rows, ids_in
 from annotator.database.raw_rows import iter_raw_tuples
 from annotator.database.vocabulary import LabelSource
 
@@ -45,9 +45,9 @@ class Stored(NamedTuple):
     comment: str | None
     seconds_spent: float | None = None
 
-    def snapshot(self) -> dict[str, Any]:
-        """What an event records of it."""
-        return {"human_check": self.human_check, "difficulty_eval": self.difficulty_eval, "comment": self.comment}
+    def label(self) -> tuple[int, int | None, str | None]:
+        """Its human_check, difficulty_eval and comment: what an event records of it (`_LABEL`)."""
+        return self.human_check, self.difficulty_eval, self.comment
 
 
 class StoredRows(NamedTuple):
@@ -95,23 +95,24 @@ class Plan:
         self.replace, self.keep_comments = replace, keep_comments
         self.now = utcnow()
         self.added = self.updated = 0
-        self.events: list[dict[str, Any]] = []
+        self.events: list[tuple[Any, ...]] = []  # in `_EVENT_KEYS`' order
         self._texts: dict[tuple[Any, ...], str] = {}
-        # (table, statement kind) -> rows: labels and decisions, inserted or updated; time spent alone
-        self.writes: dict[str, list[dict[str, Any]]] = {name: [] for name in _STATEMENTS}
+        # (table, statement kind) -> rows, each in its `_STATEMENTS` keys' order: labels and decisions, inserted or
+        # updated; time spent alone
+        self.writes: dict[str, list[tuple[Any, ...]]] = {name: [] for name in _STATEMENTS}
 
     def add(self, row: Any, old: Stored | None) -> tuple[Stored, str] | None:
         """Plan one row against what is stored; (the stored one, the field) when it may not replace it."""
-        comment = old.comment if row.comment is None and self.keep_comments and old is not None else row.comment
-        new = {"human_check": row.human_check, "difficulty_eval": row.difficulty_eval, "comment": comment}
-        if old is None:
-            self._insert(row, new)
+        if old is None:  # most rows of an import: a new label, planned without comparing
+            self._insert(row, (row.human_check, row.difficulty_eval, row.comment))
             return None
+        comment = old.comment if row.comment is None and self.keep_comments else row.comment
+        new = (row.human_check, row.difficulty_eval, comment)
         if row.decision and old.annotator_id != row.annotator_id and not self.replace:
             return old, "human_check"  # another reviewer's decision
-        if old.snapshot() == new:
+        if old.label() == new:
             if row.seconds_spent is not None and not row.decision:
-                self.writes["label seconds"].append({"b_id": old.id, "seconds_spent": _plus(old, row)})
+                self.writes["label seconds"].append((old.id, _plus(old, row)))
             return None
         if not self.replace and not row.decision:
             same_label = (old.human_check, old.difficulty_eval) == (row.human_check, row.difficulty_eval)
@@ -119,51 +120,50 @@ class Plan:
         self._update(row, old, new)
         return None
 
-    def _insert(self, row: Any, new: dict[str, Any]) -> None:
+    def _insert(self, row: Any, label: tuple[int, int | None, str | None]) -> None:
         now = self.now
         if row.decision:
-            self.writes["decision insert"].append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id,
-                                                   **new, "created_at": now, "updated_at": now})
+            self.writes["decision insert"].append((row.candidate_id, row.annotator_id, *label, now, now))
         else:
-            self.writes["label insert"].append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id,
-                                                **new, "seconds_spent": row.seconds_spent, "created_at": now,
-                                                "updated_at": now})
-        self._event(row, "adjudicate" if row.decision else "create", None, new)
+            self.writes["label insert"].append((row.candidate_id, row.annotator_id, *label, row.seconds_spent, now,
+                                                now))
+        self.events.append((row.candidate_id, row.annotator_id, "adjudicate" if row.decision else "create", None,
+                            self._json(label), row.pressed_at or now, row.decision_id))
         self.added += 1
 
-    def _update(self, row: Any, old: Stored, new: dict[str, Any]) -> None:
+    def _update(self, row: Any, old: Stored, label: tuple[int, int | None, str | None]) -> None:
         if row.decision:
-            self.writes["decision update"].append(
-                {"b_id": old.id, "annotator_id": row.annotator_id, **new, "updated_at": self.now})
+            self.writes["decision update"].append((old.id, row.annotator_id, *label, self.now))
         else:
-            self.writes["label update"].append(
-                {"b_id": old.id, **new, "seconds_spent": _plus(old, row), "updated_at": self.now})
-        self._event(row, "adjudicate" if row.decision else "update", old.snapshot(), new)
+            self.writes["label update"].append((old.id, *label, _plus(old, row), self.now))
+        self.events.append((row.candidate_id, row.annotator_id, "adjudicate" if row.decision else "update",
+                            self._json(old.label()), self._json(label), row.pressed_at or self.now, row.decision_id))
         self.updated += 1
 
-    def _event(self, row: Any, action: str, old: dict[str, Any] | None, new: dict[str, Any]) -> None:
-        self.events.append({"candidate_id": row.candidate_id, "annotator_id": row.annotator_id, "action": action,
-                            "old_text": None if old is None else self._json(old), "new_text": self._json(new),
-                            "at": row.pressed_at or self.now, "decision_id": row.decision_id})
-
-    def _json(self, label: dict[str, Any]) -> str:
+    def _json(self, label: tuple[int, int | None, str | None]) -> str:
         """The label's JSON as `JSONText` writes it, encoded once per distinct label (an import has a handful)."""
-        key = (label["human_check"], label["difficulty_eval"], label["comment"])
-        text = self._texts.get(key)
+        text = self._texts.get(label)
         if text is None:
-            text = self._texts[key] = _ENCODE(label)
+            text = self._texts[label] = _ENCODE(dict(zip(_LABEL, label, strict=True)))
         return text
 
     def write(self, session: Session) -> None:
         """The planned writes, their events, then the changed candidates' resolved labels."""
-        for name, statement in _STATEMENTS.items():
-            execute_many(session, statement, self.writes[name])
-        execute_many(session, _EVENT_INSERT, self.events)
+        for name, (statement, keys) in _STATEMENTS.items():
+            # New labels by COPY on PostgreSQL (an import's many): updates and decisions are few.
+            execute_rows(session, statement, keys, self.writes[name],
+                         copy_into="annotation" if name == "label insert" else None)
+        execute_rows(session, _EVENT_INSERT, _EVENT_KEYS, self.events, copy_into="annotationevent",
+                     copy_columns={"old_text": "old", "new_text": "new"})
         connection = session.connection()
         unlabelled = bool(self.writes["decision insert"] or self.writes["decision update"])
-        for chunk in _chunks([event["candidate_id"] for event in self.events]):
+        for chunk in _chunks(self.candidate_ids()):
             connection.execute(_resolved_labels(chunk, now=self.now, unlabelled=unlabelled,
                                                 dialect=connection.dialect.name))
+
+    def candidate_ids(self) -> set[int]:
+        """The candidates whose labels or decisions changed (an event each)."""
+        return {event[0] for event in self.events}
 
 
 def _plus(old: Stored, row: Any) -> float | None:
@@ -175,12 +175,18 @@ def _plus(old: Stored, row: Any) -> float | None:
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 _EVENT_INSERT = insert(AnnotationEvent.__table__).values(old=bindparam("old_text", type_=Text()),
                                                          new=bindparam("new_text", type_=Text()))
-_STATEMENTS: dict[str, Any] = {
-    "label insert": insert(_ANNOTATION),
-    "label update": update(_ANNOTATION).where(_ANNOTATION.c.id == bindparam("b_id")),
-    "label seconds": update(_ANNOTATION).where(_ANNOTATION.c.id == bindparam("b_id")),
-    "decision insert": insert(_ADJUDICATION),
-    "decision update": update(_ADJUDICATION).where(_ADJUDICATION.c.candidate_id == bindparam("b_id")),
+_EVENT_KEYS = ("candidate_id", "annotator_id", "action", "old_text", "new_text", "at", "decision_id")
+_LABEL = ("human_check", "difficulty_eval", "comment")
+# Each kind of write: its statement and the keys of its rows' values, in order.
+_STATEMENTS: dict[str, tuple[Any, tuple[str, ...]]] = {
+    "label insert": (insert(_ANNOTATION),
+                     ("candidate_id", "annotator_id", *_LABEL, "seconds_spent", "created_at", "updated_at")),
+    "label update": (update(_ANNOTATION).where(_ANNOTATION.c.id == bindparam("b_id")),
+                     ("b_id", *_LABEL, "seconds_spent", "updated_at")),
+    "label seconds": (update(_ANNOTATION).where(_ANNOTATION.c.id == bindparam("b_id")), ("b_id", "seconds_spent")),
+    "decision insert": (insert(_ADJUDICATION), ("candidate_id", "annotator_id", *_LABEL, "created_at", "updated_at")),
+    "decision update": (update(_ADJUDICATION).where(_ADJUDICATION.c.candidate_id == bindparam("b_id")),
+                        ("b_id", "annotator_id", *_LABEL, "updated_at")),
 }
 
 

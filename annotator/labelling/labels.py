@@ -100,7 +100,7 @@ def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool =
             raise LabelConflict(index, conflict[0], field=conflict[1])
     plan.write(session)
     if plan.events:
-        adaptive.after_labels(session, candidate_ids={event["candidate_id"] for event in plan.events})
+        adaptive.after_labels(session, candidate_ids=plan.candidate_ids())
     return plan.added, plan.updated
 
 

@@ -1,10 +1,11 @@
-"""`queries.execute_many`: the bulk writes of a label import on the driver's executemany; `queries.label_state`: each
+"""`queries.execute_many` and `execute_rows`: the bulk writes of a label import on the driver's executemany, or
+PostgreSQL's COPY; `queries.label_state`: each
 candidate in exactly one `LabelState`."""
 
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import Engine, bindparam, func, insert, select, text, update
+from sqlalchemy import Engine, Text, bindparam, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from annotator.database import queries
@@ -96,3 +97,40 @@ def test_complete_follows_labels_per_candidate(engine: Engine) -> None:
             # A reviewer's decision and a tie do not depend on how many labels are asked for.
             decided = session.execute(select(state).where(Candidate.id == states[LabelState.adjudicated])).scalar()
             assert decided == LabelState.adjudicated
+
+
+EVENT_INSERT = insert(AnnotationEvent.__table__).values(old=bindparam("old_text", type_=Text()),
+                                                        new=bindparam("new_text", type_=Text()))
+EVENT_KEYS = ("candidate_id", "annotator_id", "action", "old_text", "new_text", "at")
+
+
+def test_rows_as_tuples_store_what_mappings_store(engine: Engine) -> None:
+    """`execute_rows` (by COPY on PostgreSQL, the table and a renamed column given) stores what `execute_many`
+    stores from the same rows as mappings."""
+    candidate_ids = add_candidates(engine, 3)
+    annotator_id = add_user(engine, "ann").id
+    now = utcnow()
+    rows = [(cid, annotator_id, "create", None, f'{{"human_check": 1, "comment": "é {i}\\ttab"}}', now)
+            for i, cid in enumerate(candidate_ids)]
+    with write_session(engine) as session:
+        queries.execute_many(session, EVENT_INSERT, [dict(zip(EVENT_KEYS, row, strict=True)) for row in rows])
+        queries.execute_rows(session, EVENT_INSERT, EVENT_KEYS, rows, copy_into="annotationevent",
+                             copy_columns={"old_text": "old", "new_text": "new"})
+    with read_session(engine) as session:
+        stored = [tuple(row) for row in session.execute(RAW_EVENTS)]
+    assert len(stored) == 6 and stored[:3] == stored[3:]
+    with read_session(engine) as session:
+        news = session.execute(select(AnnotationEvent.new).order_by(AnnotationEvent.id)).scalars().all()
+    assert news[3:] == [{"human_check": 1, "comment": f"é {i}\ttab"} for i in range(3)]
+
+
+def test_a_bad_row_by_copy_is_sqlalchemys_error_and_stores_nothing(engine: Engine) -> None:
+    candidate_ids = add_candidates(engine, 2)
+    annotator_id = add_user(engine, "ann").id
+    now = utcnow()
+    rows = [(cid, annotator_id, "create", None, "{}", now) for cid in [*candidate_ids, 10**9]]  # no such candidate
+    with pytest.raises(IntegrityError), write_session(engine) as session:
+        queries.execute_rows(session, EVENT_INSERT, EVENT_KEYS, rows, copy_into="annotationevent",
+                             copy_columns={"old_text": "old", "new_text": "new"})
+    with read_session(engine) as session:
+        assert session.execute(RAW_EVENTS).all() == []

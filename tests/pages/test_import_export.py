@@ -6,14 +6,22 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, func, select
+from streamlit.testing.v1 import AppTest
 
-from annotator.database.engine import get_engine, read_session
+from annotator.accounts import auth
+from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Problem
+from annotator.figures import stats
+from annotator.figures.pages import OVERVIEW
+from annotator.figures.snapshots import stored
 from annotator.import_export import exports
+from annotator.labelling import labels
 from tests.support.candidates import add_candidates, add_vetted_and_incomplete
 from tests.support.pages import open_page
 from ui.markdown import escape_markdown
@@ -192,3 +200,50 @@ def test_transcripts_from_a_harness_take_the_model_and_prompt_given(engine: Engi
         stored = session.execute(select(Transcript.model, Transcript.prompt, func.count()).group_by(
             Transcript.model, Transcript.prompt)).all()
     assert [tuple(row) for row in stored] == [("qwen-math", "boxed", 4)]
+
+
+@pytest.fixture
+def either_engine(database_url: str) -> Iterator[Engine]:
+    made = get_engine(database_url)
+    yield made
+    made.dispose()
+
+
+def _release_caption(app: AppTest) -> str:
+    return next(caption.value for caption in app.caption if "reliablemath release" in caption.value)
+
+
+def _stored_overview(engine: Engine) -> tuple[int, datetime | None]:
+    with read_session(engine) as session:
+        row = stored(session, key=OVERVIEW.key)
+    assert row is not None
+    return row.generation, row.computed_at
+
+
+def test_the_counts_come_from_the_overviews_stored_figures(either_engine: Engine) -> None:
+    """The release's counts are the Overview's shared figures (`figures.pages.OVERVIEW`): the same counts as
+    counted from the database, stored once; a second look reads them again without recomputing, and a label saved
+    meanwhile moves their fingerprint, so the next look counts it."""
+    engine = either_engine
+    ids = add_vetted_and_incomplete(engine)
+    with read_session(engine) as session:
+        counted = stats.compute(session)["total"]
+    assert (counted["vetted"], counted["incomplete"]) == (1, 1)
+    app = open_page("import_export", engine, name="ada", role="admin")
+    assert _release_caption(app) == ("The reliablemath release holds 1 vetted candidate(s) (2 label(s) resolving to "
+                                     "human_check = 1, or adjudicated so) and leaves out 1 incomplete one(s).")
+    first = _stored_overview(engine)
+    assert first[0] >= 1 and first[1] is not None
+    app.run()
+    assert not app.exception, app.exception
+    assert _stored_overview(engine) == first  # read, not recomputed
+    assert _release_caption(app).startswith("The reliablemath release holds 1 vetted candidate(s)")
+    with write_session(engine) as session:  # the incomplete candidate's second label: now vetted
+        bea = auth.account_id(session, name="bea")
+        assert bea is not None
+        labels.record_label(session, candidate_id=ids[1], annotator_id=bea, human_check=1, difficulty_eval=0)
+    app.run()
+    assert not app.exception, app.exception
+    assert _stored_overview(engine)[0] > first[0]
+    assert _release_caption(app).startswith("The reliablemath release holds 2 vetted candidate(s)")
+    assert _release_caption(app).endswith("leaves out 0 incomplete one(s).")

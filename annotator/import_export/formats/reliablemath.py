@@ -23,6 +23,7 @@ from typing import Any
 from annotator._util.files import sha256_bytes
 from annotator.database.vocabulary import DataId
 from annotator.import_export.formats import _io
+from annotator.import_export.formats._sheet_row import ordinary_candidate
 from annotator.import_export.records import (
     CandidateRecord,
     ImportPart,
@@ -220,6 +221,14 @@ def candidate_from(data_id: DataId, loc: Location, **fields: Any) -> CandidateRe
 
 def sheet_candidate(obj: dict[str, Any], loc: Location, *, annotator: str, position: int | None) -> CandidateRecord:
     """One row of an annotation sheet (Fig. 10 fields, `unsol_id` or `data_id`), labelled or not."""
+    if (ordinary := ordinary_candidate(obj, loc, annotator=annotator, position=position)) is not None:
+        return ordinary  # every field plain: checked at once (`_sheet_row`)
+    return sheet_candidate_by_field(obj, loc, annotator=annotator, position=position)
+
+
+def sheet_candidate_by_field(obj: dict[str, Any], loc: Location, *, annotator: str,
+                             position: int | None) -> CandidateRecord:
+    """`sheet_candidate` field by field: each field's rule, and the first bad field's error."""
     id_field = "unsol_id" if "unsol_id" in obj else "data_id"
     data_id = parse_data_id(require(obj, id_field, loc), loc, id_field)
     data_source = obj.get("data_source") or data_id.data_source

@@ -27,6 +27,7 @@ from annotator.import_export.records import (
 
 # Columns whose JSON type a CSV or Parquet cell cannot keep: flat files hold them as `{name}_json` text.
 JSON_ENCODED = {"ground_truth", "source_id"}
+JSON_ENCODED_NAMES = frozenset(f"{key}_json" for key in JSON_ENCODED)
 
 
 def parse_mapping(text: str | None) -> dict[str, str]:
@@ -43,6 +44,8 @@ def parse_mapping(text: str | None) -> dict[str, str]:
 
 
 def _mapped(obj: dict[str, Any], mapping: dict[str, str], loc: Location) -> dict[str, Any]:
+    if not mapping and "" not in obj.values() and not JSON_ENCODED_NAMES & obj.keys():
+        return obj  # nothing to rename, empty or decode: the row as read (`records` copies it to change it)
     if mapping:
         renamed = {key: value for key, value in obj.items() if key not in mapping.values()}
         for ours, theirs in mapping.items():
@@ -79,7 +82,7 @@ def read_table(path: Path, *, mapping: dict[str, str], annotator: str, data_sour
         for index, (loc, obj) in enumerate(_io.rows(path)):
             row = _mapped(obj, mapping, loc)
             if data_source and not row.get("data_source"):
-                row["data_source"] = data_source
+                row = {**row, "data_source": data_source}
             if row.get("rewritten_question") is not None:
                 yield sheet_candidate(row, loc, annotator=annotator, position=index)
                 continue
