@@ -24,6 +24,7 @@ from ui.snapshot import show_freshness
 from ui.writes import page_write, saves
 
 TTL_SECONDS = 30
+SMALL_LABELS = 50_000  # up to this many labels the coefficients are computed in this server, and waited for
 
 engine, user = guard.require_page(__file__)
 unlocking = st.session_state.setdefault("team_unlock", {"message": None, "unlocked": None})
@@ -132,7 +133,9 @@ if auth.allows(user, Capability.administer):
 snapshot, agreement_snapshot = _snapshot(str(engine.url)), _agreement_snapshot(str(engine.url))
 with st.spinner("Counting labels..."):
     reading = snapshot.get()
-    agreement_reading = agreement_snapshot.latest()  # never waits for the first ones: they show when ready
+    small = sum(person["labels"] for person in reading.value["activity"].values()) <= SMALL_LABELS
+    # A small team's coefficients are a fraction of a second's work here; a big one's never hold up the page.
+    agreement_reading = agreement_snapshot.get(here=True) if small else agreement_snapshot.latest()
 show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="team",
                parts=[("Agreement", agreement_snapshot, agreement_reading)])
 team, agreed = reading.value, agreement_reading.value or {}

@@ -87,12 +87,12 @@ class Snapshot:
 
     # -- computing, in a background thread of the server that holds the lease
 
-    def _compute(self) -> None:
+    def _compute(self, here: bool) -> None:
         stop = threading.Event()
         threading.Thread(target=self._renew, args=(stop,), name="snapshot-lease", daemon=True).start()
         failure: BaseException | None = None
         try:
-            self._compute_and_store()
+            self._compute_and_store(here)
         except Exception as exc:  # noqa: BLE001  (kept for the page to show; the last good figures stay)
             _log.exception("recomputing the %s figures failed", self._figures.key)
             failure = exc
@@ -107,11 +107,11 @@ class Snapshot:
             with self._lock:
                 self._failure, self._thread = failure, None
 
-    def _compute_and_store(self) -> None:
+    def _compute_and_store(self, here: bool) -> None:
         row = self._row()
         # Figures that took at most QUICK_SECONDS are computed here: a child's start costs more than they do.
         quick = row is not None and row.generation > 0 and row.seconds is not None and row.seconds <= QUICK_SECONDS
-        if self._process is None or quick:
+        if self._process is None or quick or here:
             child.compute_and_store(self._engine, self._figures, holder=self.holder)
         else:  # this thread only waits for the child (and the lease is renewed from this process meanwhile)
             child.run(self._engine, self._process, holder=self.holder)
@@ -124,7 +124,7 @@ class Snapshot:
             except DatabaseBusy:
                 continue  # the next renewal comes well before the lease runs out
 
-    def _start(self, seen: int) -> threading.Thread | None:
+    def _start(self, seen: int, *, here: bool = False) -> threading.Thread | None:
         """This process's running recomputation, or a new one of the figures seen at generation `seen` when the
         lease is free; None while another server holds it, once newer figures are stored, or when the database
         is too busy to take it now."""
@@ -138,7 +138,7 @@ class Snapshot:
                 return None
             if not taken:
                 return None
-            self._thread = threading.Thread(target=self._compute, name="snapshot-refresh", daemon=True)
+            self._thread = threading.Thread(target=self._compute, args=(here,), name="snapshot-refresh", daemon=True)
             self._thread.start()
             return self._thread
 
@@ -156,7 +156,7 @@ class Snapshot:
         with read_session(self._engine) as session:
             return version_text(self._figures.version(session)) != row.version
 
-    def _until_stored(self) -> Stored:
+    def _until_stored(self, here: bool) -> Stored:
         """Wait for the first figures, computing them here when no other server is (no time limit)."""
         while True:
             row = self._row()
@@ -165,7 +165,7 @@ class Snapshot:
             with self._lock:
                 thread = self._thread
             if thread is None and (row is None or not row.leased(utcnow())):
-                thread = self._start(0)
+                thread = self._start(0, here=here)
             if thread is None:
                 time.sleep(POLL_SECONDS)  # another server computes them: their row is read again shortly
                 continue
@@ -203,16 +203,17 @@ class Snapshot:
         assert row.computed_at is not None
         return Reading(value, (now - row.computed_at).total_seconds(), here or row.leased(now), generation, row.error)
 
-    def get(self, *, wait: float | None = None) -> Reading:
-        """The figures; when stale, a recomputation starts (here, unless another server is at it) and this waits
-        up to `wait` seconds (default: the patience; no limit when none are stored yet) for it."""
+    def get(self, *, wait: float | None = None, here: bool = False) -> Reading:
+        """The figures; when stale, a recomputation starts (on this server, unless another server is at it) and
+        this waits up to `wait` seconds (default: the patience; no limit when none are stored yet) for it. `here`
+        computes them in this process even with a `process` (the caller knows they are small)."""
         row = self._row()
         if self._stale(row):
             if row is None or row.generation == 0:
-                row = self._until_stored()
+                row = self._until_stored(here)
             else:
                 if not row.leased(utcnow()):
-                    self._start(row.generation)  # else another server (or this one) recomputes them already
+                    self._start(row.generation, here=here)  # else another server (or this one) recomputes them already
                 waiting = self._patience if wait is None else wait
                 if wait is None and row.seconds is not None and row.seconds > QUICK_SECONDS:
                     waiting = 0.0  # they would not come within a look's patience
