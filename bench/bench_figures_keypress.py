@@ -46,18 +46,23 @@ def view(url: str, flag: Path, idle: Path) -> None:
         while flag.parent.exists():
             if not flag.exists():
                 if opened:  # away from the pages, whose ticks would start recomputations
-                    page.goto("about:blank")
+                    page.close()
+                    page = browser.new_page()
+                    page.set_default_timeout(600_000)
                     opened = 0
+                    print("viewer: idle", file=sys.stderr, flush=True)
                 idle.touch()
                 time.sleep(0.2)
                 continue
-            for link, shown in (("Team", "People"), ("Report", "S/R/F")):
+            # Each page's last words: the run is over (Report's judges' table is its end).
+            for link, shown in (("Team", "People"), ("Report", "Pick the judge whose kappa is highest")):
                 if opened:
                     go(page, link)
                 else:
                     open_page(page, url, name="admin", password=PASSWORD, link="Team")
                 page.get_by_text(shown).first.wait_for()
                 opened += 1
+                print(f"viewer: {link} open {opened}", file=sys.stderr, flush=True)
 
 
 def _quiet(engine, idle: Path) -> None:  # type: ignore[no-untyped-def]

@@ -3,8 +3,9 @@ and the memory of millions of labels stay out of the server that answers every k
 
 The server runs `python -m annotator.figures.child MODULE:NAME HOLDER` with the database's URL in the environment
 (never on the command line); the child computes the `Figures` named and stores them under the lease the server
-took and renews for it (`snapshot_rows`). A child that fails says why in its last line of output; one that dies
-says nothing, and the server words its exit code. Either way the stored figures stay.
+took and renews for it (`snapshot_rows`), at a lower CPU priority than the server. A child that fails says why in
+its last line of output; one that dies says nothing, and the server words its exit code. Either way the stored
+figures stay.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from annotator.figures.snapshot_rows import store, version_text
 
 URL_VARIABLE = "ANNOTATOR_FIGURES_DATABASE_URL"
 FAILED = "figures failed: "  # the child's last line when its computation raised
+# Below the server in the CPU's queue: on a busy machine the server's keypresses go first.
+CHILD_NICENESS = 10
 _log = logging.getLogger(__name__)
 
 
@@ -75,6 +78,7 @@ def figures_named(process: str) -> Figures:
 
 def main(argv: list[str]) -> int:
     process, holder = argv
+    os.nice(CHILD_NICENESS)
     logging.basicConfig(level=logging.WARNING)
     try:
         compute_and_store(open_engine(os.environ[URL_VARIABLE]), figures_named(process), holder=holder)
