@@ -47,7 +47,7 @@ class Figures:
 
 def team(session: Session) -> dict[str, Any]:
     """The Team page's counts: each person's activity (labels, time, labels per day) and gold accuracy, counted by
-    the database (milliseconds to a second on millions of labels: they follow every label)."""
+    the database, not read label by label (they follow every label, so they are recomputed often)."""
     from annotator.labelling import gold, labels
 
     return {"activity": labels.activity(session), "gold": gold.gold_accuracy(session)}
@@ -56,7 +56,8 @@ def team(session: Session) -> dict[str, Any]:
 def team_agreement(session: Session) -> dict[str, Any]:
     """The Team page's coefficients over the whole label matrix: agreement (`label_agreement`, with each annotator's
     gold accuracy) and each annotator's accuracy on human_check (Dawid-Skene with a bootstrap,
-    `accuracy.fit_from_frame`), from one bulk read of the labels as arrays (seconds: run in a child process)."""
+    `accuracy.fit_from_frame`), from one bulk read of the labels as arrays (the Team page has them computed in a child
+    process on a big project)."""
     # Imported here: each page loads only its own figures' modules (the Report's load the judge).
     from annotator.figures.agreement import label_agreement
     from annotator.labelling import accuracy, gold, labels
