@@ -14,6 +14,7 @@ import streamlit as st
 
 from annotator.database.engine import read_session
 from annotator.figures.agreement.intervals import wilson
+from annotator.figures.child import ChildFailed
 from annotator.figures.pages import JUDGES, REPORT
 from annotator.figures.snapshots import Snapshot
 from annotator.transcripts.judge.rule_sets import registry as rule_sets
@@ -56,19 +57,23 @@ def _snapshot(url: str) -> Snapshot:
     # One read of every transcript's verdicts serves everyone: the latest figures are stored in the database for
     # every app server, recounted by one of them once transcripts, reviews or labels change or they are older
     # than TTL_SECONDS (`annotator.figures.snapshots`). One per process and database.
-    return Snapshot(engine, REPORT, ttl=TTL_SECONDS)
+    return Snapshot(engine, REPORT, ttl=TTL_SECONDS, process="annotator.figures.pages:REPORT")
 
 
 @st.cache_resource
 def _judges_snapshot(url: str) -> Snapshot:
     # The rule sets judge the reviewed responses afresh (math-verify): one computation serves everyone, as above.
-    return Snapshot(engine, JUDGES, ttl=TTL_SECONDS)
+    return Snapshot(engine, JUDGES, ttl=TTL_SECONDS, process="annotator.figures.pages:JUDGES")
 
 
 def _judges_section() -> None:
     """Every judge (the rule sets, each LLM judge) against the reviewers: kappa, agreement, confusion matrix."""
     st.subheader("Which judge to trust")
-    rows = _judges_snapshot(str(engine.url)).get().value
+    try:
+        rows = _judges_snapshot(str(engine.url)).get().value
+    except ChildFailed as failed:  # none stored yet, and their first computation failed (logged by the server)
+        st.error(f"The judges' figures could not be computed: {failed}.")
+        return
     st.caption("Each judge's verdicts against the reviewers' on the reviewed responses (UMWP Table 3's layout): the "
                "rule sets judge them afresh, an LLM judge (`python -m annotator judge llm`) from its stored "
                "verdicts. Pick the judge whose kappa is highest.")
@@ -184,7 +189,11 @@ def _disagreed(rows: list[dict[str, Any]]) -> None:
 st.title("Report")
 snapshot = _snapshot(str(engine.url))
 with st.spinner("Counting verdicts..."):
-    reading = snapshot.get()
+    try:
+        reading = snapshot.get()
+    except ChildFailed as failed:  # none stored yet, and their first computation failed (logged by the server)
+        st.error(f"The report's figures could not be computed: {failed}. Opening the page again tries again.")
+        st.stop()
 data = reading.value
 if not data["by_source"]:
     st.info("No transcripts yet: collect them on the Evaluate page or import them (`python -m annotator import`).")

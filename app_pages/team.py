@@ -16,7 +16,7 @@ from annotator.accounts import auth, throttle
 from annotator.accounts.policies import Capability
 from annotator.database.engine import read_session
 from annotator.figures.agreement import COEFFICIENTS
-from annotator.figures.pages import TEAM
+from annotator.figures.pages import TEAM, TEAM_AGREEMENT
 from annotator.figures.snapshots import Snapshot
 from ui import charts, guard
 from ui.markdown import escape_markdown
@@ -24,6 +24,7 @@ from ui.snapshot import show_freshness
 from ui.writes import page_write, saves
 
 TTL_SECONDS = 30
+SMALL_LABELS = 50_000  # up to this many labels the coefficients are computed in this server, and waited for
 
 engine, user = guard.require_page(__file__)
 unlocking = st.session_state.setdefault("team_unlock", {"message": None, "unlocked": None})
@@ -35,6 +36,12 @@ def _snapshot(url: str) -> Snapshot:
     # and recomputed by one of them once labels change or they are older than TTL_SECONDS
     # (`annotator.figures.snapshots`: the page waits a few seconds for new figures). One per process and database.
     return Snapshot(engine, TEAM, ttl=TTL_SECONDS)
+
+
+@st.cache_resource
+def _agreement_snapshot(url: str) -> Snapshot:
+    # The coefficients read the whole label matrix: seconds of work, done in a child process of this server.
+    return Snapshot(engine, TEAM_AGREEMENT, ttl=TTL_SECONDS, process="annotator.figures.pages:TEAM_AGREEMENT")
 
 
 def _figure(value: float | None) -> str:
@@ -123,18 +130,22 @@ def _locked_sign_ins() -> None:
 st.title("Team")
 if auth.allows(user, Capability.administer):
     _locked_sign_ins()
-snapshot = _snapshot(str(engine.url))
-with st.spinner("Computing agreement..."):
+snapshot, agreement_snapshot = _snapshot(str(engine.url)), _agreement_snapshot(str(engine.url))
+with st.spinner("Counting labels..."):
     reading = snapshot.get()
-show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="team")
-team = reading.value
-report, activity = team["agreement"], team["activity"]
+    small = sum(person["labels"] for person in reading.value["activity"].values()) <= SMALL_LABELS
+    # A small team's coefficients are a fraction of a second's work here; a big one's never hold up the page.
+    agreement_reading = agreement_snapshot.get(here=True) if small else agreement_snapshot.latest()
+show_freshness(snapshot, reading, ttl=TTL_SECONDS, key="team",
+               parts=[("Agreement", agreement_snapshot, agreement_reading)])
+team, agreed = reading.value, agreement_reading.value or {}
+report, activity = agreed.get("agreement"), team["activity"]
 if not activity:
     st.info("Nobody has labelled anything yet.")
     st.stop()
 
 st.subheader("People")
-majority = {row["name"]: row for row in report["human_check"]["annotators"]}
+majority = {row["name"]: row for row in report["human_check"]["annotators"]} if report else {}
 people = pd.DataFrame([
     {
         "annotator": name,
@@ -154,19 +165,24 @@ st.dataframe(people, hide_index=True, width="stretch",
 if not team["gold"]:
     st.caption("Gold accuracy shows here once an admin marks gold items (Browse) and annotators label them.")
 
-_accuracy(team.get("accuracy"))
+_accuracy(agreed.get("accuracy"))
 
 names = list(activity)
-st.altair_chart(charts.agreement_chart(charts.agreement_rows(report, names), names), width="stretch",
-                key="chart_agreement")
-st.caption("Each annotator's labels against the strict majority of the others' on the same items; the number is "
-           "how many items had such a majority.")
+if report:
+    st.altair_chart(charts.agreement_chart(charts.agreement_rows(report, names), names), width="stretch",
+                    key="chart_agreement")
+    st.caption("Each annotator's labels against the strict majority of the others' on the same items; the number "
+               "is how many items had such a majority.")
 st.altair_chart(
     charts.per_day_chart([{"day": day, "annotator": name, "labels": n} for name, person in activity.items()
                           for day, n in person["per_day"].items()], by="annotator"),
     width="stretch", key="chart_per_day",
 )
 
+if not report:
+    st.info("Agreement and accuracy are being computed: they show here when ready." if agreement_reading.error is None
+            else f"Agreement could not be computed: {agreement_reading.error}. Recompute now tries again.")
+    st.stop()
 for label in ("human_check", "difficulty_eval"):
     st.subheader(f"Agreement on {label}")
     _coefficients(report[label])

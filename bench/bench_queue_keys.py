@@ -72,8 +72,8 @@ window.__benchWatch = (old) => {
   Object.assign(b, {old, start: null, painted: null});
   const shown = () => {
     const heading = window.__benchHeading();
-    if (heading === null || heading === old || !/^bench_\\d+_/.test(heading)) return false;
-    const number = heading.match(/^bench_(\\d+)_/)[1];
+    if (heading === null || heading === old || !/^bench[a-z]*_\\d+_/.test(heading)) return false;
+    const number = heading.match(/^bench[a-z]*_(\\d+)_/)[1];
     const item = window.__benchRoot()?.querySelector('.aq-item:not([hidden])') ?? null;
     return item !== null && (window.__benchMarks || ['rewrite']).every(
       (mark) => item.textContent.includes(`(${mark} r${number}x)`)) && item.checkVisibility();
@@ -109,7 +109,7 @@ def _open(browser, url: str, which: str):  # type: ignore[no-untyped-def]
     page = context.new_page()
     if which == "adjudicate":
         open_page(page, url, name=name, password=PASSWORD, link=link)
-        page.wait_for_function("/^bench_\\d+_/.test(window.__benchHeading() || '')", timeout=180_000)
+        page.wait_for_function("/^bench[a-z]*_\\d+_/.test(window.__benchHeading() || '')", timeout=180_000)
         return page
     page.goto(url)
     page.get_by_role("textbox", name="Name").fill(name)
@@ -119,7 +119,7 @@ def _open(browser, url: str, which: str):  # type: ignore[no-untyped-def]
         page.get_by_role("link", name=link).click()
         page.locator(f".aq-{which}").wait_for(timeout=180_000)
         page.locator(".aq-root:not(.aq-review)").wait_for(state="detached", timeout=180_000)
-    page.wait_for_function("/^bench_\\d+_/.test(window.__benchHeading() || '')", timeout=180_000)
+    page.wait_for_function("/^bench[a-z]*_\\d+_/.test(window.__benchHeading() || '')", timeout=180_000)
     return page
 
 

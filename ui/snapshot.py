@@ -3,9 +3,12 @@ every app server, recomputed by one of them once stale): a ticking caption and a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 from sqlalchemy import Engine
 
+from annotator.figures.child import ChildFailed
 from annotator.figures.pages import OVERVIEW
 from annotator.figures.snapshots import Reading, Snapshot
 
@@ -29,11 +32,14 @@ def _overview_snapshot(url: str, _engine: Engine) -> Snapshot:
     return Snapshot(_engine, OVERVIEW, ttl=OVERVIEW_TTL_SECONDS, patience=OVERVIEW_PATIENCE_SECONDS)
 
 
+def _when(reading: Reading) -> str:
+    age = max(0, round(reading.age))
+    return f"{age} s" if age < 120 else f"{age // 60} min"
+
+
 def age_text(reading: Reading, *, ttl: float) -> str:
     """'Figures from 12 s ago.' with what is going on: new ones on the way, or the last recomputation failed."""
-    age = max(0, round(reading.age))
-    when = f"{age} s" if age < 120 else f"{age // 60} min"
-    text = f"Figures from {when} ago; recomputed when labels change or after {ttl:.0f} s."
+    text = f"Figures from {_when(reading)} ago; recomputed when labels change or after {ttl:.0f} s."
     if reading.refreshing:
         text += " New figures are being computed and will show here."
     if reading.error is not None:
@@ -41,22 +47,46 @@ def age_text(reading: Reading, *, ttl: float) -> str:
     return text
 
 
-def show_freshness(snapshot: Snapshot, reading: Reading, *, ttl: float, key: str) -> None:
-    """The figures' age, ticking while the page is open, and a button that recomputes them now.
+def part_text(name: str, reading: Reading) -> str:
+    """One more part of the page's figures, computed apart (Team's agreement): its own age and state."""
+    if reading.generation == 0:
+        text = f"{name}: being computed, shows here when ready." if reading.refreshing else f"{name}: not computed."
+    else:
+        text = f"{name} from {_when(reading)} ago" + (", being recomputed." if reading.refreshing else ".")
+    if reading.error is not None:
+        text += f" Its last computation failed: {reading.error}."
+    return text
 
-    Every tick looks at the stored figures' row (their fingerprint and generation: milliseconds); once newer
+
+def show_freshness(snapshot: Snapshot, reading: Reading, *, ttl: float, key: str,
+                   parts: Sequence[tuple[str, Snapshot, Reading]] = ()) -> None:
+    """The figures' age, ticking while the page is open, and a button that recomputes them now; `parts` are more
+    figures of the page computed apart (their name, snapshot and the reading the page shows).
+
+    Every tick looks at the stored figures' rows (their fingerprint and generation: milliseconds); once newer
     figures than the ones on the page exist, computed by this server or another, the whole page runs again to
     show them.
     """
 
+    def _refresh() -> None:
+        snapshot.refresh()
+        for _, part, _ in parts:
+            try:
+                part.refresh()
+            except ChildFailed:
+                pass  # recorded on its row: the caption says it
+
     @st.fragment(run_every=2)
     def _age() -> None:
         now = snapshot.peek()
-        if now.generation != reading.generation:
+        later = [part.latest(wait=0.0) for _, part, _ in parts]
+        if now.generation != reading.generation or any(
+                new.generation != old.generation for new, (_, _, old) in zip(later, parts)):
             st.rerun()
         left, right = st.columns([2, 1], vertical_alignment="center")
-        left.caption(age_text(now, ttl=ttl))
-        right.button("Recompute now", width="stretch", key=f"{key}_refresh", on_click=snapshot.refresh,
+        left.caption(" ".join([age_text(now, ttl=ttl), *(part_text(name, new) for (name, _, _), new
+                                                            in zip(parts, later))]))
+        right.button("Recompute now", width="stretch", key=f"{key}_refresh", on_click=_refresh,
                      help="Recompute the figures from the data as it is now.")
 
     _age()

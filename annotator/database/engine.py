@@ -100,7 +100,14 @@ def _setup_sqlite(engine: Engine) -> None:
 @cache
 def get_engine(url: str | None = None) -> Engine:
     """One engine per database URL and process, with the schema upgraded to the newest revision."""
-    url = url or database_url()
+    engine = open_engine(url or database_url())
+    upgrade(engine)
+    return engine
+
+
+def open_engine(url: str) -> Engine:
+    """An engine on a database whose schema is known to be at the newest revision (a child process of an app server
+    that upgraded it: `annotator.figures.child`)."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -109,7 +116,6 @@ def get_engine(url: str | None = None) -> Engine:
         _setup_sqlite(engine)
     else:
         engine = create_engine(url, pool_pre_ping=True)
-    upgrade(engine)
     return engine
 
 

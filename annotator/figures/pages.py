@@ -46,19 +46,27 @@ class Figures:
 
 
 def team(session: Session) -> dict[str, Any]:
-    """The Team page's figures: agreement (`label_agreement`, with each annotator's gold accuracy), each person's
-    activity and gold accuracy, and each annotator's accuracy on human_check (`accuracy.fit_from_database`)."""
+    """The Team page's counts: each person's activity (labels, time, labels per day) and gold accuracy, counted by
+    the database, not read label by label (they follow every label, so they are recomputed often)."""
+    from annotator.labelling import gold, labels
+
+    return {"activity": labels.activity(session), "gold": gold.gold_accuracy(session)}
+
+
+def team_agreement(session: Session) -> dict[str, Any]:
+    """The Team page's coefficients over the whole label matrix: agreement (`label_agreement`, with each annotator's
+    gold accuracy) and each annotator's accuracy on human_check (Dawid-Skene with a bootstrap,
+    `accuracy.fit_from_frame`), from one bulk read of the labels as arrays (the Team page has them computed in a child
+    process on a big project)."""
     # Imported here: each page loads only its own figures' modules (the Report's load the judge).
     from annotator.figures.agreement import label_agreement
     from annotator.labelling import accuracy, gold, labels
 
     rows = labels.label_frame(session)  # millions of labels: read in bulk, as a frame
-    activity = labels.activity(session)
     on_gold = gold.gold_accuracy(session)
     report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in on_gold.items()})
-    fitted = accuracy.fit_from_database(session, resamples=None)  # Dawid-Skene, with a bootstrap
-    return {"agreement": report, "activity": activity, "gold": on_gold,
-            "accuracy": None if fitted is None else fitted.to_json()}
+    fitted = accuracy.fit_from_frame(session, rows, resamples=None)
+    return {"agreement": report, "accuracy": None if fitted is None else fitted.to_json()}
 
 
 def report(session: Session) -> dict[str, Any]:
@@ -97,6 +105,7 @@ def judges(session: Session) -> list[dict[str, Any]]:
 
 
 TEAM = Figures("team", team, fingerprints.labels_version)
+TEAM_AGREEMENT = Figures("team_agreement", team_agreement, fingerprints.labels_version)
 OVERVIEW = Figures("overview", overview, fingerprints.overview_version)
 REPORT = Figures("report", report, fingerprints.transcripts_version)
 JUDGES = Figures("report_judges", judges, fingerprints.transcripts_version)

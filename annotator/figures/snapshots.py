@@ -14,11 +14,15 @@ within `LEASE_SECONDS`. The look waits up to `patience` seconds for the new figu
 yet) when the stored ones took at most `QUICK_SECONDS` to compute: a small project always sees figures that include
 what was just imported; a big one sees the last figures at once, marked as being recomputed, and the page's ticking
 fragment swaps the new ones in when their `generation` appears.
+
+Figures given a `process` ("module:NAME") are computed in a child process (`annotator.figures.child`) unless the
+stored ones were quick: the recomputing thread only waits for it, so the seconds of work and the memory they take
+stay out of the server (no keypress waits for its interpreter lock). `latest` does not wait for the first ones.
+The rows themselves are `snapshot_rows`'.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -26,15 +30,17 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, or_, select, update
-from sqlmodel import Session
+from sqlalchemy import Engine
 
-from annotator.database.engine import DatabaseBusy, insert_ignore, read_session, write_session
-from annotator.database.models import FigureSnapshot, utcnow
+from annotator.database.engine import DatabaseBusy, read_session, write_session
+from annotator.database.models import utcnow
+from annotator.figures import child
 from annotator.figures.pages import Figures
+from annotator.figures.snapshot_rows import Stored, claim, fail, renew, stored, stored_value, version_text
+
+__all__ = ["Reading", "Snapshot", "Stored", "claim", "fail", "renew", "stored", "stored_value", "version_text"]
 
 LEASE_SECONDS = 15.0  # a recomputation's claim on the row, renewed every third of it while the computation runs
 # A look waits for new figures only when the stored ones took at most this long to compute: a big project's page
@@ -58,95 +64,6 @@ class Reading:
     error: str | None = None
 
 
-@dataclass(frozen=True)
-class Stored:
-    """A row of `figuresnapshot` without its figures."""
-
-    generation: int
-    version: str | None
-    computed_at: datetime | None
-    lease_holder: str | None
-    lease_until: datetime | None
-    error: str | None
-    seconds: float | None = None  # how long the stored figures took to compute
-
-    def leased(self, now: datetime) -> bool:
-        """Whether a server is recomputing them (its lease has not run out)."""
-        return self.lease_until is not None and self.lease_until > now
-
-
-def version_text(version: tuple[Any, ...]) -> str:
-    """A fingerprint as the text stored and compared (PostgreSQL's sums are Decimals: their text is exact)."""
-    return json.dumps(list(version), default=str)
-
-
-def stored(session: Session, *, key: str) -> Stored | None:
-    row = session.execute(
-        select(FigureSnapshot.generation, FigureSnapshot.version, FigureSnapshot.computed_at,
-               FigureSnapshot.lease_holder, FigureSnapshot.lease_until, FigureSnapshot.error,
-               FigureSnapshot.seconds)
-        .where(FigureSnapshot.key == key)
-    ).first()
-    return None if row is None else Stored(*row)
-
-
-def stored_value(session: Session, *, key: str) -> tuple[int, str | None]:
-    """The stored figures' generation and JSON (read together: the row may have moved on since `stored`)."""
-    row = session.execute(
-        select(FigureSnapshot.generation, FigureSnapshot.value).where(FigureSnapshot.key == key)
-    ).first()
-    return (0, None) if row is None else (row[0], row[1])
-
-
-def claim(session: Session, *, key: str, holder: str, lease: float, seen: int = 0, now: datetime | None = None) -> bool:
-    """Take the lease to recompute `key`'s figures, which the caller saw at generation `seen`, unless another
-    holder's lease runs or newer figures were stored since (the caller looks again); True when taken."""
-    now = now or utcnow()
-    insert_ignore(session, FigureSnapshot.__table__, [{"key": key, "generation": 0}])
-    taken = session.execute(
-        update(FigureSnapshot)
-        .where(FigureSnapshot.key == key, FigureSnapshot.generation == seen,
-               or_(FigureSnapshot.lease_until.is_(None), FigureSnapshot.lease_until <= now,
-                   FigureSnapshot.lease_holder == holder))
-        .values(lease_holder=holder, lease_until=now + timedelta(seconds=lease))
-    )
-    return taken.rowcount == 1
-
-
-def renew(session: Session, *, key: str, holder: str, lease: float) -> bool:
-    """Extend `holder`'s lease; False when it has lost it (run out and taken by another)."""
-    renewed = session.execute(
-        update(FigureSnapshot).where(FigureSnapshot.key == key, FigureSnapshot.lease_holder == holder)
-        .values(lease_until=utcnow() + timedelta(seconds=lease))
-    )
-    return renewed.rowcount == 1
-
-
-def store(session: Session, *, key: str, holder: str, version: str, value: str, started: datetime,
-          seconds: float) -> None:
-    """Store figures whose computation started at `started`, unless newer ones are stored (two computations can
-    overlap when a lease ran out), and end `holder`'s lease."""
-    session.execute(
-        update(FigureSnapshot)
-        .where(FigureSnapshot.key == key,
-               or_(FigureSnapshot.computed_at.is_(None), FigureSnapshot.computed_at < started))
-        .values(generation=FigureSnapshot.generation + 1, version=version, value=value, computed_at=started,
-                seconds=seconds, error=None)
-    )
-    _release(session, key=key, holder=holder)
-
-
-def fail(session: Session, *, key: str, holder: str, error: str) -> None:
-    """Record a failed recomputation (the stored figures stay) and end `holder`'s lease."""
-    session.execute(update(FigureSnapshot).where(FigureSnapshot.key == key).values(error=error[:200]))
-    _release(session, key=key, holder=holder)
-
-
-def _release(session: Session, *, key: str, holder: str) -> None:
-    session.execute(update(FigureSnapshot).where(FigureSnapshot.key == key, FigureSnapshot.lease_holder == holder)
-                    .values(lease_holder=None, lease_until=None))
-
-
 class Snapshot:
     """The latest stored `figures` of the database behind `engine`, recomputed by one server at a time once stale
     (older than `ttl` seconds, or `figures.version` moved since they were computed). One per process and
@@ -154,9 +71,11 @@ class Snapshot:
     recomputation's thread."""
 
     def __init__(self, engine: Engine, figures: Figures, *, ttl: float, patience: float = 3.0,
-                 lease: float = LEASE_SECONDS) -> None:
+                 lease: float = LEASE_SECONDS, process: str | None = None) -> None:
         self._engine = engine
         self._figures = figures
+        # "module:NAME" of `figures`: computed in a child process (`annotator.figures.child`), not in this one.
+        self._process = process
         self._ttl = ttl
         self._patience = patience
         self._lease = lease
@@ -168,18 +87,19 @@ class Snapshot:
 
     # -- computing, in a background thread of the server that holds the lease
 
-    def _compute(self) -> None:
+    def _compute(self, here: bool) -> None:
         stop = threading.Event()
         threading.Thread(target=self._renew, args=(stop,), name="snapshot-lease", daemon=True).start()
         failure: BaseException | None = None
         try:
-            self._compute_and_store()
+            self._compute_and_store(here)
         except Exception as exc:  # noqa: BLE001  (kept for the page to show; the last good figures stay)
             _log.exception("recomputing the %s figures failed", self._figures.key)
             failure = exc
+            said = str(exc) if isinstance(exc, child.ChildFailed) else type(exc).__name__
             try:
                 with write_session(self._engine) as session:
-                    fail(session, key=self._figures.key, holder=self.holder, error=type(exc).__name__)
+                    fail(session, key=self._figures.key, holder=self.holder, error=said)
             except Exception:  # noqa: BLE001  (the database itself failed: the lease runs out by itself)
                 _log.exception("recording the failure of the %s figures failed", self._figures.key)
         finally:
@@ -187,17 +107,14 @@ class Snapshot:
             with self._lock:
                 self._failure, self._thread = failure, None
 
-    def _compute_and_store(self) -> None:
-        started, clock = utcnow(), time.monotonic()
-        with read_session(self._engine) as session:
-            # The fingerprint before the figures: a change made while they are computed makes them stale again.
-            version = version_text(self._figures.version(session))
-        with read_session(self._engine) as session:
-            value = self._figures.compute(session)
-        text = self._figures.to_json(value)
-        with write_session(self._engine) as session:
-            store(session, key=self._figures.key, holder=self.holder, version=version, value=text, started=started,
-                  seconds=time.monotonic() - clock)
+    def _compute_and_store(self, here: bool) -> None:
+        row = self._row()
+        # Figures that took at most QUICK_SECONDS are computed here: a child's start costs more than they do.
+        quick = row is not None and row.generation > 0 and row.seconds is not None and row.seconds <= QUICK_SECONDS
+        if self._process is None or quick or here:
+            child.compute_and_store(self._engine, self._figures, holder=self.holder)
+        else:  # this thread only waits for the child (and the lease is renewed from this process meanwhile)
+            child.run(self._engine, self._process, holder=self.holder)
 
     def _renew(self, stop: threading.Event) -> None:
         while not stop.wait(self._lease / 3):
@@ -207,7 +124,7 @@ class Snapshot:
             except DatabaseBusy:
                 continue  # the next renewal comes well before the lease runs out
 
-    def _start(self, seen: int) -> threading.Thread | None:
+    def _start(self, seen: int, *, here: bool = False) -> threading.Thread | None:
         """This process's running recomputation, or a new one of the figures seen at generation `seen` when the
         lease is free; None while another server holds it, once newer figures are stored, or when the database
         is too busy to take it now."""
@@ -221,7 +138,7 @@ class Snapshot:
                 return None
             if not taken:
                 return None
-            self._thread = threading.Thread(target=self._compute, name="snapshot-refresh", daemon=True)
+            self._thread = threading.Thread(target=self._compute, args=(here,), name="snapshot-refresh", daemon=True)
             self._thread.start()
             return self._thread
 
@@ -239,7 +156,7 @@ class Snapshot:
         with read_session(self._engine) as session:
             return version_text(self._figures.version(session)) != row.version
 
-    def _until_stored(self) -> Stored:
+    def _until_stored(self, here: bool) -> Stored:
         """Wait for the first figures, computing them here when no other server is (no time limit)."""
         while True:
             row = self._row()
@@ -248,7 +165,7 @@ class Snapshot:
             with self._lock:
                 thread = self._thread
             if thread is None and (row is None or not row.leased(utcnow())):
-                thread = self._start(0)
+                thread = self._start(0, here=here)
             if thread is None:
                 time.sleep(POLL_SECONDS)  # another server computes them: their row is read again shortly
                 continue
@@ -286,16 +203,17 @@ class Snapshot:
         assert row.computed_at is not None
         return Reading(value, (now - row.computed_at).total_seconds(), here or row.leased(now), generation, row.error)
 
-    def get(self, *, wait: float | None = None) -> Reading:
-        """The figures; when stale, a recomputation starts (here, unless another server is at it) and this waits
-        up to `wait` seconds (default: the patience; no limit when none are stored yet) for it."""
+    def get(self, *, wait: float | None = None, here: bool = False) -> Reading:
+        """The figures; when stale, a recomputation starts (on this server, unless another server is at it) and
+        this waits up to `wait` seconds (default: the patience; no limit when none are stored yet) for it. `here`
+        computes them in this process even with a `process` (the caller knows they are small)."""
         row = self._row()
         if self._stale(row):
             if row is None or row.generation == 0:
-                row = self._until_stored()
+                row = self._until_stored(here)
             else:
                 if not row.leased(utcnow()):
-                    self._start(row.generation)  # else another server (or this one) recomputes them already
+                    self._start(row.generation, here=here)  # else another server (or this one) recomputes them already
                 waiting = self._patience if wait is None else wait
                 if wait is None and row.seconds is not None and row.seconds > QUICK_SECONDS:
                     waiting = 0.0  # they would not come within a look's patience
@@ -307,6 +225,19 @@ class Snapshot:
     def peek(self) -> Reading:
         """The figures as they are, starting a recomputation when stale (a page's ticking fragment)."""
         return self.get(wait=0.0)
+
+    def latest(self, *, wait: float | None = None) -> Reading:
+        """`get`, except while no figures are stored yet: then a reading of value None at once (the first ones on
+        their way, or the error their last computation failed with) instead of waiting for them."""
+        row = self._row()
+        if row is not None and row.generation > 0:
+            return self.get(wait=wait)
+        with self._lock:
+            here = self._thread is not None
+        if not here and (row is None or not row.leased(utcnow())):
+            here = self._start(0) is not None
+        leased = row is not None and row.leased(utcnow())
+        return Reading(None, 0.0, here or leased, 0, None if row is None else row.error)
 
     def refresh(self) -> Reading:
         """Recompute now and wait for it: figures whose computation started after this call. A recomputation

@@ -148,6 +148,22 @@ def fit_from_database(
     return report(dawid_skene.fit(labels, gold=gold), gold=gold, resamples=resamples, seed=seed, ids=ids)
 
 
+def fit_from_frame(session: Session, frame: Any, *, resamples: int | None = DEFAULT_RESAMPLES,
+                   seed: int = 0) -> AccuracyReport | None:
+    """`fit_from_database`'s fit (every person's labels, no system annotators) from the labels already read as a
+    frame (`labels.label_frame`: columns item, annotator, human_check in the same order), so the Team page reads
+    its millions of labels once, as arrays."""
+    if not len(frame):
+        return None
+    labels = dawid_skene.Labels.of(frame["item"].to_numpy(), frame["annotator"].to_numpy(),
+                                   frame["human_check"].to_numpy())
+    ids = {str(name): int(id_) for id_, name in session.execute(select(Annotator.id, Annotator.name))
+           if name in set(labels.raters)}
+    gold = gold_classes(session)
+    resamples = page_resamples(len(frame)) if resamples is None else resamples
+    return report(dawid_skene.fit(labels, gold=gold), gold=gold, resamples=resamples, seed=seed, ids=ids)
+
+
 def report(fitted: dawid_skene.Fit, *, gold: dict[int, int], resamples: int, seed: int,
            ids: dict[str, int]) -> AccuracyReport:
     """A fitted model as the report, with the bootstrap intervals of `resamples` samples (none when 0)."""

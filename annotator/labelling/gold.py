@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import delete, exists, func, select
+from sqlalchemy import and_, case, delete, exists, func, select
 from sqlmodel import Session
 
 from annotator.database.models import Annotation, Annotator, Candidate, GoldLabel, utcnow
@@ -128,18 +128,17 @@ def next_gold(
 
 
 def gold_accuracy(session: Session) -> dict[str, dict[str, Any]]:
-    """Per annotator who labelled gold items: {name: {"gold_items", "gold_correct", "gold_accuracy"}}."""
+    """Per annotator who labelled gold items: {name: {"gold_items", "gold_correct", "gold_accuracy"}}, counted by
+    the database (a label is correct when its human_check and difficulty_eval, missing or not, are the gold's)."""
+    correct = and_(Annotation.human_check == GoldLabel.human_check,
+                   Annotation.difficulty_eval.is_not_distinct_from(GoldLabel.difficulty_eval))
     rows = session.execute(
-        select(Annotator.name, Annotation.human_check, Annotation.difficulty_eval, GoldLabel.human_check,
-               GoldLabel.difficulty_eval)
+        select(Annotator.name, func.count(), func.sum(case((correct, 1), else_=0)))
+        .select_from(Annotation)
         .join(GoldLabel, GoldLabel.candidate_id == Annotation.candidate_id)
         .join(Annotator, Annotator.id == Annotation.annotator_id)
+        .group_by(Annotator.name)
+        .order_by(Annotator.name)
     )
-    result: dict[str, dict[str, Any]] = {}
-    for name, check, difficulty, gold_check, gold_difficulty in rows:
-        person = result.setdefault(name, {"gold_items": 0, "gold_correct": 0})
-        person["gold_items"] += 1
-        person["gold_correct"] += int((check, difficulty) == (gold_check, gold_difficulty))
-    for person in result.values():
-        person["gold_accuracy"] = person["gold_correct"] / person["gold_items"]
-    return result
+    return {name: {"gold_items": items, "gold_correct": int(right), "gold_accuracy": int(right) / items}
+            for name, items, right in rows}

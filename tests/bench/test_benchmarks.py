@@ -95,6 +95,11 @@ SMOKE: dict[str, Smoke] = {
         "--items", "8", "--concurrency", "4", "--latency", "0.001", "--rounds", "1",
         figures=("round 1: bare AsyncOpenAI #s = # req/s; evaluate #s = # req/s", "evaluate / bare: median #x"),
     ),
+    "bench_figures_keypress.py": smoke(
+        "--url", "{scale}", "--presses", "2", "--rounds", "1", "--warmup", "0", "--pause-ms", "0",
+        figures=("alone: p50 # ms, p95 # ms", "viewer: p50 # ms, p95 # ms", "p95 with the viewer / alone: #"),
+        needs="scale chromium",
+    ),
     "bench_freshness.py": smoke(
         "--candidates", "30", "--transcripts", "30", "--repeat", "1",
         figures=("labels_version # ms", "transcripts_version # ms", "Team figures # s", "Report counts # s"),
@@ -190,6 +195,13 @@ SMOKE: dict[str, Smoke] = {
         "--url", "{scale}", "--figures", "team,overview,report,report_judges",
         figures=("team: server A's first open (computes and stores) # s; server B's first open",
                  "report_judges: server A's first open (computes and stores) # s"),
+        needs="scale",
+    ),
+    "bench_team_figures.py": smoke(
+        "--url", "{scale}",
+        figures=("Team's counts computed: median # s", "Team's first open, nothing stored: # s",
+                 "20 labels saved one by one: in Team's stored counts # s", "a look at stale coefficients: # s",
+                 "peak memory: this process (the app server's part) # MB"),
         needs="scale",
     ),
     "bench_team_page.py": smoke(

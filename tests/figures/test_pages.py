@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
-from sqlalchemy import Engine, select, update
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import Engine, delete, select, update
+from sqlmodel import Session
 
 from annotator.database.engine import read_session, write_session
-from annotator.database.models import Transcript
+from annotator.database.models import Annotation, Annotator, GoldLabel, Transcript
 from annotator.figures import pages as figures
 from annotator.labelling import gold, labels
 from tests.support.candidates import add_candidates, add_user
@@ -46,7 +50,8 @@ def _transcripts(engine: Engine) -> None:
         ])
 
 
-@pytest.mark.parametrize("kind", [figures.OVERVIEW, figures.TEAM, figures.REPORT, figures.JUDGES],
+@pytest.mark.parametrize("kind", [figures.OVERVIEW, figures.TEAM, figures.TEAM_AGREEMENT, figures.REPORT,
+                                  figures.JUDGES],
                          ids=lambda kind: kind.key)
 def test_figures_read_back_from_json_equal_the_computed_ones(engine: Engine, kind: figures.Figures) -> None:
     _labelled(engine)
@@ -55,7 +60,8 @@ def test_figures_read_back_from_json_equal_the_computed_ones(engine: Engine, kin
         computed = kind.compute(session)
     # Figures with content: people and pairs, rows and disagreed items, judges with reviewed responses.
     assert {"overview": lambda: computed["stats"]["total"]["checked"] and computed["progress"]["per_day"],
-            "team": lambda: computed["activity"] and computed["agreement"]["human_check"]["pairwise"],
+            "team": lambda: computed["activity"] and computed["gold"],
+            "team_agreement": lambda: computed["agreement"]["human_check"]["pairwise"] and computed["accuracy"],
             "report": lambda: computed["by_source"] and computed["disagreed"] and computed["tags"],
             "report_judges": lambda: all(row["reviewed"] == 3 for row in computed)}[kind.key]()
     text = kind.to_json(computed)
@@ -67,6 +73,8 @@ def test_team_figures_name_the_people_and_their_agreement(engine: Engine) -> Non
     _labelled(engine)
     with read_session(engine) as session:
         team = figures.TEAM.from_json(figures.TEAM.to_json(figures.TEAM.compute(session)))
+        agreement = figures.TEAM_AGREEMENT
+        team |= agreement.from_json(agreement.to_json(agreement.compute(session)))
     assert sorted(team["activity"]) == ["ann", "bea", "cat"] and team["activity"]["ann"]["labels"] == 6
     assert team["agreement"]["human_check"]["items"] == 6 and set(team["gold"]) == {"ann", "bea", "cat"}
     accuracy = {row["annotator"]: row for row in team["accuracy"]["annotators"]}
@@ -80,3 +88,75 @@ def test_numpy_numbers_become_numbers_and_nan_survives_but_other_objects_are_ref
     assert back["kappa"] == 0.5 and back["items"] == 3 and math.isnan(back["alpha"])
     with pytest.raises(TypeError, match="the team figures hold a set, which JSON cannot store"):
         figures.TEAM.to_json({"names": {"ann"}})
+
+
+def _old_gold_accuracy(session: Session) -> dict[str, dict[str, Any]]:
+    """Gold accuracy counted label by label in Python, as the Team page's figures were: the reference."""
+    rows = session.execute(
+        select(Annotator.name, Annotation.human_check, Annotation.difficulty_eval, GoldLabel.human_check,
+               GoldLabel.difficulty_eval)
+        .join(GoldLabel, GoldLabel.candidate_id == Annotation.candidate_id)
+        .join(Annotator, Annotator.id == Annotation.annotator_id)
+    )
+    result: dict[str, dict[str, Any]] = {}
+    for name, check, difficulty, gold_check, gold_difficulty in rows:
+        person = result.setdefault(name, {"gold_items": 0, "gold_correct": 0})
+        person["gold_items"] += 1
+        person["gold_correct"] += int((check, difficulty) == (gold_check, gold_difficulty))
+    for person in result.values():
+        person["gold_accuracy"] = person["gold_correct"] / person["gold_items"]
+    return result
+
+
+def _old_team(session: Session) -> dict[str, Any]:
+    """The Team page's figures as one computation reading the labels as Python rows for Dawid-Skene
+    (`fit_from_database`) and gold accuracy row by row: what the split, bulk computation must equal."""
+    from annotator.figures.agreement import label_agreement
+    from annotator.labelling import accuracy
+
+    on_gold = _old_gold_accuracy(session)
+    report = label_agreement(labels.label_rows(session),
+                             gold={name: person["gold_accuracy"] for name, person in on_gold.items()})
+    fitted = accuracy.fit_from_database(session, resamples=None)
+    return {"agreement": report, "activity": labels.activity(session), "gold": on_gold,
+            "accuracy": None if fitted is None else fitted.to_json()}
+
+
+LABEL = st.sampled_from([(0, None), (1, 0), (1, 1)])  # (human_check, difficulty_eval)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(marks=st.dictionaries(st.tuples(st.integers(0, 7), st.integers(0, 3)),
+                             st.tuples(LABEL, st.one_of(st.none(), st.floats(1, 90))), min_size=1, max_size=32),
+       gold_items=st.dictionaries(st.integers(0, 7), LABEL, max_size=4))
+def test_team_figures_equal_the_label_by_label_computation(engine: Engine, marks, gold_items) -> None:  # type: ignore[no-untyped-def]
+    ids, people = _made(engine)
+    with write_session(engine) as session:
+        for table in (GoldLabel, Annotation):  # the events are append-only; no figure reads them
+            session.execute(delete(table))
+        for item, (check, difficulty) in gold_items.items():
+            gold.mark_gold(session, candidate_id=ids[item], human_check=check, difficulty_eval=difficulty,
+                           created_by=None)
+        for (item, who), ((check, difficulty), seconds) in marks.items():
+            labels.record_label(session, candidate_id=ids[item], annotator_id=people[who], human_check=check,
+                                difficulty_eval=difficulty, seconds_spent=seconds)
+    with read_session(engine) as session:
+        old = _old_team(session)
+        new = figures.TEAM.compute(session) | figures.TEAM_AGREEMENT.compute(session)
+    assert new["activity"] and new["accuracy"]  # figures with content, compared whole (NaN as text, keys sorted)
+    assert _text(new) == _text(old)
+
+
+def _text(figures_: dict[str, Any]) -> str:
+    return json.dumps(json.loads(figures.TEAM.to_json(figures_)), sort_keys=True)
+
+
+_people: dict[str, tuple[list[int], list[int]]] = {}
+
+
+def _made(engine: Engine) -> tuple[list[int], list[int]]:
+    """Eight candidates and four annotators' ids, made once per database (hypothesis runs the test many times)."""
+    key = str(engine.url)
+    if key not in _people:
+        _people[key] = (add_candidates(engine, 8), [add_user(engine, name).id for name in ("ann", "bea", "cat", "dan")])
+    return _people[key]

@@ -56,6 +56,11 @@ class Labels:
 
 
 def _codes(values: Sequence[Hashable]) -> tuple[tuple[Hashable, ...], np.ndarray]:
+    if isinstance(values, np.ndarray):  # millions of labels read as arrays: coded in C, keys as Python values
+        import pandas as pd
+
+        codes, keys = pd.factorize(values, sort=False)
+        return tuple(keys.tolist()), codes.astype(np.int64)
     index: dict[Hashable, int] = {}
     codes = np.fromiter((index.setdefault(value, len(index)) for value in values), dtype=np.int64,
                         count=len(values))
