@@ -178,8 +178,24 @@ class Queue {
     this.open = new Set(JSON.parse(localStorage.getItem("annotatorQueueSections") || "[]"));
   }
 
+  // The server's clock less this one's, as near as an answer tells (it left the server before it came here): the
+  // largest seen, kept across reloads, so that it only grows and the keys' times stay in the order pressed.
+  learnOffset(now) {
+    if (typeof now !== "number") return;
+    const offset = Math.max(this.offset ?? -Infinity, now - Date.now());
+    if (offset === this.offset) return;
+    this.offset = offset;
+    try {
+      localStorage.setItem(this.storeKey + ":offset", String(offset));
+    } catch (error) {
+      // Storage refused: the offset is still learnt again from each answer.
+    }
+  }
+
   load() {
     try {
+      const offset = localStorage.getItem(this.storeKey + ":offset");
+      if (offset !== null && Number.isFinite(Number(offset))) this.offset = Number(offset);
       const stored = JSON.parse(localStorage.getItem(this.storeKey) || "[]");
       return Array.isArray(stored) ? stored.filter((d) => d && typeof d.id === "string") : [];
     } catch (error) {
@@ -260,9 +276,7 @@ class Queue {
     this.setStateValue = setStateValue;
     this.setTriggerValue = setTriggerValue;
     this.answeredAt = performance.now();
-    // The server's clock less this one's, as near as an answer tells (it left the server before it came here):
-    // the largest seen, so that it only grows and the keys' times stay in the order pressed.
-    if (typeof data.now === "number") this.offset = Math.max(this.offset ?? -Infinity, data.now - Date.now());
+    this.learnOffset(data.now);
     this.userMessage = data.message || "";
     this.emptyText = data.empty || "";
     if (this.generation !== null && data.generation !== this.generation) {
@@ -618,7 +632,7 @@ class ReviewQueue extends Queue {
     this.setStateValue = setStateValue;
     this.setTriggerValue = setTriggerValue;
     this.answeredAt = performance.now();
-    if (typeof data.now === "number") this.offset = Math.max(this.offset ?? -Infinity, data.now - Date.now());
+    this.learnOffset(data.now);
     this.userMessage = data.message || "";
     this.emptyText = data.empty || "";
     this.blind = Boolean(data.blind);
