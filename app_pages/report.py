@@ -20,6 +20,7 @@ from annotator.figures.snapshots import Snapshot
 from annotator.transcripts.judge.rule_sets import registry as rule_sets
 from annotator.transcripts.report import disagreed, judges, scores
 from ui import charts, guard, transcripts
+from ui.markdown import escape_markdown
 from ui.snapshot import show_freshness
 
 TTL_SECONDS = 30
@@ -72,7 +73,7 @@ def _judges_section() -> None:
     try:
         rows = _judges_snapshot(str(engine.url)).get().value
     except ChildFailed as failed:  # none stored yet, and their first computation failed (logged by the server)
-        st.error(f"The judges' figures could not be computed: {failed}.")
+        st.error(f"The judges' figures could not be computed: {escape_markdown(str(failed))}.")
         return
     st.caption("Each judge's verdicts against the reviewers' on the reviewed responses (UMWP Table 3's layout): the "
                "rule sets judge them afresh, an LLM judge (`python -m annotator judge llm`) from its stored "
@@ -192,7 +193,8 @@ with st.spinner("Counting verdicts..."):
     try:
         reading = snapshot.get()
     except ChildFailed as failed:  # none stored yet, and their first computation failed (logged by the server)
-        st.error(f"The report's figures could not be computed: {failed}. Opening the page again tries again.")
+        st.error(f"The report's figures could not be computed: {escape_markdown(str(failed))}. Opening the page again "
+                 "tries again.")
         st.stop()
 data = reading.value
 if not data["by_source"]:

@@ -181,7 +181,8 @@ st.altair_chart(
 
 if not report:
     st.info("Agreement and accuracy are being computed: they show here when ready." if agreement_reading.error is None
-            else f"Agreement could not be computed: {agreement_reading.error}. Recompute now tries again.")
+            else f"Agreement could not be computed: {escape_markdown(agreement_reading.error)}. Recompute now tries "
+            "again.")
     st.stop()
 for label in ("human_check", "difficulty_eval"):
     st.subheader(f"Agreement on {label}")

@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from annotator.figures.child import ChildFailed
 from annotator.figures.pages import OVERVIEW
 from annotator.figures.snapshots import Reading, Snapshot
+from ui.markdown import escape_markdown
 
 OVERVIEW_TTL_SECONDS = 30
 # How long a look waits for figures being recomputed: a small project's take milliseconds, so a label just saved
@@ -43,7 +44,7 @@ def age_text(reading: Reading, *, ttl: float) -> str:
     if reading.refreshing:
         text += " New figures are being computed and will show here."
     if reading.error is not None:
-        text += f" The last recomputation failed: {reading.error}."
+        text += f" The last recomputation failed: {escape_markdown(reading.error)}."
     return text
 
 
@@ -54,8 +55,13 @@ def part_text(name: str, reading: Reading) -> str:
     else:
         text = f"{name} from {_when(reading)} ago" + (", being recomputed." if reading.refreshing else ".")
     if reading.error is not None:
-        text += f" Its last computation failed: {reading.error}."
+        text += f" Its last computation failed: {escape_markdown(reading.error)}."
     return text
+
+
+def freshness_text(reading: Reading, *, ttl: float, parts: Sequence[tuple[str, Reading]] = ()) -> str:
+    """`age_text` and each part's `part_text` (its name and reading), as one caption."""
+    return " ".join([age_text(reading, ttl=ttl), *(part_text(name, part) for name, part in parts)])
 
 
 def show_freshness(snapshot: Snapshot, reading: Reading, *, ttl: float, key: str,
@@ -84,8 +90,7 @@ def show_freshness(snapshot: Snapshot, reading: Reading, *, ttl: float, key: str
                 new.generation != old.generation for new, (_, _, old) in zip(later, parts)):
             st.rerun()
         left, right = st.columns([2, 1], vertical_alignment="center")
-        left.caption(" ".join([age_text(now, ttl=ttl), *(part_text(name, new) for (name, _, _), new
-                                                            in zip(parts, later))]))
+        left.caption(freshness_text(now, ttl=ttl, parts=[(name, new) for (name, _, _), new in zip(parts, later)]))
         right.button("Recompute now", width="stretch", key=f"{key}_refresh", on_click=_refresh,
                      help="Recompute the figures from the data as it is now.")
 

@@ -24,5 +24,6 @@ def test_part_text_says_when_a_part_is_on_its_way_stored_or_failed() -> None:
     assert part_text("Agreement", Reading({}, 75.2, True, 3)) == "Agreement from 75 s ago, being recomputed."
     failed = part_text("Agreement", Reading({}, 200.0, False, 3,
                                             error="the process computing the figures stopped (exit code 3)"))
+    # Markdown source: the error's text escaped, shown as written.
     assert failed == ("Agreement from 3 min ago. Its last computation failed: the process computing the figures "
-                      "stopped (exit code 3).")
+                      "stopped \\(exit code 3\\).")
