@@ -26,9 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, exists, func, insert, select, text, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import delete, exists, func, insert, select, text
 from sqlmodel import Session
 
 from annotator.database.models import (
@@ -37,12 +35,11 @@ from annotator.database.models import (
     AuditItem,
     Candidate,
     DisputeClaim,
-    SentDecision,
     utcnow,
 )
 from annotator.database.vocabulary import label_name
 from annotator.labelling import adjudication, audit
-from annotator.labelling.browser_queue import MAX_SENT, NOT_A_DECISION, SAVED, SKIPPED, pressed_at
+from annotator.labelling.browser_queue import MAX_SENT, NOT_A_DECISION, SAVED, SKIPPED, store_each_once
 from annotator.labelling.labels import LabelError, validate
 from annotator.labelling.queue import CLAIM_MINUTES  # as long as a candidate's claim on Annotate
 
@@ -117,40 +114,15 @@ class Stored:
 def store(session: Session, *, reviewer_id: int, queue: str, sent: Sequence[Sent | str],
           now: datetime | None = None) -> Stored:
     """Store each decision not stored before, in order (see the module's docstring)."""
-    now = now or utcnow()
-    ids = [entry if isinstance(entry, str) else entry.id for entry in sent]
     result = Stored()
-    if not ids:
-        return result
-    known = session.execute(select(SentDecision.id, SentDecision.annotator_id, SentDecision.outcome)
-                            .where(SentDecision.id.in_(ids))).all()
-    # Another account's id (it cannot happen by chance) is neither stored again nor answered.
-    result.outcomes = {row.id: row.outcome for row in known if row.annotator_id == reviewer_id}
-    taken = {row.id for row in known}
-    for entry in sent:
-        decision_id = entry if isinstance(entry, str) else entry.id
-        if decision_id in taken:
-            continue
-        taken.add(decision_id)
-        key_time = now if isinstance(entry, str) else pressed_at(entry.key_ms, now=now)
-        # The id first: another transaction storing the same decision makes this one wait, then store nothing.
-        if not _receive(session, id=decision_id, annotator_id=reviewer_id, page=queue,
-                        item_id=0 if isinstance(entry, str) else entry.candidate_id, pressed_at=key_time,
-                        received_at=now, outcome=""):
-            continue
-        outcome = NOT_A_DECISION if isinstance(entry, str) else _apply(
-            session, reviewer_id=reviewer_id, queue=queue, decision=entry, at=key_time, result=result)
-        session.execute(update(SentDecision).where(SentDecision.id == decision_id).values(outcome=outcome[:300]))
-        result.outcomes[decision_id] = outcome[:300]
+
+    def apply(decision: Sent, at: datetime) -> str:
+        return _apply(session, reviewer_id=reviewer_id, queue=queue, decision=decision, at=at, result=result)
+
+    result.outcomes = store_each_once(session, person_id=reviewer_id, page=queue, sent=sent,
+                                      item_of=lambda decision: decision.candidate_id, apply=apply,
+                                      junk=NOT_A_DECISION, now=now or utcnow())
     return result
-
-
-def _receive(session: Session, **row: Any) -> bool:
-    """Insert the decision's row unless its id is there (INSERT ... ON CONFLICT DO NOTHING); whether it was new."""
-    dialect = session.get_bind().dialect.name
-    insert_into = postgresql_insert if dialect == "postgresql" else sqlite_insert
-    statement = insert_into(SentDecision).values(**row).on_conflict_do_nothing(index_elements=["id"])
-    return session.connection().execute(statement.returning(SentDecision.id)).first() is not None
 
 
 def _apply(session: Session, *, reviewer_id: int, queue: str, decision: Sent, at: datetime, result: Stored) -> str:

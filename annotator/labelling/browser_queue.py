@@ -16,7 +16,7 @@ transaction (`write_session()`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -116,33 +116,47 @@ class Stored:
 
 def store(session: Session, *, annotator_id: int, sent: Sequence[Sent | str], now: datetime | None = None) -> Stored:
     """Store each decision not stored before, in order (see the module's docstring)."""
-    now = now or utcnow()
-    ids = [entry if isinstance(entry, str) else entry.id for entry in sent]
     result = Stored()
+
+    def apply(decision: Sent, at: datetime) -> str:
+        return _apply(session, annotator_id=annotator_id, decision=decision, at=at, result=result)
+
+    result.outcomes = store_each_once(session, person_id=annotator_id, page=PAGE, sent=sent,
+                                      item_of=lambda decision: decision.candidate_id, apply=apply,
+                                      junk=NOT_A_DECISION, now=now or utcnow())
+    return result
+
+
+def store_each_once(session: Session, *, person_id: int, page: str, sent: Sequence[Any],
+                    item_of: Callable[[Any], int], apply: Callable[[Any, datetime], str], junk: str,
+                    now: datetime) -> dict[str, str]:
+    """Store each decision of `sent` (a page's parsed decisions: each with its `id` and `key_ms`, or the id of
+    something that was not one, answered `junk`) not stored before, in order: its id in `SentDecision` first, then
+    `apply(decision, key_time)`, whose outcome is kept with the id. The outcome of every decision sent, stored now
+    or before, by id; another account's id (it cannot happen by chance) is neither stored again nor answered."""
+    ids = [entry if isinstance(entry, str) else entry.id for entry in sent]
     if not ids:
-        return result
+        return {}
     known = session.execute(select(SentDecision.id, SentDecision.annotator_id, SentDecision.outcome)
                             .where(SentDecision.id.in_(ids))).all()
-    # Another account's id (it cannot happen by chance) is neither stored again nor answered.
-    result.outcomes = {row.id: row.outcome for row in known if row.annotator_id == annotator_id}
+    outcomes = {row.id: row.outcome for row in known if row.annotator_id == person_id}
     taken = {row.id for row in known}
     for entry in sent:
         decision_id = entry if isinstance(entry, str) else entry.id
         if decision_id in taken:
             continue
         taken.add(decision_id)
-        candidate_id = 0 if isinstance(entry, str) else entry.candidate_id
         key_time = now if isinstance(entry, str) else pressed_at(entry.key_ms, now=now)
         # The id first: should another transaction be storing the same decision (the browser's two sessions after a
         # lost connection), this waits for it and then stores nothing; the next sending gets its outcome.
-        if not _receive(session, id=decision_id, annotator_id=annotator_id, page=PAGE, item_id=candidate_id,
-                        pressed_at=key_time, received_at=now, outcome=""):
+        if not _receive(session, id=decision_id, annotator_id=person_id, page=page,
+                        item_id=0 if isinstance(entry, str) else item_of(entry), pressed_at=key_time,
+                        received_at=now, outcome=""):
             continue
-        outcome = NOT_A_DECISION if isinstance(entry, str) else _apply(
-            session, annotator_id=annotator_id, decision=entry, at=key_time, result=result)
+        outcome = (junk if isinstance(entry, str) else apply(entry, key_time))[:300]
         session.execute(update(SentDecision).where(SentDecision.id == decision_id).values(outcome=outcome))
-        result.outcomes[decision_id] = outcome
-    return result
+        outcomes[decision_id] = outcome
+    return outcomes
 
 
 def _receive(session: Session, **row: Any) -> bool:

@@ -22,14 +22,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import select
 from sqlmodel import Session
 
-from annotator.database.models import SentDecision, Transcript, utcnow
+from annotator.database.models import Transcript, utcnow
 from annotator.database.vocabulary import Verdict
-from annotator.labelling.browser_queue import MAX_SENT, pressed_at
+from annotator.labelling.browser_queue import MAX_SENT, store_each_once
 from annotator.transcripts.review.decisions import MAX_TAGS, ReviewError, clear_review, record_review
 from annotator.transcripts.review.queue import ReviewQueue
 
@@ -105,43 +103,18 @@ class Stored:
 
 def store(session: Session, *, annotator_id: int, sent: Sequence[Sent | str], now: datetime | None = None) -> Stored:
     """Store each review not stored before, in order (see the module's docstring)."""
-    now = now or utcnow()
-    ids = [entry if isinstance(entry, str) else entry.id for entry in sent]
     result = Stored()
-    if not ids:
-        return result
-    known = session.execute(select(SentDecision.id, SentDecision.annotator_id, SentDecision.outcome)
-                            .where(SentDecision.id.in_(ids))).all()
-    # Another account's id (it cannot happen by chance) is neither stored again nor answered.
-    result.outcomes = {row.id: row.outcome for row in known if row.annotator_id == annotator_id}
-    taken = {row.id for row in known}
-    for entry in sent:
-        decision_id = entry if isinstance(entry, str) else entry.id
-        if decision_id in taken:
-            continue
-        taken.add(decision_id)
-        transcript_id = 0 if isinstance(entry, str) else entry.transcript_id
-        key_time = now if isinstance(entry, str) else pressed_at(entry.key_ms, now=now)
-        # The id first: should another transaction be storing the same review (the browser's two sessions after a
-        # lost connection), this waits for it and then stores nothing; the next sending gets its outcome.
-        if not _receive(session, id=decision_id, annotator_id=annotator_id, page=PAGE, item_id=transcript_id,
-                        pressed_at=key_time, received_at=now, outcome=""):
-            continue
-        outcome = NOT_A_DECISION if isinstance(entry, str) else _apply(
-            session, annotator_id=annotator_id, decision=entry, at=key_time)
+
+    def apply(review: Sent, at: datetime) -> str:
+        outcome = _apply(session, annotator_id=annotator_id, decision=review, at=at)
         if outcome == SAVED:
-            result.reviewed.append(transcript_id)
-        session.execute(update(SentDecision).where(SentDecision.id == decision_id).values(outcome=outcome))
-        result.outcomes[decision_id] = outcome
+            result.reviewed.append(review.transcript_id)
+        return outcome
+
+    result.outcomes = store_each_once(session, person_id=annotator_id, page=PAGE, sent=sent,
+                                      item_of=lambda review: review.transcript_id, apply=apply,
+                                      junk=NOT_A_DECISION, now=now or utcnow())
     return result
-
-
-def _receive(session: Session, **row: Any) -> bool:
-    """Insert the review's row unless its id is there (INSERT ... ON CONFLICT DO NOTHING); whether it was new."""
-    dialect = session.get_bind().dialect.name
-    insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
-    statement = insert(SentDecision).values(**row).on_conflict_do_nothing(index_elements=["id"])
-    return session.connection().execute(statement.returning(SentDecision.id)).first() is not None
 
 
 def _apply(session: Session, *, annotator_id: int, decision: Sent, at: datetime) -> str:
