@@ -39,7 +39,7 @@ from annotator.database.models import (
 )
 from annotator.database.vocabulary import label_name
 from annotator.labelling import adjudication, audit
-from annotator.labelling.browser_queue import MAX_SENT, NOT_A_DECISION, SAVED, SKIPPED, store_each_once
+from annotator.labelling.browser_queue import NOT_A_DECISION, SAVED, SKIPPED, parse_each, store_each_once
 from annotator.labelling.labels import LabelError, validate
 from annotator.labelling.queue import CLAIM_MINUTES  # as long as a candidate's claim on Annotate
 
@@ -69,13 +69,7 @@ class Sent:
 def parse(raw: Any, *, queue: str) -> list[Sent | str]:
     """The browser's list of decisions (JSON values) as `Sent`s; an entry with an id but nothing valid for `queue`
     is its id alone (refused with `NOT_A_DECISION`), one without an id is dropped."""
-    parsed: list[Sent | str] = []
-    for entry in raw[:MAX_SENT] if isinstance(raw, list) else ():
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not 8 <= len(entry["id"]) <= 36:
-            continue
-        decision = _decision(entry, queue=queue)
-        parsed.append(entry["id"] if decision is None else decision)
-    return parsed
+    return parse_each(raw, lambda entry: _decision(entry, queue=queue))
 
 
 def _decision(entry: Mapping[str, Any], *, queue: str) -> Sent | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import delete, exists, func, select, true, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -42,6 +42,7 @@ STEP = 5
 MAX_AGE = timedelta(days=1)  # an older key's time is not believed: the event takes the arrival's
 MAX_SENT = 500  # decisions in one message; the browser sends fewer (it keeps a few dozen waiting at most)
 SAVED, SKIPPED = "saved", "skipped"
+T = TypeVar("T")  # a page's parsed decision (`parse_each`)
 CLAIM_LOST = "not saved: your hold on it expired and other annotators have it now"
 NOT_A_DECISION = "not saved: not a decision this page knows"
 
@@ -69,12 +70,18 @@ def _number(value: Any, *, low: float, high: float) -> float | None:
 def parse(raw: Any) -> list[Sent | str]:
     """The browser's list of decisions (JSON values) as `Sent`s; an entry with an id but nothing valid is its id
     alone (refused with `NOT_A_DECISION`), one without an id is dropped (there is nobody to answer)."""
-    parsed: list[Sent | str] = []
+    return parse_each(raw, _decision)
+
+
+def parse_each(raw: Any, decision: Callable[[Mapping[str, Any]], T | None]) -> list[T | str]:
+    """The browser's list (JSON values) read entry by entry with `decision`: an entry with an id but nothing
+    `decision` takes is its id alone, one without an id is dropped (there is nobody to answer)."""
+    parsed: list[T | str] = []
     for entry in raw[:MAX_SENT] if isinstance(raw, list) else ():
         if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not 8 <= len(entry["id"]) <= 36:
             continue
-        decision = _decision(entry)
-        parsed.append(entry["id"] if decision is None else decision)
+        made = decision(entry)
+        parsed.append(entry["id"] if made is None else made)
     return parsed
 
 

@@ -27,7 +27,7 @@ from sqlmodel import Session
 
 from annotator.database.models import Transcript, utcnow
 from annotator.database.vocabulary import Verdict
-from annotator.labelling.browser_queue import MAX_SENT, store_each_once
+from annotator.labelling.browser_queue import parse_each, store_each_once
 from annotator.transcripts.review.decisions import MAX_TAGS, ReviewError, clear_review, record_review
 from annotator.transcripts.review.queue import ReviewQueue
 
@@ -58,13 +58,7 @@ class Sent:
 def parse(raw: Any) -> list[Sent | str]:
     """The browser's list of reviews (JSON values) as `Sent`s; an entry with an id but nothing valid is its id
     alone (refused with `NOT_A_DECISION`), one without an id is dropped (there is nobody to answer)."""
-    parsed: list[Sent | str] = []
-    for entry in raw[:MAX_SENT] if isinstance(raw, list) else ():
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not 8 <= len(entry["id"]) <= 36:
-            continue
-        decision = _decision(entry)
-        parsed.append(entry["id"] if decision is None else decision)
-    return parsed
+    return parse_each(raw, _decision)
 
 
 def _key_ms(value: Any) -> float | None:
