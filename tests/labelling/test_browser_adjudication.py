@@ -8,7 +8,7 @@ import uuid
 from collections import Counter
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, func, select, text, update
+from sqlalchemy import Engine, func, select, update
 
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import (
@@ -22,8 +22,8 @@ from annotator.database.models import (
 )
 from annotator.labelling import audit, labels
 from annotator.labelling import browser_adjudication as ba
+from tests.support.at_once import stored_twice_at_once
 from tests.support.candidates import add_candidates, add_user
-from tests.support.waiting import wait_for
 
 DISPUTES, AUDIT = ba.DISPUTES, ba.AUDIT
 
@@ -229,37 +229,10 @@ def test_one_decision_arriving_twice_at_once_is_stored_once(engine: Engine) -> N
     rev = add_user(engine, "rev", role="reviewer")
     _fill(engine, rev.id)
     sent = [_sent(ids[0], comment="once")]
-    first_stored, second_done, release_first = threading.Event(), threading.Event(), threading.Event()
-    outcomes: dict[str, dict[str, str]] = {}
-
-    def first() -> None:
-        with write_session(engine) as session:
-            outcomes["first"] = ba.store(session, reviewer_id=rev.id, queue=DISPUTES,
-                                         sent=ba.parse(sent, queue=DISPUTES)).outcomes
-            first_stored.set()
-            release_first.wait(60)
-
-    def second() -> None:
-        first_stored.wait(60)
-        outcomes["second"] = _store(engine, rev.id, sent).outcomes
-        second_done.set()
-
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    first_stored.wait(60)
-    if engine.dialect.name == "postgresql":  # the second is seen waiting on the first's row before it commits
-        def waiting() -> bool:
-            with engine.connect() as conn:
-                return conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                         "AND query LIKE '%sentdecision%'")).scalar_one() > 0
-        wait_for(waiting, 30, "the second transaction to wait for the first")
-    assert not second_done.is_set()
-    release_first.set()
-    for thread in threads:
-        thread.join(60)
-    assert outcomes["first"] == {sent[0]["id"]: ba.SAVED}
-    assert outcomes["second"].get(sent[0]["id"], ba.SAVED) == ba.SAVED
+    first, second = stored_twice_at_once(engine, lambda session: ba.store(
+        session, reviewer_id=rev.id, queue=DISPUTES, sent=ba.parse(sent, queue=DISPUTES)).outcomes)
+    assert first == {sent[0]["id"]: ba.SAVED}
+    assert second.get(sent[0]["id"], ba.SAVED) == ba.SAVED
     assert _store(engine, rev.id, sent).outcomes == {sent[0]["id"]: ba.SAVED}
     with read_session(engine) as session:
         assert session.execute(select(func.count()).select_from(AnnotationEvent)

@@ -1,19 +1,18 @@
 from __future__ import annotations
 
-import threading
 import uuid
 from collections import Counter
 from datetime import datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import Engine, func, select, text, update
+from sqlalchemy import Engine, func, select, update
 
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import Annotation, AnnotationEvent, CandidateClaim, SentDecision, utcnow
 from annotator.labelling import browser_queue, queue
+from tests.support.at_once import stored_twice_at_once
 from tests.support.candidates import add_candidates, add_user
-from tests.support.waiting import wait_for
 
 
 def _label(candidate_id: int, human_check: int = 1, difficulty_eval: int | None = 0, *, age_ms: float = 0,
@@ -84,38 +83,10 @@ def test_one_decision_arriving_twice_at_once_is_stored_once(engine: Engine) -> N
     ann = add_user(engine, "ann")
     _fill(engine, ann.id)
     sent = [_label(ids[0])]
-    first_stored, second_done = threading.Event(), threading.Event()
-    release_first = threading.Event()
-    outcomes: dict[str, dict[str, str]] = {}
-
-    def first() -> None:
-        with write_session(engine) as session:
-            stored = browser_queue.store(session, annotator_id=ann.id, sent=browser_queue.parse(sent))
-            outcomes["first"] = stored.outcomes
-            first_stored.set()
-            release_first.wait(60)
-
-    def second() -> None:
-        first_stored.wait(60)
-        outcomes["second"] = _store(engine, ann.id, sent).outcomes
-        second_done.set()
-
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    first_stored.wait(60)
-    if engine.dialect.name == "postgresql":  # the second is seen waiting on the first's row before it commits
-        def waiting() -> bool:
-            with engine.connect() as conn:
-                return conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                         "AND query LIKE '%sentdecision%'")).scalar_one() > 0
-        wait_for(waiting, 30, "the second transaction to wait for the first")
-    assert not second_done.is_set()  # SQLite: its write lock; PostgreSQL: the id's row
-    release_first.set()
-    for thread in threads:
-        thread.join(60)
-    assert outcomes["first"] == {sent[0]["id"]: "saved"}
-    assert outcomes["second"].get(sent[0]["id"], "saved") == "saved"
+    first, second = stored_twice_at_once(engine, lambda session: browser_queue.store(
+        session, annotator_id=ann.id, sent=browser_queue.parse(sent)).outcomes)
+    assert first == {sent[0]["id"]: "saved"}
+    assert second.get(sent[0]["id"], "saved") == "saved"
     assert _store(engine, ann.id, sent).outcomes == {sent[0]["id"]: "saved"}
     with read_session(engine) as session:
         assert session.execute(select(func.count()).select_from(Annotation)).scalar_one() == 1

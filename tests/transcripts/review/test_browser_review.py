@@ -4,21 +4,20 @@ the browser holds."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from datetime import datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import Engine, func, select, text
+from sqlalchemy import Engine, func, select
 
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import SentDecision, Transcript, TranscriptEvent, utcnow
 from annotator.transcripts import DEFAULT_TAGS, ReviewQueue, review_queue
 from annotator.transcripts.review import browser_review
+from tests.support.at_once import stored_twice_at_once
 from tests.support.candidates import add_user
 from tests.support.transcripts import add_transcripts
-from tests.support.waiting import wait_for
 
 
 def _ms(moment: datetime) -> float:
@@ -82,37 +81,10 @@ def test_one_review_arriving_twice_at_once_is_stored_once(engine: Engine) -> Non
     [tid] = add_transcripts(engine, [{}])
     rev = add_user(engine, "rev", role="reviewer")
     sent = [_review(tid, "F", tags=[DEFAULT_TAGS[1]])]
-    first_stored, second_done, release_first = threading.Event(), threading.Event(), threading.Event()
-    outcomes: dict[str, dict[str, str]] = {}
-
-    def first() -> None:
-        with write_session(engine) as session:
-            outcomes["first"] = browser_review.store(session, annotator_id=rev.id,
-                                                     sent=browser_review.parse(sent)).outcomes
-            first_stored.set()
-            release_first.wait(60)
-
-    def second() -> None:
-        first_stored.wait(60)
-        outcomes["second"] = _store(engine, rev.id, sent).outcomes
-        second_done.set()
-
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    first_stored.wait(60)
-    if engine.dialect.name == "postgresql":  # the second is seen waiting on the first's row before it commits
-        def waiting() -> bool:
-            with engine.connect() as conn:
-                return conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                         "AND query LIKE '%sentdecision%'")).scalar_one() > 0
-        wait_for(waiting, 30, "the second transaction to wait for the first")
-    assert not second_done.is_set()  # SQLite: its write lock; PostgreSQL: the id's row
-    release_first.set()
-    for thread in threads:
-        thread.join(60)
-    assert outcomes["first"] == {sent[0]["id"]: "saved"}
-    assert outcomes["second"].get(sent[0]["id"], "saved") == "saved"
+    first, second = stored_twice_at_once(engine, lambda session: browser_review.store(
+        session, annotator_id=rev.id, sent=browser_review.parse(sent)).outcomes)
+    assert first == {sent[0]["id"]: "saved"}
+    assert second.get(sent[0]["id"], "saved") == "saved"
     assert _store(engine, rev.id, sent).outcomes == {sent[0]["id"]: "saved"}
     with read_session(engine) as session:
         assert session.execute(select(func.count()).select_from(TranscriptEvent)).scalar_one() == 1
