@@ -39,7 +39,16 @@ from annotator.database.models import (
 )
 from annotator.database.vocabulary import label_name
 from annotator.labelling import adjudication, audit
-from annotator.labelling.browser_queue import NOT_A_DECISION, SAVED, SKIPPED, parse_each, store_each_once
+from annotator.labelling.browser_queue import (
+    NOT_A_DECISION,
+    SAVED,
+    SKIPPED,
+    comment_of,
+    item_of,
+    key_ms_of,
+    parse_each,
+    store_each_once,
+)
 from annotator.labelling.labels import LabelError, validate
 from annotator.labelling.queue import CLAIM_MINUTES  # as long as a candidate's claim on Annotate
 
@@ -73,10 +82,9 @@ def parse(raw: Any, *, queue: str) -> list[Sent | str]:
 
 
 def _decision(entry: Mapping[str, Any], *, queue: str) -> Sent | None:
-    candidate_id, key = entry.get("item"), entry.get("key")
-    if isinstance(candidate_id, bool) or not isinstance(candidate_id, int) or not 1 <= candidate_id < 2**31:
+    candidate_id, key_ms = item_of(entry), key_ms_of(entry)
+    if candidate_id is None:
         return None
-    key_ms = float(key) if isinstance(key, int | float) and not isinstance(key, bool) and 0 <= key <= 1e14 else None
     if entry.get("skip") is True:
         return Sent(id=entry["id"], candidate_id=candidate_id, skip=True, key_ms=key_ms)
     human_check, difficulty_eval = entry.get("human_check"), entry.get("difficulty_eval")
@@ -89,10 +97,8 @@ def _decision(entry: Mapping[str, Any], *, queue: str) -> Sent | None:
             validate(human_check, difficulty_eval)  # type: ignore[arg-type]
         except (LabelError, TypeError, ValueError):
             return None
-    comment = entry.get("comment")
-    comment = comment.strip()[:10_000] or None if isinstance(comment, str) else None
     return Sent(id=entry["id"], candidate_id=candidate_id, human_check=human_check, difficulty_eval=difficulty_eval,
-                comment=comment, override=entry.get("override") is True, key_ms=key_ms)
+                comment=comment_of(entry), override=entry.get("override") is True, key_ms=key_ms)
 
 
 @dataclass

@@ -40,6 +40,7 @@ AHEAD = 20
 FIRST = 2
 STEP = 5
 MAX_AGE = timedelta(days=1)  # an older key's time is not believed: the event takes the arrival's
+MAX_COMMENT = 10_000
 MAX_SENT = 500  # decisions in one message; the browser sends fewer (it keeps a few dozen waiting at most)
 SAVED, SKIPPED = "saved", "skipped"
 T = TypeVar("T")  # a page's parsed decision (`parse_each`)
@@ -67,6 +68,24 @@ def _number(value: Any, *, low: float, high: float) -> float | None:
     return float(value)
 
 
+# What every page's decision carries, read alike (`parse_each`'s `decision` functions use them).
+def item_of(entry: Mapping[str, Any]) -> int | None:
+    """The decision's item (a candidate's or a transcript's id), None unless a plausible id."""
+    item = entry.get("item")
+    return item if isinstance(item, int) and not isinstance(item, bool) and 1 <= item < 2**31 else None
+
+
+def key_ms_of(entry: Mapping[str, Any]) -> float | None:
+    """The key's time as the browser sent it (ms since the epoch), None unless a plausible one."""
+    return _number(entry.get("key"), low=0, high=1e14)
+
+
+def comment_of(entry: Mapping[str, Any]) -> str | None:
+    """The decision's comment, trimmed and at most `MAX_COMMENT` characters; None when empty or not text."""
+    comment = entry.get("comment")
+    return comment.strip()[:MAX_COMMENT] or None if isinstance(comment, str) else None
+
+
 def parse(raw: Any) -> list[Sent | str]:
     """The browser's list of decisions (JSON values) as `Sent`s; an entry with an id but nothing valid is its id
     alone (refused with `NOT_A_DECISION`), one without an id is dropped (there is nobody to answer)."""
@@ -86,11 +105,11 @@ def parse_each(raw: Any, decision: Callable[[Mapping[str, Any]], T | None]) -> l
 
 
 def _decision(entry: Mapping[str, Any]) -> Sent | None:
-    candidate_id = entry.get("item")
-    if isinstance(candidate_id, bool) or not isinstance(candidate_id, int) or not 1 <= candidate_id < 2**31:
+    candidate_id = item_of(entry)
+    if candidate_id is None:
         return None
     spent = _number(entry.get("spent"), low=0, high=1e7)
-    common = {"id": entry["id"], "candidate_id": candidate_id, "key_ms": _number(entry.get("key"), low=0, high=1e14),
+    common = {"id": entry["id"], "candidate_id": candidate_id, "key_ms": key_ms_of(entry),
               "seconds_spent": None if spent is None else round(spent / 1000, 3)}
     if entry.get("skip") is True:
         return Sent(skip=True, **common)
@@ -99,9 +118,7 @@ def _decision(entry: Mapping[str, Any]) -> Sent | None:
         validate(human_check, difficulty_eval)  # type: ignore[arg-type]
     except (LabelError, TypeError, ValueError):
         return None
-    comment = entry.get("comment")
-    comment = comment.strip()[:10_000] or None if isinstance(comment, str) else None
-    return Sent(human_check=human_check, difficulty_eval=difficulty_eval, comment=comment, **common)
+    return Sent(human_check=human_check, difficulty_eval=difficulty_eval, comment=comment_of(entry), **common)
 
 
 def pressed_at(key_ms: float | None, *, now: datetime) -> datetime:

@@ -27,7 +27,7 @@ from sqlmodel import Session
 
 from annotator.database.models import Transcript, utcnow
 from annotator.database.vocabulary import Verdict
-from annotator.labelling.browser_queue import parse_each, store_each_once
+from annotator.labelling.browser_queue import comment_of, item_of, key_ms_of, parse_each, store_each_once
 from annotator.transcripts.review.decisions import MAX_TAGS, ReviewError, clear_review, record_review
 from annotator.transcripts.review.queue import ReviewQueue
 
@@ -37,7 +37,6 @@ BEHIND = 20  # and before it, for B
 SAVED = "saved"
 NOT_A_DECISION = "not saved: not a review this page knows"
 NO_JUDGE = "not saved: the judge gave no verdict to agree with; press S, R or F"
-MAX_COMMENT = 10_000
 
 
 @dataclass(frozen=True)
@@ -61,17 +60,11 @@ def parse(raw: Any) -> list[Sent | str]:
     return parse_each(raw, _decision)
 
 
-def _key_ms(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1e14:
-        return None
-    return float(value)
-
-
 def _decision(entry: Mapping[str, Any]) -> Sent | None:
-    transcript_id = entry.get("item")
-    if isinstance(transcript_id, bool) or not isinstance(transcript_id, int) or not 1 <= transcript_id < 2**31:
+    transcript_id = item_of(entry)
+    if transcript_id is None:
         return None
-    common = {"id": entry["id"], "transcript_id": transcript_id, "key_ms": _key_ms(entry.get("key"))}
+    common = {"id": entry["id"], "transcript_id": transcript_id, "key_ms": key_ms_of(entry)}
     if entry.get("clear") is True:
         return Sent(clear=True, **common)
     verdict, agree = entry.get("verdict"), entry.get("agree") is True
@@ -81,9 +74,7 @@ def _decision(entry: Mapping[str, Any]) -> Sent | None:
     # The tags' text is checked where a review is recorded (`decisions.record_review`): a bad one is refused there.
     if not isinstance(tags, list) or len(tags) > MAX_TAGS or not all(isinstance(tag, str) for tag in tags):
         return None
-    comment = entry.get("comment")
-    comment = comment.strip()[:MAX_COMMENT] or None if isinstance(comment, str) else None
-    return Sent(verdict=None if agree else verdict, agree=agree, tags=tuple(tags), comment=comment, **common)
+    return Sent(verdict=None if agree else verdict, agree=agree, tags=tuple(tags), comment=comment_of(entry), **common)
 
 
 @dataclass
