@@ -52,6 +52,16 @@ def _component() -> str:
     return f"adjudicate_{_queue()}_queue"
 
 
+def _store() -> str:
+    """The browser's queue (and its storage) of this person and queue."""
+    return f"annotator-queue:{user.id}:{_queue()}"
+
+
+def _overridable(mine: dict[str, Any]) -> list[str]:
+    """The decisions refused because another reviewer decided meanwhile: the same key again overrides."""
+    return [decision_id for decision_id, outcome in mine["outcomes"].items() if queues.MEANWHILE in outcome]
+
+
 def _build(session: Any, candidate_id: int) -> dict[str, Any] | None:
     if _queue() == queues.AUDIT:
         return audit_item(session, candidate_id=candidate_id, reviewer_id=user.id)
@@ -164,16 +174,13 @@ def _data(mine: dict[str, Any]) -> dict[str, Any]:
     message = mine.pop("back_message", None) or mine.get("message") or ("" if mine["loaded"] else
                                                                          "Your queue is not loaded yet.")
     return {
-        "store": f"annotator-queue:{user.id}:{_queue()}",
+        "store": _store(),
         "now": time.time() * 1000,
         "generation": 0,
         "page": AUDIT_PAGE if _queue() == queues.AUDIT else DISPUTES_PAGE,
         "order": [candidate_id for candidate_id in held if candidate_id in mine["items"]],
         "items": [mine["items"][candidate_id] for candidate_id in dict.fromkeys([*fresh, *held])
                   if candidate_id in mine["items"] and (candidate_id not in have or candidate_id in fresh)],
-        "outcomes": mine["outcomes"],
-        "overridable": [decision_id for decision_id, outcome in mine["outcomes"].items()
-                        if queues.MEANWHILE in outcome],
         "previous": mine.pop("previous", None),
         "message": " · ".join(part for part in (counted, message) if part),
         "empty": _empty_text(mine) if not held and mine["loaded"] else "",
@@ -191,6 +198,8 @@ def workspace() -> None:
     mine = _mine()
     if state.get("message"):  # a busy database, said by `saves`
         mine["message"] = state.pop("message")
+    queue_component.acknowledge(key=_component(), store=_store(), outcomes=mine["outcomes"],
+                                overridable=_overridable(mine))
     result = queue_component.mount(key=_component(), data=_data(mine), on_back=_back)
     if not seen and (getattr(result, "sent", None) or {}).get("decisions"):
         st.rerun()  # the browser's state arrives once the component is on the page: store what it sent

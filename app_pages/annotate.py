@@ -29,6 +29,7 @@ FILTERS = ("data_source", "rewrite_type")
 HERE = Path(__file__).resolve().parent
 
 engine, user = guard.require_page(__file__)
+STORE = f"annotator-queue:{user.id}:annotate"  # the browser's queue (and its storage) of this person
 state: dict[str, Any] = st.session_state.setdefault(
     "annotate", {"generation": 0, "skipped": [], "items": {}, "held": [], "outcomes": {}, "previous": None,
                  "message": None, "loaded": False},
@@ -126,17 +127,17 @@ def workspace() -> None:
     _sync()
     if not _signed_in():
         st.rerun(scope="app")  # signed out (session expired or account disabled): app.py asks to sign in
+    queue_component.acknowledge(key=COMPONENT, store=STORE, outcomes=state["outcomes"])
     held = state["held"]
     have = queue_component.held_by_browser(COMPONENT)
     data = {
-        "store": f"annotator-queue:{user.id}:annotate",
+        "store": STORE,
         "page": queue_items.ANNOTATE,
         "now": time.time() * 1000,  # the browser measures its clock's offset from the server's
         "generation": state["generation"],
         "order": [candidate_id for candidate_id in held if candidate_id in state["items"]],
         "items": [state["items"][candidate_id] for candidate_id in held
                   if candidate_id in state["items"] and candidate_id not in have],
-        "outcomes": state["outcomes"],
         "previous": state.pop("previous", None),
         "message": state.pop("back_message", None) or state.get("message") or (
             "" if state["loaded"] else "Your queue is not loaded yet."),

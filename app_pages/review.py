@@ -31,8 +31,10 @@ COMPONENT = "review_queue"
 ALL = "(all)"
 
 engine, user = guard.require_page(__file__)
+STORE = f"annotator-queue:{user.id}:review"  # the browser's queue (and its storage) of this person
 state: dict[str, Any] = st.session_state.setdefault(
-    "review", {"walk": None, "generation": 0, "position": 0, "items": {}, "outcomes": {}, "message": None}
+    "review", {"walk": None, "generation": 0, "position": 0, "items": {}, "stale": set(), "outcomes": {},
+               "message": None}
 )
 
 
@@ -54,12 +56,12 @@ def _load() -> None:
         # Seeded by the reviewer, so that two reviewers' samples differ but each one's is stable.
         state["walk"] = transcripts.ReviewQueue.open(session, seed=user.id, **_filters())
         state["tag_list"] = transcripts.get_tags(session)
-    state.update(position=0, items={}, generation=uuid4().hex[:12])
+    state.update(position=0, items={}, stale=set(), generation=uuid4().hex[:12])
 
 
 def _blind_changed() -> None:
     """The transcripts held are built again, with or without the model and the judge; the place is kept."""
-    state.update(items={}, generation=uuid4().hex[:12])
+    state.update(items={}, stale=set(), generation=uuid4().hex[:12])
 
 
 def _sent() -> dict[str, Any]:
@@ -90,8 +92,7 @@ def _store() -> None:
     with page_write(engine, user=user) as session:
         stored = browser_review.store(session, annotator_id=user.id, sent=sent)
     state["outcomes"] = stored.outcomes
-    for transcript_id in stored.reviewed:
-        state["items"].pop(transcript_id, None)  # built again when asked for: with this review
+    state["stale"].update(stored.reviewed)  # built again, with this review, if the browser has to be sent it
     if any(isinstance(entry, dict) and entry.get("item") in stored.reviewed and entry.get("walk") != state["generation"]
            for entry in raw):
         # Reviews made on another walk (before a reload, or on a server started again) were stored only now: the
@@ -99,18 +100,22 @@ def _store() -> None:
         _load()
 
 
-def _window() -> browser_review.Window:
-    """The transcripts around the browser's place, each built once (kept while held)."""
+def _window(have: set[int]) -> browser_review.Window:
+    """The transcripts around the browser's place, each built once (kept while held); one reviewed since it was
+    built is built again only when the browser does not have it (its review is in the browser's)."""
     built: dict[int, Any] = state["items"]
+    stale: set[int] = state.setdefault("stale", set())
     with read_session(engine) as session:
         window = browser_review.window(session, state["walk"], position=state["position"])
         for transcript_id in window.ids:
-            if transcript_id not in built:
+            if transcript_id not in built or (transcript_id in stale and transcript_id not in have):
                 view = transcripts.load_review(session, transcript_id=transcript_id)
+                stale.discard(transcript_id)
                 if view is not None:
                     built[transcript_id] = review_items.item(view, blind=_blind())
     for transcript_id in [known for known in built if known not in window.ids]:
         del built[transcript_id]
+        stale.discard(transcript_id)
     return window
 
 
@@ -132,18 +137,18 @@ def workspace() -> None:
     _store()
     if not guard.permitted(pages.page(__file__).capability):
         st.rerun(scope="app")  # signed out or no longer a reviewer: app.py and the guard take over
-    window = _window()
+    queue_component.acknowledge(key=COMPONENT, store=STORE, outcomes=state["outcomes"])
     have = queue_component.held_by_browser(COMPONENT)
+    window = _window(have)
     data = {
         "page": review_items.REVIEW,
-        "store": f"annotator-queue:{user.id}:review",
+        "store": STORE,
         "now": time.time() * 1000,  # the browser measures its clock's offset from the server's
         "generation": state["generation"],
         "position": state["position"],
         "walk": {"start": window.start, "ids": [i for i in window.ids if i in state["items"]], "end": window.end,
                  "size": len(state["walk"])},
         "items": [state["items"][i] for i in window.ids if i in state["items"] and i not in have],
-        "outcomes": state["outcomes"],
         "tags": state.get("tag_list") or [],
         "blind": _blind(),
         "message": state.get("message") or "",

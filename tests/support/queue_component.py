@@ -23,14 +23,31 @@ def _elements(node: Any) -> list[Any]:
     return found
 
 
-def data(app: Any) -> dict[str, Any]:
-    """The data the page's last run gave the component."""
+def _instances(app: Any) -> list[dict[str, Any]]:
+    """The data of each instance of the component on the page, in the page's order."""
+    found = []
     for element in _elements(app._tree):
         proto = getattr(element, "proto", None)
         if type(proto).__name__ == "BidiComponent" and proto.component_name == "annotator_queue":
             kind = proto.WhichOneof("data")
-            return json.loads(proto.json if kind == "json" else proto.mixed.json)
+            found.append(json.loads(proto.json if kind == "json" else proto.mixed.json))
+    return found
+
+
+def data(app: Any) -> dict[str, Any]:
+    """The data the page's last run gave the component (the queue, not its outcomes sent ahead)."""
+    for given in _instances(app):
+        if not given.get("ack"):
+            return given
     raise AssertionError("the queue component is not on the page")
+
+
+def acknowledged(app: Any) -> dict[str, Any]:
+    """What the page's last run sent ahead of the queue's data: the outcomes (`queue_component.acknowledge`)."""
+    for given in _instances(app):
+        if given.get("ack"):
+            return given
+    raise AssertionError("no outcomes were sent ahead of the queue")
 
 
 def headings(app: Any) -> list[str]:
@@ -56,7 +73,11 @@ def send(app: Any, decisions: list[dict[str, Any]], *, component: str = KEY, **m
     app.session_state[component] = {"sent": {"decisions": decisions, "n": next(_sends), **more}}
     app.run()
     assert not app.exception, app.exception
-    return data(app)["outcomes"]
+    ahead = acknowledged(app)
+    # Drawn before the queue (so sent first), for the same queue.
+    assert [given for given in _instances(app) if not given.get("wake")][0] == ahead
+    assert ahead["store"] == data(app)["store"]
+    return ahead["outcomes"]
 
 
 def press(app: Any, key: str, *, comment: str = "", component: str = KEY) -> dict[str, Any]:

@@ -8,9 +8,11 @@ How a decision travels (through Streamlit itself, so `streamlit run app.py` and 
   answered. That whole list is the component's state value `sent`; setting it reruns the page's fragment. The
   list is also kept in the browser's storage (per person and page), so a reload sends it again.
 - The page stores each decision of the list once (`annotator.labelling.browser_queue.store`: an id seen before
-  is answered with its first outcome) and hands back, in the component's data, the outcome of every decision
-  of the list, the order of the items now held, and those of them the browser does not have yet (it says which
-  it has with each message). The browser drops the answered ones, and shows a refusal with its item.
+  is answered with its first outcome) and hands back the outcome of every decision of the list at once, in a
+  hidden second instance drawn before the queue (`acknowledge`), so that the answer does not wait for the rest
+  of the run; then, in the queue's data, the order of the items now held and those of them the browser does not
+  have yet (it says which it has with each message). The browser drops the answered decisions, and shows a
+  refusal with its item.
   Since every message carries the whole list, a run Streamlit skips or cuts short (keys faster than runs)
   loses nothing: the next run answers all. A decision with no answer after a few seconds is sent again.
 - `back` (a trigger) asks for the label before the ones the browser holds.
@@ -24,7 +26,8 @@ element from `ui.rich_text`'s sanitized markup.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +54,14 @@ def mount(*, key: str, data: dict[str, Any], on_back: Callable[[], None],
     more = {} if on_restart is None else {"on_restart_change": on_restart}
     return _COMPONENT(key=key, data=data, default={"sent": None}, on_sent_change=_nothing, on_back_change=on_back,
                       **more)
+
+
+def acknowledge(*, key: str, store: str, outcomes: dict[str, str], overridable: Collection[str] = ()) -> None:
+    """Send the outcomes of the decisions just stored ahead of the rest of the run (the items the page builds and
+    sends after them): a hidden second instance beside the queue `key` of the browser's queue `store`, drawn where
+    the page calls this, so that an answer does not wait for the next items."""
+    _COMPONENT(key=f"{key}-ack", data={"ack": True, "store": store, "outcomes": outcomes,
+                                        "overridable": list(overridable), "now": time.time() * 1000})
 
 
 def wake(*, key: str) -> None:

@@ -271,7 +271,7 @@ class Queue {
     for (const title of this.page.sections) this.root.classList.toggle("aq-open-" + title.split(" ")[0].toLowerCase(), this.open.has(title));
   }
 
-  // Data from a run of the page: the items held, the outcomes of the decisions sent.
+  // Data from a run of the page: the items held (the outcomes of the decisions sent came ahead: `acknowledge`).
   update(data, setStateValue, setTriggerValue) {
     this.setStateValue = setStateValue;
     this.setTriggerValue = setTriggerValue;
@@ -289,7 +289,6 @@ class Queue {
       if (this.nodes.has(item.id) && this.items.has(item.id)) this.redraw(item.id);
       this.items.set(item.id, item);
     }
-    this.overridableIds = new Set(data.overridable || []);
     const order = Array.isArray(data.order) ? data.order : (data.items || []).map((item) => item.id);
     // A refused one stays first until decided again (or skipped), though the server no longer holds it.
     this.returned = this.returned.filter((id) => this.items.has(id) && !this.decided.has(id));
@@ -297,16 +296,6 @@ class Queue {
     // Forget the items no longer held, but those B may go back to.
     const kept = new Set([...this.order, ...this.history.map((entry) => entry.item)]);
     for (const id of this.items.keys()) if (!kept.has(id)) this.items.delete(id);
-    const outcomes = data.outcomes || {};
-    const before = this.pending.length;
-    this.pending = this.pending.filter((decision) => {
-      const outcome = outcomes[decision.id];
-      if (outcome === undefined) return true;
-      tell("answered", decision.id, outcome);
-      if (outcome !== "saved" && outcome !== "skipped") this.refuse(decision, outcome);
-      return false;
-    });
-    if (this.pending.length !== before) this.save();
     if (data.previous) this.showPrevious(data.previous);
     if (data.again) {
       // More to claim (now), or the database was busy (soon); each at a moment of its own, so a team spreads out.
@@ -318,6 +307,30 @@ class Queue {
     }
     if (this.pending.length && performance.now() - this.sentAt > RESEND_MS) this.send();
     this.draw();
+  }
+
+  // The outcomes of the decisions just stored, sent ahead of the rest of the page's run (`acknowledge` in
+  // __init__.py): the answered ones let go, a refused one back on screen.
+  acknowledge(data) {
+    this.answeredAt = performance.now();
+    this.learnOffset(data.now);
+    if (Array.isArray(data.overridable)) this.overridableIds = new Set(data.overridable);
+    if (this.answer(data.outcomes || {})) this.draw();
+  }
+
+  // Drops the decisions `outcomes` answers; true when there were any.
+  answer(outcomes) {
+    const before = this.pending.length;
+    this.pending = this.pending.filter((decision) => {
+      const outcome = outcomes[decision.id];
+      if (outcome === undefined) return true;
+      tell("answered", decision.id, outcome);
+      if (outcome !== "saved" && outcome !== "skipped") this.refuse(decision, outcome);
+      return false;
+    });
+    if (this.pending.length === before) return false;
+    this.save();
+    return true;
   }
 
   redraw(id) {
@@ -498,7 +511,7 @@ class Queue {
       this.decided.add(id);
       if (!decision.skip) this.history.push({item: id, decision});
     }
-    this.sendSoon();
+    this.sendNow();
   }
 
   forward() {
@@ -515,7 +528,14 @@ class Queue {
     }
   }
 
-  // After the frame that shows the next item (sending costs the page a little work).
+  // A decision goes at once: its answer is what the person waits for, and sending costs the key's frame little.
+  // Keys faster than frames go together, after the frame.
+  sendNow() {
+    if (this.sending || performance.now() - this.sentAt < 16) this.sendSoon();
+    else this.send();
+  }
+
+  // After the frame that shows the next item (a move: what the server sends around the new place can wait).
   sendSoon() {
     if (this.sending) return;
     this.sending = true;
@@ -653,7 +673,6 @@ class ReviewQueue extends Queue {
     this.size = walk.size || 0;
     if (this.position === null) this.go(typeof data.position === "number" ? data.position : 0);
     this.forget();
-    this.answer(data.outcomes || {});
     if (data.again) {
       clearTimeout(this.againTimer);
       this.againTimer = setTimeout(() => this.send(), 1000 + Math.random() * 1500);
@@ -698,6 +717,7 @@ class ReviewQueue extends Queue {
         }
       }
     }
+    return this.pending.length !== before;
   }
 
   onScreen() {
@@ -774,7 +794,7 @@ class ReviewQueue extends Queue {
     this.mine.set(id, what.clear ? {human: null, tags: [], comment: ""}
       : {human: verdict || what.verdict, tags: decision.tags, comment: decision.comment});
     if (!what.clear) this.go(this.position + 1);
-    this.sendSoon();
+    this.sendNow();
   }
 
   clearReview() {
@@ -1035,6 +1055,10 @@ function bind() {
 
 export default function (component) {
   const {data, parentElement, setStateValue, setTriggerValue} = component;
+  if (data && data.ack === true) {
+    registry().get(data.store)?.acknowledge(data);
+    return undefined;
+  }
   if (data && data.wake === true) {
     window.__annotatorWake = () => setTriggerValue("wake", Date.now());
     return undefined;
