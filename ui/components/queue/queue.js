@@ -416,22 +416,32 @@ class Queue {
     this.stage.appendChild(node);
   }
 
-  // After the frame that shows the next item: draw the next few ahead (hidden), drop the ones done with.
+  // After the frame that shows the next one: the next few drawn ahead (hidden), one per task so that a key never
+  // waits for more than one; the others let go.
   later() {
     if (this.preparing) return;
     this.preparing = true;
     requestAnimationFrame(() => setTimeout(() => {
       this.preparing = false;
-      const ahead = this.order.filter((other) => !this.decided.has(other) && this.items.has(other)).slice(0, 4);
-      const wanted = new Set([this.current, ...ahead]);
+      const wanted = this.wanted();
       for (const [other, node] of this.nodes) {
-        if (!wanted.has(other)) {
+        if (!wanted.includes(other)) {
           node.remove();
           this.nodes.delete(other);
         }
       }
-      for (const other of ahead) if (!this.nodes.has(other)) this.build(other);
+      const missing = wanted.find((other) => other !== null && other !== undefined && !this.nodes.has(other));
+      if (missing !== undefined) {
+        this.build(missing);
+        this.later();
+      }
     }, 0));
+  }
+
+  // The items to keep drawn: the one on screen and the next few.
+  wanted() {
+    return [this.current, ...this.order.filter((other) => !this.decided.has(other) && this.items.has(other))
+      .slice(0, 4)];
   }
 
   toTop() {
@@ -918,30 +928,14 @@ class ReviewQueue extends Queue {
     this.stage.appendChild(node);
   }
 
-  // After the frame that shows the next one: the next few drawn ahead (and the one before, for B), one per task so
-  // that a key never waits for more than one; the others let go.
-  later() {
-    if (this.preparing) return;
-    this.preparing = true;
-    requestAnimationFrame(() => setTimeout(() => {
-      this.preparing = false;
-      const wanted = [this.current];
-      for (const place of [1, 2, 3, 4, -1]) {
-        const id = this.walk.get(this.position + place);
-        if (this.items.has(id)) wanted.push(id);
-      }
-      for (const [other, node] of this.nodes) {
-        if (!wanted.includes(other)) {
-          node.remove();
-          this.nodes.delete(other);
-        }
-      }
-      const missing = wanted.find((other) => other !== null && other !== undefined && !this.nodes.has(other));
-      if (missing !== undefined) {
-        this.build(missing);
-        this.later();
-      }
-    }, 0));
+  // The one on screen, the next few and the one before (for B).
+  wanted() {
+    const wanted = [this.current];
+    for (const place of [1, 2, 3, 4, -1]) {
+      const id = this.walk.get(this.position + place);
+      if (this.items.has(id)) wanted.push(id);
+    }
+    return wanted;
   }
 }
 
