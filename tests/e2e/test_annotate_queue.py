@@ -243,9 +243,13 @@ def test_an_app_server_killed_with_five_decisions_waiting_stores_each_once_when_
     shows(page, _data_id(0))
     ready(page, 6)
     killed_and_started_again(app, page, decide, len(keys), lambda: any(_counts(app)))
+    shows(page, _data_id(5))  # still the one after them, and the keys go on
+    press(page, "2")
+    shows(page, _data_id(6))
+    all_saved(page)
     page.context.close()
-    _in_order(app, ids, keys)
-    assert _counts(app) == (5, 5, 5)
+    _in_order(app, ids, [*keys, "2"])
+    assert _counts(app) == (6, 6, 6)
 
 
 def test_a_refused_decision_is_said_and_its_candidate_comes_back(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]

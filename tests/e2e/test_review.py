@@ -264,6 +264,9 @@ def test_an_app_server_killed_with_five_reviews_waiting_stores_each_once_when_ba
     keys.append("r")
     assert _events(app) == [(order[i], "review", key.upper(), [], None) for i, key in enumerate(keys)]
     assert _received(app) == 6
+    with read_session(get_engine(app.database_url)) as session:  # the transcripts' reviews, as the events say
+        human = dict(session.execute(select(Transcript.data_id, Transcript.human)).all())
+    assert [human[data_id] for data_id in order] == [key.upper() for key in keys] + [None] * 4
 
 
 def test_a_refused_review_is_said_and_its_transcript_comes_back(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
