@@ -138,7 +138,9 @@ def workspace() -> None:
     if not guard.permitted(pages.page(__file__).capability):
         st.rerun(scope="app")  # signed out or no longer a reviewer: app.py and the guard take over
     queue_component.acknowledge(key=COMPONENT, store=STORE, outcomes=state["outcomes"])
-    have = queue_component.held_by_browser(COMPONENT)
+    # The browser drops all it holds when the walk changes (the filters, blind mode, the queue opened again, a new
+    # app server): what it said it has counts only when said on this walk.
+    have = queue_component.held_by_browser(COMPONENT) if _sent().get("generation") == state["generation"] else set()
     window = _window(have)
     data = {
         "page": review_items.REVIEW,

@@ -1,6 +1,7 @@
 """Adjudicate's queues held in the browser, in real headless Chromium: every key of the disputes and of the audit
-sample by keyboard alone, a burst near and through a distant network, a reload in a burst, a stalled network, a
-lost claim. Every check ends on the database: each key one decision, stored once, in the order pressed.
+sample by keyboard alone, a burst near and through a distant network, a reload in a burst, a stalled network, an
+app server killed and started again, a lost claim. Every check ends on the database: each key one decision, stored
+once, in the order pressed.
 
 "Far" runs the browser through a TCP proxy that holds each direction 75 ms (`tests.support.tcp_proxy`).
 """
@@ -29,8 +30,8 @@ from annotator.labelling import audit, browser_adjudication, labels
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.annotate_keys import all_saved, ready
 from tests.support.candidates import add_candidates, add_user
+from tests.support.faults import killed_and_started_again, stalled
 from tests.support.tcp_proxy import DelayProxy
-from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -256,22 +257,43 @@ def test_a_decision_on_a_dispute_two_others_took_meanwhile_is_said_and_it_comes_
 
 def test_a_stalled_network_holds_ten_keys_and_stores_each_once_after(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
     ids = _disputes(app, 16)
+    keys = [("1", "2", "0")[i % 3] for i in range(10)]
+
+    def decide() -> None:
+        _burst(page, keys)
+        shows(page, _name(10))  # the browser had them: nothing waited for the network
+
     with DelayProxy(int(app.url.rsplit(":", 1)[1]), delay=0.075) as proxy:
         page = browser.new_context().new_page()
         open_page(page, proxy.url, name="rev", password=PASSWORD, link="Adjudicate")
         shows(page, _name(0))
         ready(page, 11)
-        all_saved(page)
-        proxy.pause()
-        keys = [("1", "2", "0")[i % 3] for i in range(10)]
-        for key in keys:
-            page.keyboard.press(key)
-        shows(page, _name(10))  # the browser had them: nothing waited for the network
-        assert page.locator(".aq-indicator").inner_text().startswith("10 waiting")
-        stalled_until = time.monotonic() + 10
-        wait_for(lambda: time.monotonic() > stalled_until, 15, "ten seconds of stall")
-        assert _adjudications(app) == {}
-        proxy.resume()
-        all_saved(page)
+        stalled(proxy, page, decide, len(keys), lambda: _adjudications(app))
         page.context.close()
     _in_order(app, ids, keys)
+
+
+def test_an_app_server_killed_with_five_decisions_waiting_stores_each_once_when_back(  # type: ignore[no-untyped-def]
+    app: RunningApp, browser
+) -> None:
+    ids = _disputes(app, 10)
+    keys = ["2", "0", "1", "0", "2"]
+
+    def decide() -> None:
+        _burst(page, keys)
+        shows(page, _name(5))
+
+    page = browser.new_context().new_page()
+    open_page(page, app.url, name="rev", password=PASSWORD, link="Adjudicate")
+    shows(page, _name(0))
+    ready(page, 6)
+    killed_and_started_again(app, page, decide, len(keys), lambda: _adjudications(app))
+    shows(page, _name(5))  # still the one after them, and the keys go on
+    page.keyboard.press("1")
+    shows(page, _name(6))
+    all_saved(page)
+    page.context.close()
+    _in_order(app, ids, [*keys, "1"])
+    with read_session(get_engine(app.database_url)) as session:  # decided: their claims released
+        held = set(session.execute(select(DisputeClaim.candidate_id)).scalars())
+    assert not held & set(ids[:6])

@@ -7,8 +7,6 @@ one decision, stored once, in the order pressed.
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -21,10 +19,10 @@ from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Annotation, AnnotationEvent, CandidateClaim, SentDecision, utcnow
 from annotator.labelling import browser_queue, queue
 from tests.e2e.conftest import RunningApp, start_app, stop_app
-from tests.support.annotate_keys import PASSWORD, all_saved, heading, press, ready, shows, sign_in
+from tests.support.annotate_keys import PASSWORD, all_saved, heading, on_screen, press, ready, shows, sign_in
 from tests.support.candidates import add_candidates, add_user
+from tests.support.faults import killed_and_started_again, stalled
 from tests.support.tcp_proxy import DelayProxy
-from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -187,23 +185,19 @@ def test_a_burst_of_twenty_keys_twenty_ms_apart_is_twenty_labels_in_order(  # ty
 
 def test_a_stalled_network_holds_ten_keys_and_stores_each_once_after(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
     ids = add_candidates(get_engine(app.database_url), 25, data_source="aime")
+    keys = _keys(10)
+
+    def decide() -> None:
+        for key in keys:
+            press(page, key)
+        on_screen(page, _data_id(10))  # the browser had them: nothing waited for the network
+
     with DelayProxy(int(app.url.rsplit(":", 1)[1]), delay=0.075) as proxy:
         page = browser.new_context().new_page()
         sign_in(page, proxy.url)
         shows(page, _data_id(0))
         ready(page, 11)
-        all_saved(page)
-        proxy.pause()
-        keys = _keys(10)
-        for key in keys:
-            press(page, key)
-        shows(page, _data_id(10))  # the browser had them: nothing waited for the network
-        assert page.locator(".aq-indicator").inner_text().startswith("10 waiting")
-        stalled_until = time.monotonic() + 10
-        wait_for(lambda: time.monotonic() > stalled_until, 15, "ten seconds of stall")
-        assert _counts(app)[0] == 0
-        proxy.resume()
-        all_saved(page)
+        stalled(proxy, page, decide, len(keys), lambda: _counts(app)[0])
         page.context.close()
     _in_order(app, ids, keys)
     assert _counts(app) == (10, 10, 10)
@@ -234,37 +228,28 @@ def test_a_reload_in_the_middle_of_a_burst_loses_nothing_and_doubles_nothing(app
 
 
 def test_an_app_server_killed_with_five_decisions_waiting_stores_each_once_when_back(  # type: ignore[no-untyped-def]
-    tmp_path: Path, browser
+    app: RunningApp, browser
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'annotator.sqlite'}"
-    engine = get_engine(url)
-    add_user(engine, "ann", password=PASSWORD)
-    ids = add_candidates(engine, 20, data_source="aime")
-    running = start_app(url, tmp_path / "streamlit.log")
-    port = int(running.url.rsplit(":", 1)[1])
-    try:
-        page = browser.new_context().new_page()
-        sign_in(page, running.url)
-        shows(page, _data_id(0))
-        ready(page, 6)
-        all_saved(page)
-        os.kill(running.process.pid, signal.SIGSTOP)  # the server hangs: what reaches it is never answered
-        keys = _keys(5)
+    ids = add_candidates(get_engine(app.database_url), 20, data_source="aime")
+    keys = _keys(5)
+
+    def decide() -> None:
         for key in keys:
             press(page, key)
-        shows(page, _data_id(5))
-        assert page.locator(".aq-indicator").inner_text().startswith("5 waiting")
-        running.process.kill()  # SIGKILL
-        running.process.wait()
-        assert _counts(running) == (0, 0, 0)
-        running = start_app(url, tmp_path / "streamlit-again.log", port=port)
-        # The page (not reloaded) connects to the new server, signed in by its cookie, and sends them again.
-        all_saved(page, timeout=120_000)
-        page.context.close()
-    finally:
-        stop_app(running)
-    _in_order(running, ids, keys)
-    assert _counts(running) == (5, 5, 5)
+        on_screen(page, _data_id(5))
+
+    page = browser.new_context().new_page()
+    sign_in(page, app.url)
+    shows(page, _data_id(0))
+    ready(page, 6)
+    killed_and_started_again(app, page, decide, len(keys), lambda: any(_counts(app)))
+    shows(page, _data_id(5))  # still the one after them, and the keys go on
+    press(page, "2")
+    shows(page, _data_id(6))
+    all_saved(page)
+    page.context.close()
+    _in_order(app, ids, [*keys, "2"])
+    assert _counts(app) == (6, 6, 6)
 
 
 def test_a_refused_decision_is_said_and_its_candidate_comes_back(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]

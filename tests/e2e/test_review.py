@@ -1,5 +1,6 @@
 """Review's queue held in the browser, in real headless Chromium: every key by keyboard alone, bursts near and far,
-a reload in a burst, a refused review, hostile model text. Every check ends on the database: each key one review,
+a reload in a burst, a stalled network, an app server killed and started again, a refused review, hostile model
+text. Every check ends on the database: each key one review,
 stored once, in the order pressed, with the key's time (verdicts S/R/F as in ReliableMath Table 1).
 
 "Far" runs the browser through a TCP proxy that holds each direction 75 ms (`tests.support.tcp_proxy`).
@@ -19,8 +20,9 @@ from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Annotator, SentDecision, Transcript, TranscriptEvent
 from annotator.transcripts import DEFAULT_TAGS, review_queue
 from tests.e2e.conftest import XSS_PAYLOAD, RunningApp, assert_payload_inert, start_app, stop_app, watch_dialogs
-from tests.support.annotate_keys import PASSWORD, all_saved, heading, ready, shows
+from tests.support.annotate_keys import PASSWORD, all_saved, heading, on_screen, ready, shows
 from tests.support.candidates import add_user
+from tests.support.faults import killed_and_started_again, stalled
 from tests.support.tcp_proxy import DelayProxy
 from tests.support.transcripts import add_transcripts
 
@@ -216,6 +218,55 @@ def test_a_reload_in_the_middle_of_a_burst_loses_nothing_and_doubles_nothing(app
         page.context.close()
     assert _events(app) == [(order[i], "review", key.upper(), [], None) for i, key in enumerate(first + second)]
     assert _received(app) == 20
+
+
+def test_a_stalled_network_holds_ten_keys_and_stores_each_once_after(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    add_transcripts(get_engine(app.database_url), [{"judge_class": "incorrect"}] * 16)
+    order = _order(app)
+    keys = [("s", "r", "f")[i % 3] for i in range(10)]
+
+    def decide() -> None:
+        _burst(page, keys)
+        on_screen(page, order[10])  # the browser had them: nothing waited for the network
+
+    with DelayProxy(int(app.url.rsplit(":", 1)[1]), delay=0.075) as proxy:
+        page = browser.new_context().new_page()
+        open_review(page, proxy.url)
+        shows(page, order[0])
+        ready(page, 11)
+        stalled(proxy, page, decide, len(keys), lambda: _events(app))
+        page.context.close()
+    assert _events(app) == [(order[i], "review", key.upper(), [], None) for i, key in enumerate(keys)]
+    assert _received(app) == 10
+
+
+def test_an_app_server_killed_with_five_reviews_waiting_stores_each_once_when_back(  # type: ignore[no-untyped-def]
+    app: RunningApp, browser
+) -> None:
+    add_transcripts(get_engine(app.database_url), [{"judge_class": "incorrect"}] * 10)
+    order = _order(app)
+    keys = ["f", "s", "r", "s", "f"]
+
+    def decide() -> None:
+        _burst(page, keys)
+        on_screen(page, order[5])
+
+    page = browser.new_context().new_page()
+    open_review(page, app.url)
+    shows(page, order[0])
+    ready(page, 6)
+    killed_and_started_again(app, page, decide, len(keys), lambda: _events(app))
+    shows(page, order[5])  # still the one after them, and the keys go on
+    _press(page, "r")
+    shows(page, order[6])
+    all_saved(page)
+    page.context.close()
+    keys.append("r")
+    assert _events(app) == [(order[i], "review", key.upper(), [], None) for i, key in enumerate(keys)]
+    assert _received(app) == 6
+    with read_session(get_engine(app.database_url)) as session:  # the transcripts' reviews, as the events say
+        human = dict(session.execute(select(Transcript.data_id, Transcript.human)).all())
+    assert [human[data_id] for data_id in order] == [key.upper() for key in keys] + [None] * 4
 
 
 def test_a_refused_review_is_said_and_its_transcript_comes_back(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]

@@ -140,6 +140,22 @@ def test_reviews_made_before_a_reload_are_stored_and_the_walk_goes_on_after_them
     assert _data(app)["generation"] == data["generation"] and _data(app)["walk"]["ids"] == data["walk"]["ids"]
 
 
+def test_a_new_walk_hands_the_browser_every_transcript_of_its_window_whatever_it_held(engine: Engine) -> None:
+    """The browser drops what it holds when the walk changes: the transcripts it said it had on the walk before are
+    sent again, after reviews of another walk (a new app server) and after blind mode switched on."""
+    add_transcripts(engine, [{} for _ in range(4)])
+    app = _open(engine)
+    walk, generation = _data(app)["walk"]["ids"], _data(app)["generation"]
+    before = {**_review(walk[0], "S"), "walk": "a-walk-before"}
+    queue_component.send(app, [before], component=KEY, position=0, generation=generation, have=walk)
+    assert _data(app)["generation"] != generation
+    assert sorted(_items(app)) == sorted(walk)
+    queue_component.send(app, [], component=KEY, position=0, generation=_data(app)["generation"], have=walk)
+    assert _items(app) == {}  # on the same walk: only what it lacks
+    app.toggle(key="review_blind").set_value(True).run()
+    assert sorted(_items(app)) == sorted(walk)
+
+
 def test_a_review_the_rules_refuse_is_answered_with_why(engine: Engine) -> None:
     [tid] = add_transcripts(engine, [{"judge_class": None, "judge": None}])
     app = _open(engine)

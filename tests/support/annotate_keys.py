@@ -15,10 +15,16 @@ def sign_in(page, url: str, name: str = "ann") -> None:  # type: ignore[no-untyp
 HEADING = ".aq-heading"
 
 
-def shows(page, data_id: str) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the candidate's heading (`data_id · source · type`) is on screen and the app's run has ended."""
+def on_screen(page, data_id: str) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the item's heading (`data_id · source · type`) is on screen: the browser's doing alone (a run of
+    the app that never ends, the server hung, does not stop it)."""
     page.wait_for_function("(start) => document.querySelector('.aq-heading')?.innerText.startsWith(start)",
                            arg=f"{data_id} ·")
+
+
+def shows(page, data_id: str) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the item's heading is on screen and the app's run has ended."""
+    on_screen(page, data_id)
     page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
 
 
