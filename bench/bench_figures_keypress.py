@@ -131,7 +131,7 @@ def main() -> None:
                         _quiet(engine, idle)
                     else:
                         flag.touch()
-                    painted, answered = _presses(page, keys, args.presses, 0, args.pause_ms)
+                    painted, answered, _ = _presses(page, keys, args.presses, 0, args.pause_ms)
                     samples[who].extend(painted)
                     samples[f"{who}, answered"].extend(answered)
             browser.close()

@@ -1,14 +1,16 @@
 """A queue held in the browser (Annotate's, or Adjudicate's disputes with `--page adjudicate`, or Review's with
-`--page review`): keydown -> next item painted, and
-keydown -> decision answered (stored and committed on the server, the answer back in the browser), at the server and
-at a distance.
+`--page review`): keydown -> next item painted, keydown -> decision committed, and keydown -> decision answered
+(stored and committed on the server, the answer back in the browser), at the server and at a distance.
 
 One database (default 100,000 candidates, `keys_data.seed`), one `streamlit run app.py`, one headless Chromium
 tab per distance: straight to the server ("near"), and through a TCP proxy that holds each direction `--delay-ms`
 ("far", 75 ms: a 150 ms round trip). A probe installed before the page loads times each press inside the browser:
 from the keydown event to the first frame painted after the heading names another candidate and that candidate's
 rewritten question (on Review also the end of its response, typeset) is displayed; and from the keydown to the
-moment the server's answer for that decision reaches the page (the component's `annotator-queue` events). Before
+moment the server's answer for that decision reaches the page (the component's `annotator-queue` events); and
+from the keydown to the moment the decision is committed (seen in `sentdecision` by this process, polling the
+database file every millisecond or two from a connection of its own; the keydown's wall-clock time is the
+browser's `performance.timeOrigin` plus the event's time: one machine, one clock). Before
 each press `--pause-ms` passes (a person reads); the answer time is compared with the round trip (the proxy's two
 delays) plus 100 ms.
 
@@ -26,9 +28,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -61,7 +65,8 @@ addEventListener('keydown', (event) => {
 }, true);
 addEventListener('annotator-queue', (event) => {
   const b = window.__bench, d = event.detail;
-  if (d.what === 'decided') b.answered[d.id] = {key: b.keys[b.keys.length - 1], answer: null};
+  if (d.what === 'decided') b.answered[d.id] = {key: b.keys[b.keys.length - 1], answer: null, id: d.id,
+                                               wall: performance.timeOrigin + b.keys[b.keys.length - 1]};
   else if (d.what === 'answered' && b.answered[d.id]) b.answered[d.id].answer = performance.now();
 });
 // The page's queue (Review's, once its page is open: Annotate's, the start page, may linger a moment).
@@ -127,8 +132,29 @@ def _saved(page) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_function("() => document.querySelector('.aq-indicator')?.innerText === 'saved'", timeout=180_000)
 
 
-def _presses(page, keys: tuple[str, ...], count: int, warmup: int, pause_ms: int  # type: ignore[no-untyped-def]
-             ) -> tuple[list[float], list[float]]:
+class _Commits(threading.Thread):
+    """When each decision became visible in the database (committed), as seen by polling `sentdecision` every
+    millisecond or two from another connection: wall-clock milliseconds by decision id."""
+
+    def __init__(self, database: Path) -> None:
+        super().__init__(daemon=True)
+        self.database, self.seen, self.stop = database, {}, threading.Event()
+
+    def run(self) -> None:
+        connection = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True)
+        last = connection.execute("SELECT coalesce(max(rowid), 0) FROM sentdecision").fetchone()[0]
+        while not self.stop.is_set():
+            now = time.time() * 1000
+            for rowid, decision_id in connection.execute("SELECT rowid, id FROM sentdecision WHERE rowid > ?",
+                                                         (last,)):
+                self.seen.setdefault(decision_id, now)
+                last = max(last, rowid)
+            time.sleep(0.001)
+        connection.close()
+
+
+def _presses(page, keys: tuple[str, ...], count: int, warmup: int, pause_ms: int,  # type: ignore[no-untyped-def]
+             commits: _Commits | None = None) -> tuple[list[float], list[float], list[float]]:
     painted: list[float] = []
     for index in range(warmup + count):
         page.wait_for_timeout(pause_ms)
@@ -138,8 +164,11 @@ def _presses(page, keys: tuple[str, ...], count: int, warmup: int, pause_ms: int
         if index >= warmup:
             painted.append(page.evaluate("window.__bench.painted - window.__bench.start"))
     _saved(page)
-    answers = page.evaluate("Object.values(window.__bench.answered).map((a) => a.answer - a.key)")
-    return painted, answers[warmup:]
+    decided = page.evaluate("Object.values(window.__bench.answered)")[warmup:]
+    answers = [decision["answer"] - decision["key"] for decision in decided]
+    seen = commits.seen if commits is not None else {}
+    committed = [seen[decision["id"]] - decision["wall"] for decision in decided if decision["id"] in seen]
+    return painted, answers, committed
 
 
 def _labels(url: str, queue: str) -> list[tuple[int, int]]:
@@ -232,10 +261,18 @@ def main() -> None:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             for distance, address, round_trip in (("near", app.url, 0), ("far", proxy.url, 2 * args.delay_ms)):
                 page = _open(browser, address, args.page)
-                painted, answered = _presses(page, PAGES[args.page][2], args.presses, args.warmup, args.pause_ms)
+                commits = _Commits(database)
+                commits.start()
+                try:
+                    painted, answered, committed = _presses(page, PAGES[args.page][2], args.presses, args.warmup,
+                                                            args.pause_ms, commits)
+                finally:
+                    commits.stop.set()
+                    commits.join()
                 burst = (_review_burst(page, url, args.burst, args.gap_ms) if args.page == "review"
                          else _burst(page, url, args.burst, args.gap_ms, args.page))
                 results[distance] = {"painted": _stats(painted), "answered": _stats(answered),
+                                     "committed": _stats(committed),
                                      "round_trip_ms": round_trip, "burst": burst}
                 page.context.close()
             browser.close()
@@ -243,10 +280,12 @@ def main() -> None:
         stop_app(app)
     print(f"{database}, {args.page}: {args.presses} timed presses per distance after {args.warmup} warm-up, "
           f"{args.pause_ms} ms pause; far = a proxy holding each direction {args.delay_ms} ms")
-    print(f"{'':>6} {'n':>4} {'painted p50':>12} {'p95':>6} {'answered p50':>13} {'p95':>6} {'RTT+100':>8}")
+    print(f"{'':>6} {'n':>4} {'painted p50':>12} {'p95':>6} {'committed p50':>14} {'p95':>6} "
+          f"{'answered p50':>13} {'p95':>6} {'RTT+100':>8}")
     for distance, result in results.items():
-        painted, answered = result["painted"], result["answered"]
+        painted, committed, answered = result["painted"], result["committed"], result["answered"]
         print(f"{distance:>6} {painted['n']:>4} {painted['p50']:>12} {painted['p95']:>6} "  # type: ignore[index]
+              f"{committed['p50']:>14} {committed['p95']:>6} "  # type: ignore[index]
               f"{answered['p50']:>13} {answered['p95']:>6} {int(result['round_trip_ms']) + 100:>8}")  # type: ignore[index, call-overload]
     for distance, result in results.items():
         print(f"burst {distance}: {args.burst} keys {args.gap_ms} ms apart: {result['burst']}")
