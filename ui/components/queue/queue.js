@@ -521,7 +521,7 @@ class Queue {
       this.decided.add(id);
       if (!decision.skip) this.history.push({item: id, decision});
     }
-    this.sendNow();
+    this.sendSoon();
   }
 
   forward() {
@@ -538,14 +538,7 @@ class Queue {
     }
   }
 
-  // A decision goes at once: its answer is what the person waits for, and sending costs the key's frame little.
-  // Keys faster than frames go together, after the frame.
-  sendNow() {
-    if (this.sending || performance.now() - this.sentAt < 16) this.sendSoon();
-    else this.send();
-  }
-
-  // After the frame that shows the next item (a move: what the server sends around the new place can wait).
+  // After the frame that shows the next item (sending costs the page a little work).
   sendSoon() {
     if (this.sending) return;
     this.sending = true;
@@ -804,7 +797,7 @@ class ReviewQueue extends Queue {
     this.mine.set(id, what.clear ? {human: null, tags: [], comment: ""}
       : {human: verdict || what.verdict, tags: decision.tags, comment: decision.comment});
     if (!what.clear) this.go(this.position + 1);
-    this.sendNow();
+    this.sendSoon();
   }
 
   clearReview() {
