@@ -53,14 +53,15 @@ def differing_fields(given: Given, row: Any, record: CandidateRecord) -> list[st
     (decoded only when it would not: a number written otherwise, keys reordered)."""
     # Most records of a re-import are stored as they are: all fields at once first, each of the same type and
     # equal (a JSON field as the text it would be written as); one by one only when not.
-    as_stored, values = row[2:], given.values(record)
+    as_stored, values = tuple(row[2:]), given.values(record)
     if given.json_at:
-        values = list(values)
+        encoded = list(values)
         for index in given.json_at:
-            if (value := values[index]) is not None:
+            if (value := encoded[index]) is not None:
                 # Text as the encoder writes it, without its call per value (most JSON fields hold text).
-                values[index] = _ENCODE_TEXT(value) if type(value) is str else _ENCODE(value)
-    if tuple(values) == tuple(as_stored) and all(map(is_, map(type, values), map(type, as_stored))):
+                encoded[index] = _ENCODE_TEXT(value) if type(value) is str else _ENCODE(value)
+        values = tuple(encoded)
+    if values == as_stored and all(map(is_, map(type, values), map(type, as_stored))):
         return []
     found = []
     for name, stored in zip(given.names, row[2:], strict=True):
