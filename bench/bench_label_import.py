@@ -191,6 +191,11 @@ def main() -> None:
         prepared = directory / "prepared.sqlite"
         _child("setup", unlabelled, prepared)
         old_code = _checkout(args.against, directory / "against") if args.against else None
+        # Each code's database set up by that code: their schemas (migrations) may differ.
+        prepared_by = {"ours": prepared}
+        if old_code is not None:
+            prepared_by["old"] = directory / "prepared-old.sqlite"
+            _child("setup", unlabelled, prepared_by["old"], old_code)
         base, low, our, parts, old = [], [], [], [], []
         reading: dict[str, list[float]] = {"ours": [], "old": []}
         cpu: dict[str, list[tuple[float, float]]] = {"ours": [], "old": []}  # (whole import, reading)
@@ -203,7 +208,7 @@ def main() -> None:
             # machine) falls on both alike.
             runs = [("ours", ROOT, our), ("old", old_code, old)] if old_code is not None else [("ours", ROOT, our)]
             for name, code, times in runs[:: 1 if i % 2 == 0 else -1]:
-                result = _child("ours", labelled, _copy(prepared, directory / f"{name}{i}.sqlite"), code)
+                result = _child("ours", labelled, _copy(prepared_by[name], directory / f"{name}{i}.sqlite"), code)
                 assert result["labels_added"] == args.labels, result
                 times.append(result["seconds"])
                 reading[name].append(result["reading"])

@@ -11,10 +11,16 @@ class BitSet:
         self._bits = bytearray()
 
     def add(self, number: int) -> None:
-        byte = number >> 3
+        self.add_new(number)
+
+    def add_new(self, number: int) -> bool:
+        """Add `number` (not negative); whether it was not in the set before."""
+        byte, bit = number >> 3, 1 << (number & 7)
         if byte >= len(self._bits):
             self._bits.extend(bytes(max(_GROW, byte + 1 - len(self._bits))))
-        self._bits[byte] |= 1 << (number & 7)
+        held = self._bits[byte]
+        self._bits[byte] = held | bit
+        return not held & bit
 
     def __contains__(self, number: object) -> bool:
         if not isinstance(number, int) or number < 0:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from itertools import repeat
+from operator import is_
 from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
@@ -266,7 +268,9 @@ def execute_rows(session: Session, statement: Insert | Update, keys: Sequence[st
         bind = compiled.binds[name]
         raw = given[at[bind.key]]
         convert = bind.type.dialect_impl(dialect).bind_processor(dialect)
-        if convert is not None:
+        if convert is not None and all(map(is_, raw, repeat(raw[0]))):  # one object for the column: converted once
+            raw = [convert(raw[0])] * len(raw)
+        elif convert is not None:
             done, last, converted = [], object(), None
             for value in raw:
                 if value is not last:

@@ -236,7 +236,9 @@ class DataId(NamedTuple):
         match = _DATA_ID_RE.match(text)
         if not match:
             raise ValueError(f"{text!r} is not of the form {{source}}_{{index}}_{{remove|contradict}}_{{k}}")
-        k = int(match["k"])
+        source, idx, kind, k_text = match.groups()
+        k = int(k_text)
         if k < 1:
             raise ValueError(f"{text!r}: the condition number k counts from 1")
-        return cls(match["source"], int(match["idx"]), match["type"], k)
+        # tuple.__new__: the named tuple's own __new__ is a Python call, and every record of an import parses one.
+        return tuple.__new__(cls, (source, int(idx), kind, k))

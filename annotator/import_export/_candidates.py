@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from operator import attrgetter
+from json.encoder import encode_basestring
+from operator import attrgetter, is_
 from typing import Any, NamedTuple
 
 from annotator.database.models import Candidate, JSONText
@@ -28,6 +29,7 @@ def same(a: Any, b: Any) -> bool:
 # The candidate's fields stored as JSON text (`JSONText`): read raw, compared as text first.
 JSON_FIELDS = frozenset(name for name in CANDIDATE_FIELDS if isinstance(Candidate.__table__.c[name].type, JSONText))
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # as `JSONText` writes
+_ENCODE_TEXT = encode_basestring  # what that encoder writes for a str
 
 
 class Given(NamedTuple):
@@ -51,11 +53,15 @@ def differing_fields(given: Given, row: Any, record: CandidateRecord) -> list[st
     (decoded only when it would not: a number written otherwise, keys reordered)."""
     # Most records of a re-import are stored as they are: all fields at once first, each of the same type and
     # equal (a JSON field as the text it would be written as); one by one only when not.
-    as_stored, values = list(row[2:]), list(given.values(record))
-    for index in given.json_at:
-        if values[index] is not None:
-            values[index] = _ENCODE(values[index])
-    if values == as_stored and list(map(type, values)) == list(map(type, as_stored)):
+    as_stored, values = tuple(row[2:]), given.values(record)
+    if given.json_at:
+        encoded = list(values)
+        for index in given.json_at:
+            if (value := encoded[index]) is not None:
+                # Text as the encoder writes it, without its call per value (most JSON fields hold text).
+                encoded[index] = _ENCODE_TEXT(value) if type(value) is str else _ENCODE(value)
+        values = tuple(encoded)
+    if values == as_stored and all(map(is_, map(type, values), map(type, as_stored))):
         return []
     found = []
     for name, stored in zip(given.names, row[2:], strict=True):

@@ -16,6 +16,7 @@ from sqlalchemy import Engine, func, insert, select, text, update
 from sqlmodel import Session
 
 from annotator._util.bitset import BitSet
+from annotator._util.gc_paused import paused
 from annotator.accounts import auth
 from annotator.database.engine import get_engine, is_sqlite, write_session
 from annotator.database.models import Candidate, Problem, SourceFile, utcnow
@@ -41,7 +42,6 @@ CHUNK_SIZE = 2000
 # SQLite's page cache for an import's transaction (`write_session(cache_mib=...)`): an import's executemany of
 # transcripts keeps its indexes' pages in memory instead of re-reading the ones SQLite's default cache evicts.
 IMPORT_CACHE_MIB = 64
-FREEZE_EVERY = 10_000  # records read (`frozen_as_read`)
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
 
 
@@ -57,7 +57,7 @@ class _Importer:
         self.summary = ImportSummary()
         self.problems = ProblemBook(session)
         self.pending: list[CandidateRecord] = []
-        self.pending_labels: list[tuple[CandidateRecord, int, Location]] = []
+        self.pending_labels: list[tuple[CandidateRecord, int]] = []  # with the candidate's id
         self.chunk_ids: dict[str, Location | None] = {}
         self.part_path = ""
         self.part_first_candidate_id = 0
@@ -177,43 +177,47 @@ class _Importer:
             self._insert_candidates(new)
         self._merge_labels()
 
+    def _loc(self, record: CandidateRecord) -> Location:
+        return record.location or Location(self.part_path, "?")
+
     def _merge_candidate(self, record: CandidateRecord, row: Any, given: Given) -> None:
-        loc = record.location or Location(self.part_path, "?")
         if record.label_only:  # an Excel batch: only its label counts
             if record.label is None:
                 self.summary.unlabelled += 1
             else:
-                self.pending_labels.append((record, row[0], loc))
+                self.pending_labels.append((record, row[0]))
             return
         candidate_id = row[0]
         if candidate_id >= self.part_first_candidate_id:
-            raise loc.error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this file", "data_id")
+            raise self._loc(record).error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this "
+                                          "file", "data_id")
         differing = differing_fields(given, row, record)
         if differing and not self.update:
-            raise loc.error(
+            raise self._loc(record).error(
                 f"conflicts with candidate {record.data_id!r} already in the database (candidate id {candidate_id}); "
                 f"{', '.join(differing)} differ. Use --update to replace it",
                 differing[0],
             )
+        first_met = self.met.add_new(candidate_id)
         if differing:
             values = {name: getattr(record, name) for name in differing}
             self.session.execute(update(Candidate).where(Candidate.id == candidate_id).values(**values,
                                                                                           updated_at=utcnow()))
             self.summary.candidates_updated += 1
-        elif candidate_id < self.first_id and candidate_id not in self.met:  # unsol.json repeats unsol/*.json
+        elif candidate_id < self.first_id and first_met:  # unsol.json repeats unsol/*.json
             self.summary.unchanged += 1
-        self.met.add(candidate_id)
         if record.label is not None:
-            self.pending_labels.append((record, candidate_id, loc))
+            self.pending_labels.append((record, candidate_id))
 
     def _merge_labels(self) -> None:
         """The labels of this chunk's existing candidates, recorded set-based (`labels.record_labels`)."""
         pending, self.pending_labels = self.pending_labels, []
-        rows, batch_labels = [], []
-        for record, candidate_id, loc in pending:
+        rows, batch_labels, ids = [], [], self.annotator_ids
+        for record, candidate_id in pending:
             label = record.label
             assert label is not None
-            annotator_id = self._annotator_id(label.annotator, account=label.account, loc=loc)
+            annotator_id = ids.get(label.annotator) or self._annotator_id(label.annotator, account=label.account,
+                                                                           loc=self._loc(record))
             if record.label_only:
                 batch_labels.append((candidate_id, annotator_id))
             rows.append(labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval,
@@ -221,11 +225,11 @@ class _Importer:
         try:
             added, updated = labels.record_labels(self.session, rows=rows, replace=self.update, keep_comments=True)
         except labels.LabelConflict as conflict:
-            record, _candidate_id, loc = pending[conflict.index]
+            record, _candidate_id = pending[conflict.index]
             assert record.label is not None
             stored = (f"comment {conflict.comment!r}" if conflict.field == "comment" else
                       f"human_check {conflict.human_check}, difficulty_eval {conflict.difficulty_eval}")
-            raise loc.error(
+            raise self._loc(record).error(
                 f"conflicts with {record.label.annotator}'s label on {record.data_id!r} already in the database "
                 f"({stored}). Use --update to replace it",
                 conflict.field,
@@ -272,8 +276,7 @@ class _Importer:
         if labelled:  # their labels go with the others (`_merge_labels`)
             query = select(Candidate.data_id, Candidate.id).where(Candidate.data_id.in_(list(labelled)))
             for data_id, candidate_id in connection.execute(query):
-                record = labelled[data_id]
-                self.pending_labels.append((record, candidate_id, record.location or Location(self.part_path, "?")))
+                self.pending_labels.append((labelled[data_id], candidate_id))
 
     # -- transcripts ------------------------------------------------------------------------------
 
@@ -359,13 +362,15 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
 
 
 def frozen_as_read(records: Iterable[Any]) -> Iterator[Any]:
-    """The records as they are read, the objects made so far frozen (`gc.freeze`) every `FREEZE_EVERY`: they
-    are kept to the end of the import, and the garbage collector need not walk them again and again meanwhile
-    (a quarter of the time it takes to read a sheet of labels otherwise). The caller unfreezes them."""
-    for count, record in enumerate(records, start=1):
-        if count % FREEZE_EVERY == 0:
-            gc.freeze()
-        yield record
+    """The records as they are read, the garbage collector paused meanwhile (`annotator._util.gc_paused`), then
+    frozen (`gc.freeze`): they are kept to the end of the import and form no cycles, and the collector would
+    otherwise walk them again and again while more are made (a fair part of the time it takes to read a sheet of
+    labels). The caller unfreezes them."""
+    try:
+        with paused():
+            yield from records
+    finally:
+        gc.freeze()
 
 
 def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engine, update: bool,

@@ -120,6 +120,17 @@ class Plan:
         self._update(row, old, new)
         return None
 
+    def add_new(self, rows: Sequence[Any]) -> None:
+        """Plan these annotators' labels, none of them stored before and none a decision: each an insert and a
+        "create" event, as `add` plans one, made for all the rows at once."""
+        now, texts, text = self.now, self._texts, self._json
+        self.writes["label insert"] += [(row.candidate_id, row.annotator_id, row.human_check, row.difficulty_eval,
+                                         row.comment, row.seconds_spent, now, now) for row in rows]
+        self.events += [(row.candidate_id, row.annotator_id, "create", None,
+                         texts.get(label) or text(label), row.pressed_at or now, row.decision_id)
+                        for row in rows for label in ((row.human_check, row.difficulty_eval, row.comment),)]
+        self.added += len(rows)
+
     def _insert(self, row: Any, label: tuple[int, int | None, str | None]) -> None:
         now = self.now
         if row.decision:

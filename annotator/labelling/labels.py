@@ -93,11 +93,14 @@ def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool =
     session.flush()  # ORM objects the caller added go first: what follows runs on the connection
     stored = _label_writer.stored(session, rows=rows)
     plan = _label_writer.Plan(replace=replace, keep_comments=keep_comments)
-    for index, row in enumerate(rows):
-        conflict = plan.add(row, stored.decisions.get(row.candidate_id) if row.decision
-                            else stored.labels.get((row.candidate_id, row.annotator_id)))
-        if conflict is not None:
-            raise LabelConflict(index, conflict[0], field=conflict[1])
+    if not stored.labels and not stored.decisions and not any(row.decision for row in rows):
+        plan.add_new(rows)  # nothing stored to compare with (an import's labels on unlabelled candidates)
+    else:
+        for index, row in enumerate(rows):
+            conflict = plan.add(row, stored.decisions.get(row.candidate_id) if row.decision
+                                else stored.labels.get((row.candidate_id, row.annotator_id)))
+            if conflict is not None:
+                raise LabelConflict(index, conflict[0], field=conflict[1])
     plan.write(session)
     if plan.events:
         adaptive.after_labels(session, candidate_ids=plan.candidate_ids())

@@ -23,3 +23,11 @@ def test_adding_twice_and_strangers_change_nothing() -> None:
     bits.add(5)
     assert 5 in bits and 4 not in bits and 6 not in bits
     assert "5" not in bits and None not in bits
+
+
+def test_add_new_tells_whether_the_number_was_there_before() -> None:
+    bits = BitSet()
+    assert bits.add_new(40_000) is True  # past the end: the set grows
+    assert bits.add_new(40_000) is False
+    assert bits.add_new(40_001) is True and bits.add_new(0) is True
+    assert {number for number in range(40_010) if number in bits} == {0, 40_000, 40_001}

@@ -322,3 +322,39 @@ def test_0025_adds_dispute_claims_and_its_downgrade_drops_them(engine: Engine) -
         tables = set(sa_inspect(conn).get_table_names())
     assert "disputeclaim" not in tables and "candidate" in tables
     command.upgrade(config, "heads")
+
+
+def _plan(conn, sql: str) -> str:  # noqa: ANN001
+    """The query plan's text; on PostgreSQL with scans of the whole table ruled out (its few rows would win)."""
+    if conn.dialect.name == "sqlite":
+        return " ".join(str(row[-1]) for row in conn.execute(text(f"EXPLAIN QUERY PLAN {sql}")))
+    conn.execute(text("SET LOCAL enable_seqscan = off"))
+    return " ".join(row[0] for row in conn.execute(text(f"EXPLAIN {sql}")))
+
+
+def test_0027_drops_the_labels_candidate_index_and_lookups_by_candidate_use_the_unique_key(engine: Engine) -> None:
+    """After the upgrade a candidate's labels are found through the unique key (candidate_id, annotator_id), its
+    labels kept; the downgrade brings the index on candidate_id back."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0025_dispute_claims")
+    with engine.begin() as conn:
+        assert "ix_annotation_candidate_id" in {ix["name"] for ix in sa_inspect(conn).get_indexes("annotation")}
+        _insert(conn, "annotator", id=1, name="ann", role="annotator", is_system=False, is_active=True, created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        _insert(conn, "candidate", id=1, problem_id=1, data_id="aime_0_remove_1", data_source="aime",
+                rewrite_type="remove", rewritten_question="r", status="pending", label_count=1, created_at=NOW,
+                updated_at=NOW)
+        _insert(conn, "annotation", id=1, candidate_id=1, annotator_id=1, human_check=1, difficulty_eval=0,
+                created_at=NOW, updated_at=NOW)
+    command.upgrade(config, "heads")
+    with engine.begin() as conn:
+        assert "ix_annotation_candidate_id" not in {ix["name"] for ix in sa_inspect(conn).get_indexes("annotation")}
+        plan = _plan(conn, "SELECT human_check FROM annotation WHERE candidate_id = 1")
+        assert conn.execute(text("SELECT human_check FROM annotation WHERE candidate_id = 1")).all() == [(1,)]
+    unique_key = "sqlite_autoindex_annotation" if engine.dialect.name == "sqlite" else "candidate_id_annotator_id"
+    assert unique_key in plan, plan
+    command.downgrade(config, "0025_dispute_claims")
+    with engine.connect() as conn:
+        assert "ix_annotation_candidate_id" in {ix["name"] for ix in sa_inspect(conn).get_indexes("annotation")}
+        assert conn.execute(text("SELECT count(*) FROM annotation")).scalar() == 1
+    command.upgrade(config, "heads")

@@ -4,6 +4,8 @@ candidate in exactly one `LabelState`."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from sqlalchemy import Engine, Text, bindparam, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
@@ -134,3 +136,21 @@ def test_a_bad_row_by_copy_is_sqlalchemys_error_and_stores_nothing(engine: Engin
                              copy_columns={"old_text": "old", "new_text": "new"})
     with read_session(engine) as session:
         assert session.execute(RAW_EVENTS).all() == []
+
+
+def test_execute_rows_stores_each_rows_own_time_and_one_shared_time_alike(engine: Engine) -> None:
+    """A column holding one object for every row is converted once; a column of different values (events'
+    key times), each of its own."""
+    candidate_ids = add_candidates(engine, 4)
+    annotator_id = add_user(engine, "ann").id
+    shared, start = utcnow(), datetime(2026, 1, 2, 3, 4, 5, 600_000, tzinfo=UTC)
+    own = [start + timedelta(seconds=i) for i in range(4)]
+    rows = [(cid, annotator_id, "create", None, '{"human_check": 0}', at)
+            for cid, at in zip(candidate_ids, [shared] * 2 + own[2:], strict=True)]
+    rows += [(cid, annotator_id, "create", None, '{"human_check": 0}', shared) for cid in candidate_ids]
+    with write_session(engine) as session:
+        queries.execute_rows(session, EVENT_INSERT, EVENT_KEYS, rows, copy_into="annotationevent",
+                             copy_columns={"old_text": "old", "new_text": "new"})
+    with read_session(engine) as session:
+        times = session.execute(select(AnnotationEvent.at).order_by(AnnotationEvent.id)).scalars().all()
+    assert times == [shared, shared, own[2], own[3], shared, shared, shared, shared]

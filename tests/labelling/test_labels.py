@@ -6,6 +6,7 @@ import json
 import random
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -372,3 +373,41 @@ def test_recording_labels_chunk_after_chunk_adds_no_compiled_statements(engine: 
         assert stored == sorted([(cid, aids[0]) for cid in cids[:4]] + [(cid, aids[1]) for cid in cids[4:] + cids[:3]])
         counts = dict(session.execute(select(Candidate.id, Candidate.label_count)).all())
         assert counts == {cid: 2 if cid in cids[:3] else 1 for cid in cids}
+
+
+def test_new_labels_recorded_together_are_stored_as_one_at_a_time(engine: Engine) -> None:
+    """Labels none of which is stored yet are planned all at once: each label with its comment and time spent, its
+    "create" event with its key time and decision id, and the resolved labels come out as when each is recorded
+    alone."""
+    cids, aids = seed(engine, candidates=4)
+    pressed = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
+
+    def rows(first: int, second: int) -> list[labels.LabelRow]:
+        return [labels.LabelRow(first, aids[0], 1, 0, "a comment", 4.5, decision_id=f"d-{first}", pressed_at=pressed),
+                labels.LabelRow(second, aids[0], 0, None),
+                labels.LabelRow(first, aids[1], 1, 1, seconds_spent=2.0)]
+
+    with write_session(engine) as session:
+        assert labels.record_labels(session, rows=rows(cids[0], cids[1])) == (3, 0)
+    for row in rows(cids[2], cids[3]):
+        with write_session(engine) as session:
+            assert labels.record_labels(session, rows=[row]) == (1, 0)
+    place = {cids[0]: "first", cids[1]: "second", cids[2]: "first", cids[3]: "second"}
+    with read_session(engine) as session:
+        kept = [(place[row[0]], *row[1:]) for row in session.execute(
+            select(Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
+                   Annotation.difficulty_eval, Annotation.comment, Annotation.seconds_spent).order_by(Annotation.id))]
+        events = [(place[row[0]], *row[1:]) for row in session.execute(
+            select(AnnotationEvent.candidate_id, AnnotationEvent.annotator_id, AnnotationEvent.action,
+                   AnnotationEvent.old, AnnotationEvent.new).order_by(AnnotationEvent.id))]
+        keys = session.execute(select(AnnotationEvent.at, AnnotationEvent.decision_id)
+                               .order_by(AnnotationEvent.id)).all()
+        resolved = [(place[row[0]], *row[1:]) for row in session.execute(
+            select(Candidate.id, Candidate.label_count, Candidate.human_check, Candidate.difficulty_eval,
+                   Candidate.label_source, Candidate.agreement).order_by(Candidate.id))]
+    assert kept[:3] == kept[3:] and kept[0] == ("first", aids[0], 1, 0, "a comment", 4.5)
+    assert events[:3] == events[3:] and events[0][3:] == (None, {"human_check": 1, "difficulty_eval": 0,
+                                                                 "comment": "a comment"})
+    assert (keys[0][0], keys[0][1], keys[3][0], keys[3][1]) == (pressed, f"d-{cids[0]}", pressed, f"d-{cids[2]}")
+    assert [key[1] for key in keys] == [f"d-{cids[0]}", None, None, f"d-{cids[2]}", None, None]
+    assert resolved[:2] == resolved[2:] == [("first", 2, 1, 1, "majority", 0.5), ("second", 1, 0, None, "single", 1.0)]

@@ -137,7 +137,8 @@ class Candidate(SQLModel, table=True):
 
 class Annotation(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
-    candidate_id: int = Field(foreign_key="candidate.id", index=True)
+    # Looked up by candidate through the unique key (candidate_id, annotator_id): no index of its own to keep.
+    candidate_id: int = Field(foreign_key="candidate.id")
     annotator_id: int = Field(foreign_key="annotator.id", index=True)
     human_check: int  # 1 = acceptable unsolvable problem, 0 = not acceptable
     difficulty_eval: int | None = None  # 0 simple / 1 hard; required when human_check is 1, else empty

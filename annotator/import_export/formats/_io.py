@@ -8,6 +8,7 @@ skipped, a record with a key twice and values nested deeper than `limits.JSON_DE
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 import re
@@ -327,14 +328,42 @@ def _first_json_object(path: Path) -> dict[str, Any] | None:
     parses and checks the whole file (as it does a JSONL file's other lines), so a file is not parsed twice.
     None when the file does not start with an object in an array: then it is read whole, for its error."""
     try:
-        text = read_text(path)
-        start = _ARRAY_START.match(text)
-        if start is None:
-            return None
-        obj, _end = _DECODER.raw_decode(text, start.end())
+        head, whole = _head_text(path)
+        try:
+            obj = _first_value(head)
+        except json.JSONDecodeError:
+            if whole:
+                raise
+            obj = None
+        if obj is None and not whole:  # the head may end within the first record: the whole file, as read
+            obj = _first_value(read_text(path))
     except (ValueError, RecursionError):  # InputError and DuplicateKey are ValueErrors
         return None
     return obj if isinstance(obj, dict) and not too_deep(obj) else None
+
+
+def _first_value(text: str) -> Any:
+    """The first value of the JSON array `text` starts, None if it starts none."""
+    start = _ARRAY_START.match(text)
+    return None if start is None else _DECODER.raw_decode(text, start.end())[0]
+
+
+_HEAD_BYTES = 1 << 16  # what detection reads of a JSON file first, the first record being a small part of it
+
+
+def _head_text(path: Path) -> tuple[str, bool]:
+    """The start of a file as `read_text` would decode it (a character cut at its end left out), and whether that
+    is the whole file: the reader reads the whole file, so detection need not. Refused as `read_text` refuses it."""
+    size = path.stat().st_size
+    if size > limits.MAX_JSON_BYTES:
+        raise ValueError(f"{size:,} bytes")
+    with path.open("rb") as handle:
+        head = handle.read(_HEAD_BYTES)
+    whole = len(head) < _HEAD_BYTES or size <= _HEAD_BYTES
+    head = head.removeprefix(BOM)
+    if whole and not head.strip():
+        raise ValueError("the file is empty")
+    return codecs.getincrementaldecoder("utf-8")().decode(head, final=whole), whole
 
 
 def json_style(path: Path, text: str, data: Any) -> dict[str, Any]:

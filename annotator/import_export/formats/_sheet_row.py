@@ -16,10 +16,11 @@ _OPTIONAL_TEXT = ("rewritten_condition", "unsolvable_reason", "extracted_conditi
 def _label(obj: dict[str, Any], annotator: str, comment: str | None) -> LabelRecord | None | bool:
     """The row's label when its fields are plain (1 with 0 or 1, 0 with none, or neither given); False otherwise."""
     check, difficulty = obj.get("human_check"), obj.get("difficulty_eval")
+    # Made with the fields in their order, not by name: a call by name costs several times more per row.
     if type(check) is int and type(difficulty) is int and check == 1 and (difficulty == 0 or difficulty == 1):
-        return LabelRecord(human_check=1, difficulty_eval=difficulty, annotator=annotator, comment=comment)
+        return LabelRecord(1, difficulty, annotator, comment)
     if type(check) is int and check == 0 and difficulty is None:
-        return LabelRecord(human_check=0, difficulty_eval=None, annotator=annotator, comment=comment)
+        return LabelRecord(0, None, annotator, comment)
     if check is None and difficulty is None:
         return None
     return False
@@ -53,12 +54,11 @@ def ordinary_candidate(obj: dict[str, Any], loc: Location, *, annotator: str,
     label = _label(obj, annotator, get("comment"))
     if label is False:
         return None
+    _source, problem_position, rewrite_type, k = data_id
+    # The records' fields in their order (`records.CandidateRecord`, `ProblemRecord`), as `_label` makes its label.
     return CandidateRecord(
-        data_id=str(data_id), data_source=source, problem_position=data_id.problem_position,
-        rewrite_type=data_id.rewrite_type, condition_index=data_id.condition_index, rewritten_question=rewritten,
-        rewritten_condition=get("rewritten_condition"), unsolvable_reason=get("unsolvable_reason"),
-        extracted_condition=get("extracted_condition"), question=question, ground_truth=ground_truth,
-        label=label, position=position, require_problem=False, location=loc,  # type: ignore[arg-type]
-        problem=ProblemRecord(data_source=source, position=data_id.problem_position, question=question,
-                              ground_truth=ground_truth, solution=get("solution"), location=loc),
+        str(data_id), source, problem_position, rewrite_type, k, rewritten, get("rewritten_condition"),
+        get("unsolvable_reason"), get("extracted_condition"), question, ground_truth, None, None, None, position,
+        label, ProblemRecord(source, problem_position, question, ground_truth, None, get("solution"), None, loc),  # type: ignore[arg-type]
+        False, loc,
     )

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from annotator.import_export.formats import InputError, detect
+from annotator.import_export.formats import InputError, detect, read
 from tests.support.gsm_ic_records import OWN_ROWS
 from tests.support.sheets import CHECK, sheet_rows
 from tests.support.small_release import SOLVE, UNSOL
@@ -143,3 +143,37 @@ def test_missing_paths_and_other_directories_are_reported(tmp_path: Path) -> Non
     (tmp_path / "dir").mkdir()
     with pytest.raises(InputError, match="is a directory but neither a ReliableMath release"):
         detect(tmp_path / "dir")
+
+
+HEAD = 1 << 16  # what detection reads of a JSON file before it reads the whole
+
+
+@pytest.mark.parametrize("shift", [-3, -2, -1, 0, 1, 2, 3])
+@pytest.mark.parametrize(("piece", "ensure_ascii"), [("é", False), ("😀", False), ("é", True), (" ", False)])
+def test_a_json_sheet_whose_first_record_crosses_the_head_is_detected(tmp_path: Path, shift: int, piece: str,
+                                                                      ensure_ascii: bool) -> None:
+    """A first record longer than the head, with a character of several bytes (or an escape) cut where the head
+    ends, or leading whitespace longer than the head: detected as its fields say."""
+    rows = sheet_rows()
+    path = tmp_path / "sheet.json"
+    if piece == " ":  # whitespace before the array: the head holds no record at all
+        path.write_text(" " * (HEAD + shift) + json.dumps(rows), encoding="utf-8")
+    else:
+        # The question's characters end at the head's end (+ shift): one of them cut there, or its \u escape.
+        lead = len(b'[{"question": "') + (len(json.dumps(piece)) - 2 if ensure_ascii else len(piece.encode()))
+        rows[0] = {"question": "x" * (HEAD - lead + shift) + piece * 4} | {k: v for k, v in rows[0].items()
+                                                                           if k != "question"}
+        path.write_text(json.dumps(rows, ensure_ascii=ensure_ascii), encoding="utf-8")
+    assert path.stat().st_size > HEAD
+    assert detect(path) == "annotation"
+
+
+def test_a_big_json_sheet_broken_past_the_head_is_refused_with_its_error(tmp_path: Path) -> None:
+    """Detected from its start, a sheet whose bytes past the head are not UTF-8 is still refused, naming the byte."""
+    path = tmp_path / "sheet.json"
+    rows = sheet_rows() * (HEAD // 300 + 10)
+    data = json.dumps(rows, ensure_ascii=False).encode()
+    path.write_bytes(data[:-100] + b"\xff" + data[-99:])
+    assert detect(path) == "annotation"
+    with pytest.raises(InputError, match=r"is not valid UTF-8 \(byte"):
+        [list(part.records) for part in read(path)]
