@@ -158,7 +158,7 @@ def pg_engine(postgres_url: str) -> Iterator[Engine]:
 
 @pytest.mark.postgres
 def test_a_writers_time_zone_does_not_move_its_labels_day(pg_engine: Engine) -> None:
-    """A day is the label's UTC day, whatever time zone the writing session has."""
+    """A day is the label's UTC day, whatever time zone the writing session has; TRUNCATE empties the counts."""
     engine = pg_engine
     cids, (a0, *_) = seed(engine, candidates=1)
     with write_session(engine) as session:
@@ -169,6 +169,18 @@ def test_a_writers_time_zone_does_not_move_its_labels_day(pg_engine: Engine) -> 
         session.execute(text("INSERT INTO annotation (candidate_id, annotator_id, human_check, created_at, updated_at)"
                              " VALUES (:c, :a, 0, :at, :at)"), {"c": cids[0], "a": a0, "at": DAYS[2]})
     assert kept(engine) == {(a0, "2026-01-03"): (1, 0.0)}
+
+
+@pytest.mark.postgres
+def test_labels_loaded_in_replica_mode_are_counted(pg_engine: Engine) -> None:
+    """A bulk load that turns the foreign keys' triggers off with replica mode (bench/scale_data.py) is counted."""
+    cids, (a0, *_) = seed(pg_engine, candidates=2)
+    with write_session(pg_engine) as session:
+        session.execute(text("SET LOCAL session_replication_role = replica"))
+        session.execute(text("INSERT INTO annotation (candidate_id, annotator_id, human_check, seconds_spent, "
+                             "created_at, updated_at) SELECT id, :a, 0, 1.5, :at, :at FROM candidate"),
+                        {"a": a0, "at": DAYS[0]})
+    assert assert_kept_right(pg_engine) == {(a0, "2026-01-01"): (2, 3.0)}
 
 
 @pytest.mark.postgres

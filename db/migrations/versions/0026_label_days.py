@@ -70,11 +70,14 @@ def upgrade() -> None:
                        f"INSERT INTO labelday (annotator_id, day, labels, seconds) {changes}; RETURN NULL; END $$")
             op.execute(f"CREATE TRIGGER labelday_{kind} AFTER {kind.upper()} ON annotation {referencing} "
                        f"FOR EACH STATEMENT EXECUTE FUNCTION labelday_{kind}()")
+            # Also in replica mode, which a bulk load may take to skip the foreign keys' checks (bench/scale_data.py).
+            op.execute(f"ALTER TABLE annotation ENABLE ALWAYS TRIGGER labelday_{kind}")
         # TRUNCATE runs no DELETE trigger: it empties the counts too.
         op.execute("CREATE FUNCTION labelday_truncate() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
                    "DELETE FROM labelday; RETURN NULL; END $$")
         op.execute("CREATE TRIGGER labelday_truncate AFTER TRUNCATE ON annotation "
                    "FOR EACH STATEMENT EXECUTE FUNCTION labelday_truncate()")
+        op.execute("ALTER TABLE annotation ENABLE ALWAYS TRIGGER labelday_truncate")
     else:
         for kind, (when, body) in _SQLITE_TRIGGERS.items():
             op.execute(f"CREATE TRIGGER labelday_{kind} {when} BEGIN {body} END")
