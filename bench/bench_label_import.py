@@ -7,8 +7,9 @@ The sheet is the paper's Fig. 10 layout (`unsol_id, data_source, question, groun
 rewritten_question, unsolvable_reason, human_check, difficulty_eval`) as one JSON array, the way a team hands
 back an annotator's sheet. Untimed set-up: the same rows without labels are imported first, so every label
 lands on an existing candidate (the path that records labels onto stored candidates); each repeat starts from a
-copy of that database. Timed: `python -m annotator import sheet.json --annotator alice`'s code path
-(labels, their events and the candidates' resolved labels, in one transaction). Baseline: `json.load` of the
+copy of that database (with `--against`, of one each side's code prepared). Timed: `python -m annotator import
+sheet.json --annotator alice`'s code path (labels, their events and the candidates' resolved labels, in one
+transaction). Baseline: `json.load` of the
 same file plus one raw `executemany` of the same rows into a bare SQLite table. Also the write floor: the
 writes our schema needs (labels, events, resolved labels, with their indexes) on raw `sqlite3` with no other
 work. Each measurement runs in a fresh subprocess and times only the operation. With `--against REV` the import
@@ -191,6 +192,11 @@ def main() -> None:
         prepared = directory / "prepared.sqlite"
         _child("setup", unlabelled, prepared)
         old_code = _checkout(args.against, directory / "against") if args.against else None
+        # Each side's import on a database its own migrations made (the two may differ in revision).
+        prepared_for = {"ours": prepared}
+        if old_code is not None:
+            prepared_for["old"] = directory / "prepared_old.sqlite"
+            _child("setup", unlabelled, prepared_for["old"], old_code)
         base, low, our, parts, old = [], [], [], [], []
         reading: dict[str, list[float]] = {"ours": [], "old": []}
         cpu: dict[str, list[tuple[float, float]]] = {"ours": [], "old": []}  # (whole import, reading)
@@ -203,7 +209,7 @@ def main() -> None:
             # machine) falls on both alike.
             runs = [("ours", ROOT, our), ("old", old_code, old)] if old_code is not None else [("ours", ROOT, our)]
             for name, code, times in runs[:: 1 if i % 2 == 0 else -1]:
-                result = _child("ours", labelled, _copy(prepared, directory / f"{name}{i}.sqlite"), code)
+                result = _child("ours", labelled, _copy(prepared_for[name], directory / f"{name}{i}.sqlite"), code)
                 assert result["labels_added"] == args.labels, result
                 times.append(result["seconds"])
                 reading[name].append(result["reading"])
