@@ -7,8 +7,9 @@ The sheet is the paper's Fig. 10 layout (`unsol_id, data_source, question, groun
 rewritten_question, unsolvable_reason, human_check, difficulty_eval`) as one JSON array, the way a team hands
 back an annotator's sheet. Untimed set-up: the same rows without labels are imported first, so every label
 lands on an existing candidate (the path that records labels onto stored candidates); each repeat starts from a
-copy of that database. Timed: `python -m annotator import sheet.json --annotator alice`'s code path
-(labels, their events and the candidates' resolved labels, in one transaction). Baseline: `json.load` of the
+copy of that database (with `--against`, of one each side's code prepared). Timed: `python -m annotator import
+sheet.json --annotator alice`'s code path (labels, their events and the candidates' resolved labels, in one
+transaction). Baseline: `json.load` of the
 same file plus one raw `executemany` of the same rows into a bare SQLite table. Also the write floor: the
 writes our schema needs (labels, events, resolved labels, with their indexes) on raw `sqlite3` with no other
 work. Each measurement runs in a fresh subprocess and times only the operation. With `--against REV` the import

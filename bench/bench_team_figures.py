@@ -1,4 +1,4 @@
-"""Team's figures on a big database: counted by the database, the coefficients in a child process.
+"""Team's figures on a big database: the counts kept by the database (`labelday`), the coefficients in a child process.
 
     python bench/bench_team_figures.py --url postgresql+psycopg://postgres@127.0.0.1:55433/COPY
 
@@ -68,7 +68,8 @@ def main() -> None:
         with read_session(engine) as session:
             pages.TEAM.compute(session)
         computed.append(time.perf_counter() - start)
-    print(f"Team's counts computed: median {statistics.median(computed):.3f} s of {[round(t, 3) for t in computed]}")
+    print(f"Team's counts computed: median {statistics.median(computed):.3f} s of {[round(t, 3) for t in computed]}",
+          flush=True)
 
     with write_session(engine) as session:  # a fresh database: nothing stored
         session.execute(delete(FigureSnapshot).where(FigureSnapshot.key.in_(["team", "team_agreement"])))
@@ -77,10 +78,10 @@ def main() -> None:
     counts.get()
     first = agreement.latest()
     opened = time.perf_counter() - start
+    print(f"Team's first open, nothing stored: {opened:.3f} s (coefficients shown: {first.value is not None})",
+          flush=True)
     agreement.wait()
-    child = time.perf_counter() - start
-    print(f"Team's first open, nothing stored: {opened:.3f} s (coefficients shown: {first.value is not None}); "
-          f"the child stored the coefficients {child:.1f} s after the open")
+    print(f"the child stored the coefficients {time.perf_counter() - start:.1f} s after the open", flush=True)
 
     with read_session(engine) as session:
         ann = session.execute(select(Annotator.id).where(Annotator.name == "ann")).scalar_one()
@@ -96,7 +97,7 @@ def main() -> None:
         reading = counts.peek()
     shown = time.perf_counter() - saved
     print(f"{PRESSES} labels saved one by one: in Team's stored counts {shown:.3f} s after the last (the open page "
-          f"shows them at its next tick, at most 2 s later)")
+          f"shows them at its next tick, at most 2 s later)", flush=True)
 
     start = time.perf_counter()
     stale = agreement.latest()

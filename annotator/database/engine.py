@@ -94,6 +94,12 @@ def _setup_sqlite(engine: Engine) -> None:
         if info.get("cache_kib", SQLITE_CACHE_KIB) != cache_kib:
             conn.exec_driver_sql(f"PRAGMA cache_size=-{int(cache_kib)}")
             info["cache_kib"] = cache_kib
+        # A bulk write's statement journals in memory: each row inserted into a table with triggers (`annotation`'s
+        # keep `labelday`) has one, which SQLite otherwise keeps in a temporary file, written row by row.
+        temp_store = "MEMORY" if options.get("sqlite_temp_memory") else "DEFAULT"
+        if info.get("temp_store", "DEFAULT") != temp_store:
+            conn.exec_driver_sql(f"PRAGMA temp_store={temp_store}")
+            info["temp_store"] = temp_store
         conn.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', 'DEFERRED')}")
 
 
@@ -181,7 +187,8 @@ def write_session(
     with "database is locked" halfway through. With `busy_seconds` the transaction waits at most that long for
     a lock (SQLite's busy timeout, PostgreSQL's `lock_timeout`) and raises `DatabaseBusy`, having written
     nothing, when another holds it longer. With `cache_mib` SQLite's page cache holds up to that many MiB during
-    the transaction (a big import's), the default again for the connection's next one.
+    the transaction (a big import's), and its temporary storage (statement journals) in memory; the defaults
+    again for the connection's next one.
     """
     engine = engine or get_engine()
     if is_sqlite(engine):
@@ -190,6 +197,7 @@ def write_session(
             options["sqlite_busy_ms"] = round(busy_seconds * 1000)
         if cache_mib is not None:
             options["sqlite_cache_kib"] = cache_mib * 1024
+            options["sqlite_temp_memory"] = True
         bind = engine.execution_options(**options)
     else:
         bind = engine

@@ -46,8 +46,9 @@ class Figures:
 
 
 def team(session: Session) -> dict[str, Any]:
-    """The Team page's counts: each person's activity (labels, time, labels per day) and gold accuracy, counted by
-    the database, not read label by label (they follow every label, so they are recomputed often)."""
+    """The Team page's counts: each person's activity (labels, time, labels per day), summed from what the database
+    keeps per annotator and day (`label_days`), and gold accuracy, counted by the database from the gold items' labels
+    (they follow every label, so they are recomputed often)."""
     from annotator.labelling import gold, labels
 
     return {"activity": labels.activity(session), "gold": gold.gold_accuracy(session)}

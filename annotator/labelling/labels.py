@@ -19,14 +19,14 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlmodel import Session
 
 from annotator.database.models import Annotation, Annotator
 from annotator.database.queries import people_labels_query
 from annotator.database.raw_rows import read_frame
 from annotator.database.vocabulary import Label, LabelError
-from annotator.labelling import _label_writer, adaptive
+from annotator.labelling import _label_writer, adaptive, label_days
 
 __all__ = [
     "LabelConflict",
@@ -164,28 +164,17 @@ def _labels_query(who: Any, *, data_source: str | None, rewrite_type: str | None
 
 def activity(session: Session) -> dict[str, dict[str, Any]]:
     """Per person (system annotators left out): labels, time spent on them, labels per hour of that time, and
-    labels per day (`{"labels", "seconds", "per_hour", "per_day": {date: n}}`)."""
-    day = func.date(Annotation.created_at)
-    # Grouped by the label's own columns, then named: grouped by the joined name, PostgreSQL expects a group per
-    # label and sorts millions of rows on disk instead of hashing them.
-    per_day = (
-        select(Annotation.annotator_id, day.label("day"), func.count().label("n"),
-               func.sum(Annotation.seconds_spent).label("seconds"))
-        .group_by(Annotation.annotator_id, day)
-        .subquery()
-    )
-    query = (
-        select(Annotator.name, per_day.c.day, per_day.c.n, per_day.c.seconds)
-        .join(Annotator, Annotator.id == per_day.c.annotator_id)
-        .where(Annotator.is_system.is_(False))
-        .order_by(Annotator.name, per_day.c.day)
-    )
+    labels per day (`{"labels", "seconds", "per_hour", "per_day": {date: n}}`), from the counts the database keeps
+    per annotator and day (`label_days`)."""
+    names = dict(session.execute(select(Annotator.id, Annotator.name).where(Annotator.is_system.is_(False))).all())
     people: dict[str, dict[str, Any]] = {}
-    for name, date, count, seconds in session.execute(query):
+    for name, day, count, seconds in sorted((names[who], day, count, seconds)
+                                            for who, day, count, seconds in label_days.per_day(session)
+                                            if who in names):
         person = people.setdefault(name, {"labels": 0, "seconds": 0.0, "per_day": {}})
         person["labels"] += count
-        person["seconds"] += seconds or 0.0
-        person["per_day"][str(date)] = count
+        person["seconds"] += seconds
+        person["per_day"][day] = count
     for person in people.values():
         person["per_hour"] = person["labels"] / (person["seconds"] / 3600) if person["seconds"] else None
     return people

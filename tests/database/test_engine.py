@@ -39,15 +39,17 @@ def test_sqlite_connections_are_set_up_for_concurrent_writers(sqlite_engine: Eng
 
 
 def test_a_write_session_asks_for_a_bigger_sqlite_cache_for_its_transaction_only(sqlite_engine: Engine) -> None:
-    """`write_session(cache_mib=...)` (an import's): SQLite's page cache is that big during the transaction; the
-    connection's next transaction has the default again (the pool keeps the connection, and its pragma)."""
+    """`write_session(cache_mib=...)` (an import's): SQLite's page cache is that big during the transaction, and its
+    temporary storage in memory (2); the connection's next transaction has the defaults again (the pool keeps the
+    connection, and its pragmas)."""
     sqlite_engine.pool.dispose()  # one pooled connection, whichever transaction comes
+    pragmas = text("SELECT cache_size, temp_store FROM pragma_cache_size, pragma_temp_store")
     with write_session(sqlite_engine, cache_mib=64) as session:
-        assert session.execute(text("PRAGMA cache_size")).scalar() == -64 * 1024
+        assert tuple(session.execute(pragmas).one()) == (-64 * 1024, 2)
     with read_session(sqlite_engine) as session:
-        assert session.execute(text("PRAGMA cache_size")).scalar() == -SQLITE_CACHE_KIB
+        assert tuple(session.execute(pragmas).one()) == (-SQLITE_CACHE_KIB, 0)
     with write_session(sqlite_engine) as session:
-        assert session.execute(text("PRAGMA cache_size")).scalar() == -SQLITE_CACHE_KIB
+        assert tuple(session.execute(pragmas).one()) == (-SQLITE_CACHE_KIB, 0)
 
 
 def test_default_database_is_created_on_first_use(tmp_path: Path) -> None:

@@ -324,6 +324,49 @@ def test_0025_adds_dispute_claims_and_its_downgrade_drops_them(engine: Engine) -
     command.upgrade(config, "heads")
 
 
+def test_0026_counts_the_existing_labels_per_annotator_and_day_and_its_downgrade_drops_them(engine: Engine) -> None:
+    """The upgrade counts the labels already stored into `labelday` (per annotator and UTC day, seconds missing as
+    none) and its triggers count the next ones; the downgrade drops table and triggers, and labels are still
+    written."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0025_dispute_claims")
+    days = [datetime(2026, 1, 1, 23, 59), datetime(2026, 1, 2, 0, 1)]
+    with engine.begin() as conn:
+        for i in (1, 2):
+            _insert(conn, "annotator", id=i, name=f"a{i}", role="annotator", is_system=False, is_active=True,
+                    created_at=NOW)
+        _insert(conn, "problem", id=1, data_source="aime", position=0, question="q", created_at=NOW)
+        for cid in range(1, 5):
+            _insert(conn, "candidate", id=cid, problem_id=1, data_id=f"aime_0_remove_{cid}", data_source="aime",
+                    rewrite_type="remove", rewritten_question="r", status="pending", label_count=0, created_at=NOW,
+                    updated_at=NOW)
+        for cid, who, at, seconds in [(1, 1, days[0], 2.5), (2, 1, days[0], None), (3, 1, days[1], 4.0),
+                                      (1, 2, days[1], 1.0)]:
+            _insert(conn, "annotation", candidate_id=cid, annotator_id=who, human_check=0, seconds_spent=seconds,
+                    created_at=at, updated_at=at)
+    command.upgrade(config, "heads")
+
+    def counted() -> dict[tuple[int, str], tuple[int, float]]:
+        with engine.connect() as conn:
+            return {(who, str(day)): (n, seconds) for who, day, n, seconds in conn.execute(text(
+                "SELECT annotator_id, day, sum(labels), sum(seconds) FROM labelday GROUP BY annotator_id, day"))}
+
+    assert counted() == {(1, "2026-01-01"): (2, 2.5), (1, "2026-01-02"): (1, 4.0), (2, "2026-01-02"): (1, 1.0)}
+    with engine.begin() as conn:
+        _insert(conn, "annotation", candidate_id=4, annotator_id=2, human_check=0, seconds_spent=3.0,
+                created_at=days[1], updated_at=days[1])
+    assert counted()[(2, "2026-01-02")] == (2, 4.0)
+    command.downgrade(config, "0025_dispute_claims")
+    with engine.begin() as conn:
+        assert "labelday" not in set(sa_inspect(conn).get_table_names())
+        _insert(conn, "annotation", candidate_id=4, annotator_id=1, human_check=0, created_at=NOW, updated_at=NOW)
+        conn.execute(text("UPDATE annotation SET seconds_spent = 1"))
+        conn.execute(text("DELETE FROM annotation WHERE candidate_id = 1"))
+        assert conn.execute(text("SELECT count(*) FROM annotation")).scalar_one() == 4
+    command.upgrade(config, "heads")
+    assert counted() == {(1, "2026-01-01"): (2, 2.0), (1, "2026-01-02"): (1, 1.0), (2, "2026-01-02"): (1, 1.0)}
+
+
 def _plan(conn, sql: str) -> str:  # noqa: ANN001
     """The query plan's text; on PostgreSQL with scans of the whole table ruled out (its few rows would win)."""
     if conn.dialect.name == "sqlite":

@@ -11,7 +11,7 @@ that a str stays a str, a float a float and a list a list.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import Index, UniqueConstraint, text
@@ -161,6 +161,18 @@ class AnnotationEvent(SQLModel, table=True):
     new: dict[str, Any] | None = json_column()
     at: datetime = Field(default_factory=utcnow)  # a key's time, for a decision sent from the browser
     decision_id: str | None = Field(default=None, max_length=36, index=True)  # the browser's (`SentDecision`)
+
+
+class LabelDay(SQLModel, table=True):
+    """A change to an annotator's labels and seconds spent on a day (the label's `created_at` date in UTC), appended
+    by the database's triggers on `annotation` (migration 0026) whoever writes the labels; their sums per annotator
+    and day are Team's counts (`annotator.labelling.label_days`)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    annotator_id: int
+    day: date
+    labels: int
+    seconds: float
 
 
 class SentDecision(SQLModel, table=True):

@@ -1,7 +1,7 @@
 """label index: a label's candidate is looked up through the unique key (candidate_id, annotator_id)
 
 Revision ID: 0027_label_index
-Revises: 0025_dispute_claims
+Revises: 0026_label_days
 
 The annotation table's index on candidate_id alone repeated the leading column of its unique key, which serves the
 same lookups; every label written kept both up to date. Only the index goes: no row changes.
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0027_label_index"
-down_revision: str | Sequence[str] | None = "0025_dispute_claims"
+down_revision: str | Sequence[str] | None = "0026_label_days"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
