@@ -100,8 +100,8 @@ def _sync() -> None:
         size = FIRST if not mine["loaded"] else min(full, len(mine["held"]) + STEP)
         held = queues.fill(session, reviewer_id=user.id, queue=queue, exclude=[*mine["skipped"], *waiting],
                            size=size)
-        left = queues.left(session, queue=queue)
     with read_session(engine) as session:  # after the write: its lock is not held while the items are built
+        left = queues.left(session, queue=queue)
         _views(session, held, stored.meanwhile)
         drawn = queue != queues.AUDIT or audit.current_sample(session) is not None
     mine.update(outcomes=stored.outcomes, held=held, message=None, loaded=True, more=len(held) == size < full,
