@@ -17,6 +17,7 @@ from annotator.import_export.exports import export
 from annotator.labelling import labels
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.candidates import add_candidates, add_user
+from tests.support.grid import choose_first_row
 from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -132,9 +133,7 @@ def test_the_second_reviewer_sees_the_first_ones_comment_and_the_override_keeps_
 
     second.get_by_role("link", name="Browse").click()
     second.get_by_text("Select a row to open the candidate.").wait_for()
-    grid = second.locator("[data-testid=stDataFrame]").bounding_box()
-    assert grid is not None
-    second.mouse.click(grid["x"] + 12, grid["y"] + 35 + 17)  # the first row (aime_0): its selection box
+    choose_first_row(second)  # aime_0
     second.get_by_text("History", exact=True).wait_for()
     wait_for(lambda: {FIRST_COMMENT, SECOND_COMMENT, "overrode rev's decision"} <= set(cells(second)), 30,
              "both decisions and their comments in Browse's history")

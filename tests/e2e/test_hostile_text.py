@@ -20,6 +20,7 @@ from annotator.labelling.labels import record_label
 from annotator.transcripts import set_tags
 from tests.e2e.conftest import RunningApp, open_page, start_app, stop_app
 from tests.support.candidates import add_user
+from tests.support.grid import choose_first_row
 from tests.support.hostile_text import Tracker, assert_inert, hostile, settled, shown_text
 from tests.support.waiting import wait_for
 
@@ -72,9 +73,7 @@ def test_a_hostile_dataset_shows_as_text_on_every_page(app: RunningApp, tracker:
     page.get_by_role("link", name="Browse").click()
     page.locator(".aq-root").wait_for(state="detached")
     page.get_by_text("Select a row to open the candidate.").wait_for()
-    grid = page.locator("[data-testid=stDataFrame]").bounding_box()
-    assert grid is not None
-    page.mouse.click(grid["x"] + 12, grid["y"] + 35 + 17)  # the first row's selection box
+    choose_first_row(page)
     page.get_by_text("Labels", exact=True).wait_for()  # not the grid's "labels" column
     settled(page)
     assert_inert(page, tracker, ["question", "rewritten", "condition", "reason"])

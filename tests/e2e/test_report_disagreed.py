@@ -15,6 +15,7 @@ from annotator.database.engine import get_engine, write_session
 from annotator.database.models import Transcript
 from tests.e2e.conftest import RunningApp, start_app, stop_app
 from tests.support.candidates import add_user
+from tests.support.grid import choose_first_row
 from tests.support.hostile_text import Tracker, assert_inert, hostile, settled
 from tests.support.judged_answers import add_answers
 from tests.support.navigation import go, sign_in
@@ -79,9 +80,7 @@ def test_a_disagreed_item_opens_both_responses_side_by_side(app, tracker: Tracke
     assert tracker.paths == []
 
     # A click on the table's first row opens that item instead.
-    grid = page.locator(".st-key-disagreed_table [data-testid=stDataFrame]").bounding_box()
-    assert grid is not None
-    page.mouse.click(grid["x"] + 12, grid["y"] + 35 + 17)  # the first row's selection box
+    choose_first_row(page, ".st-key-disagreed_table")
     expect(choice).to_have_value(f"{first_id} · standard prompt")
     expect(columns.filter(has_text="response-model-a starts")).to_contain_text("Successful")
     page.close()
