@@ -15,6 +15,7 @@ from tests.e2e.conftest import RunningApp, start_app
 from tests.support.annotate_keys import all_saved
 from tests.support.tcp_proxy import DelayProxy
 from tests.support.waiting import wait_for
+from ui.session_cookie import COOKIE
 
 STALL_SECONDS = 10
 RESTART_TIMEOUT_MS = 120_000  # a server started again on a shared machine, then the page's reconnection
@@ -32,6 +33,9 @@ def killed_and_started_again(app: RunningApp, page, decide: Callable[[], None], 
     fixture stops the new process). The page, not reloaded, reconnects and sends them again. `stored()`: what the
     database holds of them, nothing while the server is down. No traceback, on the page or in either server's log."""
     all_saved(page)
+    # The sign-in's cookie is in the browser (its script runs after the sign-in's page): a server started again
+    # knows the page's person from it, as after any restart.
+    wait_for(lambda: any(cookie["name"] == COOKIE for cookie in page.context.cookies()), 30, "the sign-in's cookie")
     os.kill(app.process.pid, signal.SIGSTOP)
     try:
         _held(page, decide, count)
