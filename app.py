@@ -157,8 +157,11 @@ if navigation.url_path == "":
     # dropped with this run.
     navigation.run()
 with st.sidebar:
-    if st.session_state.pop("cookie_action", None) == "set":
+    if (action := st.session_state.pop("cookie_action", None)) in ("set", "set again"):
         sign_in.cookie_script(st.session_state.get("auth_token"))
+        if action == "set":
+            # Drawn on the next run too: this run may be cut short (a page chosen at once) before the browser ran it.
+            st.session_state["cookie_action"] = "set again"
     st.caption(f"Signed in as **{escape_markdown(user.name)}** ({user.role})")
     st.button("Sign out", on_click=sign_in.sign_out, key="sign_out")
 navigation.run()
