@@ -54,7 +54,7 @@ def _component() -> str:
 
 def _store() -> str:
     """The browser's queue (and its storage) of this person and queue."""
-    return f"annotator-queue:{user.id}:{_queue()}"
+    return queue_component.store_name(user_id=user.id, queue=_queue())
 
 
 def _overridable(mine: dict[str, Any]) -> list[str]:

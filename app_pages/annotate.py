@@ -29,7 +29,7 @@ FILTERS = ("data_source", "rewrite_type")
 HERE = Path(__file__).resolve().parent
 
 engine, user = guard.require_page(__file__)
-STORE = f"annotator-queue:{user.id}:annotate"  # the browser's queue (and its storage) of this person
+STORE = queue_component.store_name(user_id=user.id, queue="annotate")
 state: dict[str, Any] = st.session_state.setdefault(
     "annotate", {"generation": 0, "skipped": [], "items": {}, "held": [], "outcomes": {}, "previous": None,
                  "message": None, "loaded": False},

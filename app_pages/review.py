@@ -31,7 +31,7 @@ COMPONENT = "review_queue"
 ALL = "(all)"
 
 engine, user = guard.require_page(__file__)
-STORE = f"annotator-queue:{user.id}:review"  # the browser's queue (and its storage) of this person
+STORE = queue_component.store_name(user_id=user.id, queue="review")
 state: dict[str, Any] = st.session_state.setdefault(
     "review", {"walk": None, "generation": 0, "position": 0, "items": {}, "stale": set(), "outcomes": {},
                "message": None}

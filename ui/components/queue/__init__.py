@@ -56,6 +56,11 @@ def mount(*, key: str, data: dict[str, Any], on_back: Callable[[], None],
                       **more)
 
 
+def store_name(*, user_id: int, queue: str) -> str:
+    """The name of one person's queue of one page in the browser (it names the queue's storage there too)."""
+    return f"annotator-queue:{user_id}:{queue}"
+
+
 def acknowledge(*, key: str, store: str, outcomes: dict[str, str], overridable: Collection[str] = ()) -> None:
     """Send the outcomes of the decisions just stored ahead of the rest of the run (the items the page builds and
     sends after them): a hidden second instance beside the queue `key` of the browser's queue `store`, drawn where
