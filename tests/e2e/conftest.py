@@ -113,6 +113,11 @@ def browser() -> Iterator[object]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         missing("playwright is not installed")
+    from playwright.sync_api import expect
+
+    # An assertion waits as long as a locator does (Playwright's 30 s): a figure computed on a loaded 2-core machine
+    # can take more than expect's own 5 s to show.
+    expect.set_options(timeout=30_000)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield chromium
