@@ -34,7 +34,7 @@ TOLERANCE = 1e-5
 class Labels:
     """Labels as three parallel integer arrays (item, rater, class), with the item and rater keys."""
 
-    items: tuple[Hashable, ...]
+    items: Sequence[Hashable]  # a tuple, or an array of numbers (a big project's millions of candidate ids)
     raters: tuple[Hashable, ...]
     item: np.ndarray
     rater: np.ndarray
@@ -47,10 +47,10 @@ class Labels:
         """From parallel columns, keys in the order they first appear."""
         item_keys, item_codes = _codes(items)
         rater_keys, rater_codes = _codes(raters)
-        label = np.asarray(labels, dtype=np.int64)
+        label = np.asarray(labels, dtype=np.int32)
         if label.size and (label.min() < 0 or label.max() >= classes):
             raise ValueError(f"labels must be classes 0..{classes - 1}")
-        return cls(item_keys, rater_keys, item_codes, rater_codes, label, classes)
+        return cls(item_keys, tuple(rater_keys), item_codes, rater_codes.astype(np.int32), label, classes)
 
     def vote_counts(self) -> np.ndarray:
         """items x classes: how many labels of each class each item has."""
@@ -59,12 +59,14 @@ class Labels:
         return counts
 
 
-def _codes(values: Sequence[Hashable]) -> tuple[tuple[Hashable, ...], np.ndarray]:
-    if isinstance(values, np.ndarray):  # millions of labels read as arrays: coded in C, keys as Python values
+def _codes(values: Sequence[Hashable]) -> tuple[Sequence[Hashable], np.ndarray]:
+    """Each value's code, in the order keys first appear, and the keys (numbers as an array)."""
+    if hasattr(values, "dtype"):  # millions of labels read as arrays (or a categorical): coded in C
         import pandas as pd
 
         codes, keys = pd.factorize(values, sort=False)
-        return tuple(keys.tolist()), codes.astype(np.int64)
+        numbers = np.asarray(keys)
+        return numbers if numbers.dtype.kind in "iuf" else tuple(keys.tolist()), codes.astype(np.int64, copy=False)
     index: dict[Hashable, int] = {}
     codes = np.fromiter((index.setdefault(value, len(index)) for value in values), dtype=np.int64,
                         count=len(values))
@@ -141,7 +143,7 @@ def patterns(labels: Labels, gold_codes: np.ndarray) -> Patterns:
     kept = np.zeros(n, dtype=bool)
     kept[first] = True
     rows = kept[labels.item]
-    plain = Labels(tuple(range(len(first))), labels.raters, of_item[labels.item[rows]], labels.rater[rows],
+    plain = Labels(np.arange(len(first)), labels.raters, of_item[labels.item[rows]], labels.rater[rows],
                    labels.label[rows], k)
     return Patterns(plain, gold_codes[first], first, of_item, np.bincount(of_item, minlength=len(first)).astype(float))
 
@@ -264,7 +266,7 @@ def rater_accuracy(grouped: Patterns, posterior: np.ndarray, weight: np.ndarray 
 
 def _items_labelled(grouped: Patterns) -> np.ndarray:
     labels, size = grouped.labels, len(grouped.labels.items)
-    pairs = np.unique(labels.rater * size + labels.item)
+    pairs = np.unique(labels.rater.astype(np.int64) * size + labels.item)
     return np.bincount(pairs // size, weights=grouped.weight[pairs % size],
                        minlength=len(labels.raters)).astype(np.int64)
 
