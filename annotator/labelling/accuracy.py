@@ -9,8 +9,9 @@ the construction pipeline: both models said yes, or one said no) may join as one
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,27 @@ class AnnotatorAccuracy:
     confusion: dict[str, dict[str, float]]
 
 
+class Posteriors(Mapping[int, float]):
+    """{candidate id: P(truly unsolvable)} over the fit's arrays: a dict of Python numbers is made only when one is
+    looked up (the Team page's figures never do, for a big project's millions of candidates)."""
+
+    def __init__(self, items: Sequence[Any], values: np.ndarray) -> None:
+        self._items, self._values = items, values
+
+    @cached_property
+    def _by_item(self) -> dict[int, float]:
+        return dict(zip(map(int, self._items), self._values.tolist()))
+
+    def __getitem__(self, item: int) -> float:
+        return self._by_item[item]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._by_item)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 @dataclass(frozen=True)
 class AccuracyReport:
     """The fitted model: `annotators` in the order they first labelled; `posterior` {candidate id: P(truly
@@ -60,7 +82,7 @@ class AccuracyReport:
     gold_items: int
     iterations: int
     resamples: int
-    posterior: dict[int, float] = field(repr=False)
+    posterior: Mapping[int, float] = field(repr=False)
     annotator_ids: dict[str, int] = field(repr=False)
     confusion_matrices: dict[str, np.ndarray] = field(repr=False)
 
@@ -155,8 +177,7 @@ def fit_from_frame(session: Session, frame: Any, *, resamples: int | None = DEFA
     its millions of labels once, as arrays."""
     if not len(frame):
         return None
-    labels = dawid_skene.Labels.of(frame["item"].to_numpy(), frame["annotator"].to_numpy(),
-                                   frame["human_check"].to_numpy())
+    labels = dawid_skene.Labels.of(frame["item"].to_numpy(), frame["annotator"], frame["human_check"].to_numpy())
     ids = {str(name): int(id_) for id_, name in session.execute(select(Annotator.id, Annotator.name))
            if name in set(labels.raters)}
     gold = gold_classes(session)
@@ -181,8 +202,8 @@ def report(fitted: dawid_skene.Fit, *, gold: dict[int, int], resamples: int, see
                                       int(fitted.items_labelled[r]), confusion))
     return AccuracyReport(
         annotators=rows, prior_unsolvable=float(fitted.prior[1]), items=len(labels.items), labels=len(labels.label),
-        gold_items=len(set(gold) & set(labels.items)), iterations=fitted.iterations, resamples=resamples,
-        posterior={int(item): float(p) for item, p in zip(labels.items, fitted.posterior[:, 1])},  # type: ignore[call-overload]
+        gold_items=int((dawid_skene.gold_codes_of(labels, gold) >= 0).sum()), iterations=fitted.iterations,
+        resamples=resamples, posterior=Posteriors(labels.items, fitted.posterior[:, 1]),
         annotator_ids=ids, confusion_matrices={str(name): fitted.confusion[r] for r, name in enumerate(labels.raters)},
     )
 

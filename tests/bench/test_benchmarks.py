@@ -198,10 +198,11 @@ SMOKE: dict[str, Smoke] = {
         needs="scale",
     ),
     "bench_team_figures.py": smoke(
-        "--url", "{scale}",
+        "--url", "{scale}", "--against", "HEAD", "--rounds", "1",
         figures=("Team's counts computed: median # s", "Team's first open, nothing stored: # s",
                  "20 labels saved one by one: in Team's stored counts # s", "a look at stale coefficients: # s",
-                 "peak memory: this process (the app server's part) # MB"),
+                 "peak memory: this process (the app server's part) # MB",
+                 "this checkout's child, median of 1: # s, CPU # s, peak # MB", "HEAD's child, median of 1: # s"),
         needs="scale",
     ),
     "bench_team_page.py": smoke(

@@ -13,8 +13,8 @@ from annotator.database.engine import read_session, write_session
 from annotator.database.models import Candidate
 from annotator.figures.agreement import dawid_skene
 from annotator.labelling import gold, queue
-from annotator.labelling.accuracy import LLM_VERIFIER, fit_from_database, llm_verdict
-from annotator.labelling.labels import LabelRow, record_labels
+from annotator.labelling.accuracy import LLM_VERIFIER, fit_from_database, fit_from_frame, llm_verdict
+from annotator.labelling.labels import LabelRow, label_frame, record_labels
 from annotator.labelling.precision_estimate import estimated_unsolvable_share
 from tests.support.candidates import add_candidates, add_user
 from tests.support.simulated_team import ACCURACIES, simulate, store
@@ -110,3 +110,24 @@ def test_the_estimated_unsolvable_share_is_the_mean_posterior_of_the_vetted(engi
     with read_session(engine) as session:
         again = estimated_unsolvable_share(session, fitted=fitted)
     assert (again.candidates, again.without_labels, again.share) == (len(vetted), 1, estimate.share)
+
+
+def test_the_fit_from_the_label_frame_is_the_fit_from_the_database(engine: Engine) -> None:
+    """The Team page's fit (every person's labels read as arrays, `fit_from_frame`) is `fit_from_database`'s to the
+    last digit, gold items and bootstrap included; its posteriors are looked up the same way."""
+    truth, frame = simulate(ACCURACIES[:4], 120, seed=12, overlap=0.7)
+    ids, _ = store(engine, frame)
+    with write_session(engine) as session:
+        for task in range(0, 120, 15):
+            gold.mark_gold(session, candidate_id=ids[task], human_check=int(truth[task]),
+                           difficulty_eval=0 if truth[task] else None, created_by=None)
+        importer = system_annotator_id(session, name="import:old.json")
+        record_labels(session, rows=[LabelRow(ids[task], importer, 1, 0) for task in range(30)])
+    with read_session(engine) as session:
+        expected = fit_from_database(session, resamples=25, seed=3)
+        fitted = fit_from_frame(session, label_frame(session), resamples=25, seed=3)
+    assert expected is not None and fitted is not None
+    assert fitted.to_json() == expected.to_json() and fitted.gold_items == 8
+    assert fitted.annotator_ids == expected.annotator_ids and "import:old.json" not in fitted.annotator_ids
+    assert len(fitted.posterior) == len(expected.posterior) == fitted.items > 100
+    assert dict(fitted.posterior) == dict(expected.posterior) and fitted.posterior[ids[0]] == truth[0]

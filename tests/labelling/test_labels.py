@@ -348,6 +348,34 @@ def test_label_frame_holds_label_rows_and_gives_the_same_agreement(engine: Engin
     assert label_agreement(frame) == label_agreement(rows)
 
 
+def test_label_frame_is_in_label_rows_order_with_named_imports_and_compact_columns(engine: Engine) -> None:
+    """Labels written in no order (the last candidate first, a person's second label on a candidate later): the
+    frame is still by candidate then label, an import joins only when named, a person without labels is absent, and
+    no column holds a Python object per label."""
+    import numpy as np
+
+    cids, aids = seed(engine, candidates=5, annotators=4)
+    with write_session(engine) as session:
+        system = auth.system_annotator_id(session, name="import:x.json")
+        for cid in reversed(cids):
+            for aid in (aids[2], system, aids[0]):
+                labels.record_label(session, candidate_id=cid, annotator_id=aid, human_check=int(cid % 2 == 0),
+                                    difficulty_eval=0 if cid % 2 == 0 else None, seconds_spent=float(cid))
+        labels.record_label(session, candidate_id=cids[1], annotator_id=aids[1], human_check=1, difficulty_eval=1)
+    with read_session(engine) as session:
+        for named in ((), ("import:x.json",)):
+            rows = labels.label_rows(session, system_annotators=named)
+            frame = labels.label_frame(session, system_annotators=named)
+            as_rows = [(int(i), a, int(c), None if d != d else int(d), None if s != s else float(s))
+                       for i, a, c, d, s in frame.itertuples(index=False)]
+            assert as_rows == rows and len(rows) == 11 + 5 * len(named)
+            assert ("import:x.json" in frame["annotator"].tolist()) == bool(named)
+            assert "a3" not in frame["annotator"].tolist()
+    assert [row[:2] for row in rows[:4]] == [(cids[0], "a2"), (cids[0], "import:x.json"), (cids[0], "a0"),
+                                             (cids[1], "a2")]
+    assert frame["annotator"].dtype == "category" and not (frame.dtypes == np.dtype(object)).any()
+
+
 def test_recording_labels_chunk_after_chunk_adds_no_compiled_statements(engine: Engine) -> None:
     """An import records its labels a chunk at a time; each chunk's statements must be the same SQL text, or
     SQLAlchemy caches a new compiled statement per chunk and a long import's memory grows with its size instead of

@@ -81,17 +81,18 @@ def label_agreement(
     import pandas as pd
 
     frame = rows if isinstance(rows, pd.DataFrame) else _frame(rows)
-    frame = frame.astype({"human_check": "int64", "difficulty_eval": "float64", "seconds": "float64"})
-    spent = frame.dropna(subset=["seconds"]).groupby("annotator")["seconds"].median()
-    medians = {name: float(value) for name, value in spent.items()}
-    accepted = frame[(frame["human_check"] == 1) & frame["difficulty_eval"].notna()]
-    accepted = accepted[accepted.groupby("item")["item"].transform("size") >= 2]
+    items, annotators, checks = frame["item"], frame["annotator"], frame["human_check"]
+    # Column by column (no copy of the frame): the median skips the labels without a time.
+    spent = frame["seconds"].astype("float64").groupby(annotators, observed=True, sort=False).median()
+    medians = {name: float(value) for name, value in spent.items() if value == value}  # NaN: no time at all
+    difficulty = frame["difficulty_eval"].astype("float64")
+    accepted = (checks == 1) & difficulty.notna()
+    accepted_items = items[accepted]
+    twice = (accepted_items.groupby(accepted_items, sort=False).transform("size") >= 2).to_numpy()
     return {
-        "human_check": agreement(
-            Ratings.from_columns(frame["item"], frame["annotator"], frame["human_check"]), medians=medians, gold=gold
-        ),
+        "human_check": agreement(Ratings.from_columns(items, annotators, checks), medians=medians, gold=gold),
         "difficulty_eval": agreement(
-            Ratings.from_columns(accepted["item"], accepted["annotator"], accepted["difficulty_eval"]),
+            Ratings.from_columns(accepted_items[twice], annotators[accepted][twice], difficulty[accepted][twice]),
             medians=medians, gold=gold,
         ),
     }

@@ -24,7 +24,7 @@ class Ratings:
     """Labels as a raters x items matrix (`MISSING` where a rater gave none)."""
 
     raters: tuple[str, ...]
-    items: tuple[Hashable, ...]
+    items: Sequence[Hashable]  # a tuple, or an array of numbers (a big project's millions of candidate ids)
     matrix: np.ndarray  # int8, shape (len(raters), len(items))
     categories: tuple[int, ...] = (0, 1)
 
@@ -48,8 +48,8 @@ class Ratings:
         rater_codes, rater_keys = pd.factorize(_column(raters))
         matrix = np.full((len(rater_keys), len(item_keys)), MISSING, dtype=np.int8)
         matrix[rater_codes, item_codes] = np.asarray(labels, dtype=np.int8)
-        # As Python values (`tolist`), whatever the column's dtype: the item keys are the ones given.
-        return cls(tuple(rater_keys.tolist()), tuple(item_keys.tolist()), matrix, tuple(categories))
+        # Raters as Python values (`tolist`), whatever the column's dtype; numeric items stay an array.
+        return cls(tuple(rater_keys.tolist()), _keys(item_keys), matrix, tuple(categories))
 
     @cached_property
     def counts(self) -> np.ndarray:
@@ -59,11 +59,19 @@ class Ratings:
 
 
 def _column(values: Sequence[Hashable]) -> Any:
-    """A column to factorize: integers as integers (hashed in C, far faster than objects), the rest as objects."""
+    """A column to factorize: integers as integers (hashed in C, far faster than objects) and a categorical as its
+    codes, the rest as objects."""
     import pandas as pd
 
     column = pd.Series(values)
-    return column if column.dtype.kind in "iu" else column.astype(object)
+    return column if column.dtype.kind in "iu" or isinstance(column.dtype, pd.CategoricalDtype) \
+        else column.astype(object)
+
+
+def _keys(keys: Any) -> Sequence[Hashable]:
+    """Factorized keys: numbers as an array (no Python object each), the rest as a tuple of Python values."""
+    values = np.asarray(keys)
+    return values if values.dtype.kind in "iuf" else tuple(keys.tolist())
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ reference implementation) on the same labels, gold items included."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -118,3 +120,79 @@ def test_no_labels_and_bad_classes_say_so() -> None:
         dawid_skene.fit(dawid_skene.Labels.of([], [], []))
     with pytest.raises(ValueError, match="classes 0..1"):
         dawid_skene.Labels.of([1], ["a"], [2])
+
+
+def _item_by_item(labels: dawid_skene.Labels, gold: np.ndarray, start: np.ndarray | None = None) -> tuple:
+    """EM over every item (no patterns): the model's definition step by step, as a reference. Its prior, confusion
+    matrices, posteriors and the raters' accuracies."""
+    k, raters, n = labels.classes, len(labels.raters), len(labels.items)
+    cell = labels.rater * k + labels.label
+
+    def clamp(posterior: np.ndarray) -> np.ndarray:
+        posterior = posterior.copy()
+        posterior[gold >= 0] = np.eye(k)[gold[gold >= 0]]
+        return posterior
+
+    def m_step(posterior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        counts = np.stack([np.bincount(cell, weights=posterior[labels.item, c], minlength=raters * k)
+                           for c in range(k)], axis=1).reshape(raters, k, k)
+        return counts, np.clip(counts, 1e-10, None) / np.clip(counts, 1e-10, None).sum(axis=1, keepdims=True)
+
+    if start is None:
+        start = labels.vote_counts() / labels.vote_counts().sum(axis=1, keepdims=True)
+    posterior = clamp(start)
+    prior, (_, confusion) = posterior.mean(axis=0), m_step(posterior)
+    bound = -np.inf
+    for _ in range(dawid_skene.MAX_ITERATIONS):
+        logs = np.log(confusion).reshape(-1, k)[cell]
+        per_item = np.stack([np.bincount(labels.item, weights=logs[:, c], minlength=n) for c in range(k)], axis=1)
+        posterior = clamp(dawid_skene.softmax_rows(np.log(np.clip(prior, 1e-10, None)) + per_item))
+        prior = posterior.mean(axis=0)
+        counts, confusion = m_step(posterior)
+        clipped = np.clip(posterior, 1e-10, None)
+        new_bound = (float((counts * np.log(confusion)).sum()) + float(counts.sum(axis=(0, 1)) @ np.log(
+            np.clip(prior, 1e-10, None))) - float((np.log(clipped) * clipped).sum())) / float(counts.sum())
+        if new_bound - bound < dawid_skene.TOLERANCE:
+            break
+        bound = new_bound
+    right = np.bincount(labels.rater, weights=posterior[labels.item, labels.label], minlength=raters)
+    return prior, confusion, posterior, right / np.bincount(labels.rater, minlength=raters)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), raters=st.integers(1, 4), overlap=st.floats(0.3, 1.0),
+       golds=st.integers(0, 20), items=st.integers(1, 300))
+def test_fitting_each_pattern_once_is_fitting_every_item(seed: int, raters: int, overlap: float, golds: int,
+                                                          items: int) -> None:
+    """Items holding the same labels are fitted once, weighted by their number: the same fit and the same bootstrap
+    as EM over every item, gold items (of either class, even against their labels) included."""
+    rng = np.random.default_rng(seed)
+    _, frame = simulate(tuple(rng.uniform(0.5, 0.99, raters)), items, seed=seed, overlap=overlap)
+    if frame.empty:
+        return
+    frame = pd.concat([frame, frame.sample(frac=0.1, random_state=seed)])  # a rater's second label on an item
+    labels = dawid_skene.Labels.of(frame["task"].tolist(), frame["worker"].tolist(), frame["label"].tolist())
+    gold = {item: int(rng.integers(0, 2)) for item in rng.choice(labels.items, min(golds, len(labels.items)))}
+    gold_codes = np.array([gold.get(item, -1) for item in labels.items])
+    fitted = dawid_skene.fit(labels, gold=gold)
+    prior, confusion, posterior, accuracy = _item_by_item(labels, gold_codes)
+    assert np.allclose(fitted.prior, prior, rtol=0, atol=1e-9)
+    assert np.allclose(fitted.confusion, confusion, rtol=0, atol=1e-9)
+    assert np.allclose(fitted.posterior, posterior, rtol=0, atol=1e-9)
+    assert np.allclose(fitted.accuracy, accuracy, rtol=0, atol=1e-9, equal_nan=True)
+    assert list(fitted.items_labelled) == [frame.loc[frame["worker"] == rater, "task"].nunique()
+                                           for rater in labels.raters]
+    low, high = dawid_skene.bootstrap_accuracy(labels, gold=gold, resamples=5, seed=seed, start=fitted.posterior)
+    draws = np.random.default_rng(seed)
+    estimates = []
+    for _ in range(5):
+        drawn = draws.integers(0, len(labels.items), size=len(labels.items))
+        rows = [(new, rater, label) for new, item in enumerate(drawn)
+                for rater, label in zip(labels.rater[labels.item == item], labels.label[labels.item == item])]
+        sample = dawid_skene.Labels(tuple(range(len(drawn))), labels.raters, *map(np.array, zip(*rows)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            estimates.append(_item_by_item(sample, gold_codes[drawn], fitted.posterior[drawn])[3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert np.allclose(low, np.nanpercentile(estimates, 2.5, axis=0), rtol=0, atol=1e-9, equal_nan=True)
+        assert np.allclose(high, np.nanpercentile(estimates, 97.5, axis=0), rtol=0, atol=1e-9, equal_nan=True)
