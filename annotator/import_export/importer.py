@@ -45,6 +45,12 @@ IMPORT_CACHE_MIB = 64
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
 
 
+# A label row made from its first five fields and the others' defaults (no time spent, no decision), without the
+# named tuple's own __new__: a Python call per label of an import.
+_label_row = tuple.__new__
+_LABEL_ROW_DEFAULTS = tuple(labels.LabelRow._field_defaults[name] for name in labels.LabelRow._fields[5:])
+
+
 def _where(loc: Location | None) -> str:
     return f"{loc.path} {loc.record}" if loc else "this import"
 
@@ -212,7 +218,7 @@ class _Importer:
     def _merge_labels(self) -> None:
         """The labels of this chunk's existing candidates, recorded set-based (`labels.record_labels`)."""
         pending, self.pending_labels = self.pending_labels, []
-        rows, batch_labels, ids = [], [], self.annotator_ids
+        rows, batch_labels, ids, make = [], [], self.annotator_ids, _label_row
         for record, candidate_id in pending:
             label = record.label
             assert label is not None
@@ -220,8 +226,8 @@ class _Importer:
                                                                            loc=self._loc(record))
             if record.label_only:
                 batch_labels.append((candidate_id, annotator_id))
-            rows.append(labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval,
-                                        label.comment))
+            rows.append(make(labels.LabelRow, (candidate_id, annotator_id, label.human_check, label.difficulty_eval,
+                                               label.comment) + _LABEL_ROW_DEFAULTS))
         try:
             added, updated = labels.record_labels(self.session, rows=rows, replace=self.update, keep_comments=True)
         except labels.LabelConflict as conflict:
