@@ -1,6 +1,7 @@
 """The set-based work behind `labels.record_labels`, its only caller: what is stored for a chunk of rows (read
 once, locked), the plan of writes and events built from it, and the candidates' resolved labels as one SQL
-statement (`_resolved_labels`: the majority and tie rules, and where the label comes from)."""
+statement (`_resolved_labels`: the majority and tie rules, and where the label comes from; a candidate whose one
+label is new takes it, `_ALONE_RESOLVED`). Plain new labels (an import's) go from one JSON text (`_ROWS`)."""
 
 from __future__ import annotations
 
@@ -194,14 +195,17 @@ class Plan:
         connection = session.connection()
         dialect = connection.dialect.name
         changed = self.candidate_ids()
-        # One JSON text of the rows for every statement that reads them (`_ROWS`); an import's are both alike.
-        plain = _json_rows(self.plain)
-        alone = plain if self.alone == self.plain else _json_rows(self.alone)
+        # The rows as one JSON text for the statements that read them (`_ROWS`); on SQLite the plain ones, once
+        # inserted, from their labels (`_INSERTED`).
+        rows = {"rows": _json_rows(self.plain)}
         if self.plain and dialect == "sqlite":
-            session.execute(_plain(_PLAIN_LABELS, dialect), {"rows": plain, "now": self.now})
-            session.execute(_plain(_PLAIN_EVENTS, dialect), {
-                "rows": plain, "now": self.now,
-                **{f"label{code}": self._json(label) for code, label in _LABEL_OF_CODE.items()}})
+            after = connection.execute(select(func.max(_ANNOTATION.c.id))).scalar() or 0
+            session.execute(_plain(_PLAIN_LABELS, _ROWS[dialect]), {**rows, "now": self.now})
+            if after < _LARGEST_ID - len(self.plain):  # each new label's id one more than the largest before
+                rows = {"after": after}
+            texts = {f"label{code}": self._json(label) for code, label in _LABEL_OF_CODE.items()}
+            session.execute(_plain(_PLAIN_EVENTS, _INSERTED if "after" in rows else _ROWS[dialect]),
+                            {**rows, "now": self.now, **texts})
         elif self.plain:  # PostgreSQL: by COPY with the others
             self._add_new(self.plain)
         for name, (statement, keys) in _STATEMENTS.items():
@@ -211,8 +215,10 @@ class Plan:
         execute_rows(session, _EVENT_INSERT, _EVENT_KEYS, self.events, copy_into="annotationevent",
                      copy_columns={"old_text": "old", "new_text": "new"})
         if self.alone:  # each the one label of its candidate: that label
-            session.execute(_plain(_ALONE_RESOLVED, dialect), {"rows": alone, "now": self.now, "system": True,
-                                                               "single": LabelSource.single.value})
+            if self.alone != self.plain:  # an import's are the same rows
+                rows = {"rows": _json_rows(self.alone)}
+            session.execute(_plain(_ALONE_RESOLVED, _INSERTED if "after" in rows else _ROWS[dialect]),
+                            {**rows, "now": self.now, "system": True, "single": LabelSource.single.value})
             changed -= {row.candidate_id for row in self.alone}
         unlabelled = bool(self.writes["decision insert"] or self.writes["decision update"])
         for chunk in _chunks(changed):
@@ -247,6 +253,10 @@ _ROWS = {
                   "CAST(value->>2 AS INTEGER) AS human_check, CAST(value->>3 AS INTEGER) AS difficulty_eval "
                   "FROM json_array_elements(CAST(:rows AS json)) AS value",
 }
+# On SQLite, the labels inserted since the one whose id is `after`: its new rows' ids are the largest so far plus one,
+# as long as that stays below `_LARGEST_ID` (then it picks unused ones at random).
+_INSERTED = "SELECT candidate_id, annotator_id, human_check, difficulty_eval FROM annotation WHERE id > :after"
+_LARGEST_ID = 2**63 - 1
 _PLAIN_LABELS = ("INSERT INTO annotation (candidate_id, annotator_id, human_check, difficulty_eval, comment, "
                  "seconds_spent, created_at, updated_at) SELECT candidate_id, annotator_id, human_check, "
                  "difficulty_eval, NULL, NULL, :now, :now FROM ({rows}) AS v")
@@ -265,9 +275,9 @@ def _json_rows(rows: list[Any]) -> str:
     return json.dumps([row[:4] for row in rows], separators=(",", ":")) if rows else "[]"
 
 
-def _plain(sql: str, dialect: str) -> TextClause:
-    """`sql` (`_PLAIN_LABELS` and the like) reading its rows from the bound JSON text `rows` (`_ROWS`)."""
-    return text(sql.format(rows=_ROWS[dialect])).bindparams(bindparam("now", type_=_CANDIDATE.c.updated_at.type))
+def _plain(sql: str, rows: str) -> TextClause:
+    """`sql` (`_PLAIN_LABELS` and the like) reading its rows from `rows` (`_ROWS` or `_INSERTED`)."""
+    return text(sql.format(rows=rows)).bindparams(bindparam("now", type_=_CANDIDATE.c.updated_at.type))
 
 
 # Each kind of write: its statement and the keys of its rows' values, in order.
