@@ -39,6 +39,10 @@ from annotator.labelling import labels, queue
 from annotator.transcripts.judge.import_workers import JudgeWorkers
 
 CHUNK_SIZE = 2000
+# Candidates per chunk on SQLite, in CHUNK_SIZEs: every record is read before its transaction there (`import_parts`),
+# so a chunk holds nothing more in memory, and fewer chunks run fewer statements. PostgreSQL's records stream: a
+# chunk's are what the import holds.
+SQLITE_CHUNKS = 5
 # SQLite's page cache for an import's transaction (`write_session(cache_mib=...)`): an import's executemany of
 # transcripts keeps its indexes' pages in memory instead of re-reading the ones SQLite's default cache evicts.
 IMPORT_CACHE_MIB = 64
@@ -63,6 +67,7 @@ class _Importer:
         self.summary = ImportSummary()
         self.problems = ProblemBook(session)
         self.pending: list[CandidateRecord] = []
+        self.chunk_size = CHUNK_SIZE * (SQLITE_CHUNKS if self.dialect == "sqlite" else 1)
         self.pending_labels: list[tuple[CandidateRecord, int]] = []  # with the candidate's id
         self.chunk_ids: dict[str, Location | None] = {}
         self.part_path = ""
@@ -153,7 +158,7 @@ class _Importer:
             )
         self.chunk_ids[record.data_id] = record.location
         self.pending.append(record)
-        if len(self.pending) >= CHUNK_SIZE:
+        if len(self.pending) >= self.chunk_size:
             self.flush()
 
     def flush(self) -> None:
