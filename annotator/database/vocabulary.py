@@ -214,6 +214,10 @@ _DATA_ID_RE = re.compile(
     r"^(?P<source>[A-Za-z0-9][A-Za-z0-9\-.]*(?:_[A-Za-z][A-Za-z0-9\-.]*)*)_(?P<idx>\d+)_(?P<type>[A-Za-z]+)_(?P<k>\d+)$"
 )
 
+# Data sources `_DATA_ID_RE` took (`DataId.parse`), at most `_SOURCES_KEPT` of them.
+_SOURCES: set[str] = set()
+_SOURCES_KEPT = 1000
+
 
 class DataId(NamedTuple):
     """A candidate's id, `{data_source}_{position}_{rewrite_type}_{k}` (ReliableMath's `data_id`).
@@ -233,6 +237,14 @@ class DataId(NamedTuple):
     @classmethod
     def parse(cls, text: str) -> DataId:
         """Raises ValueError with the reason when `text` is not a data_id."""
+        # The last three parts hold no "_", so they are the text's last three; a data source the pattern took
+        # before is taken again without it (an import's ids share a few sources). `isdecimal` is the pattern's \d.
+        parts = text.rsplit("_", 3)
+        if len(parts) == 4:
+            source, idx, kind, k_text = parts
+            if (source in _SOURCES and idx.isdecimal() and k_text.isdecimal() and kind.isascii() and kind.isalpha()
+                    and (k := int(k_text)) >= 1):
+                return tuple.__new__(cls, (source, int(idx), kind, k))
         match = _DATA_ID_RE.match(text)
         if not match:
             raise ValueError(f"{text!r} is not of the form {{source}}_{{index}}_{{remove|contradict}}_{{k}}")
@@ -240,5 +252,7 @@ class DataId(NamedTuple):
         k = int(k_text)
         if k < 1:
             raise ValueError(f"{text!r}: the condition number k counts from 1")
+        if len(_SOURCES) < _SOURCES_KEPT:
+            _SOURCES.add(source)
         # tuple.__new__: the named tuple's own __new__ is a Python call, and every record of an import parses one.
         return tuple.__new__(cls, (source, int(idx), kind, k))

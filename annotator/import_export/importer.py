@@ -39,10 +39,20 @@ from annotator.labelling import labels, queue
 from annotator.transcripts.judge.import_workers import JudgeWorkers
 
 CHUNK_SIZE = 2000
+# Candidates per chunk on SQLite, in CHUNK_SIZEs: every record is read before its transaction there (`import_parts`),
+# so a chunk holds nothing more in memory, and fewer chunks run fewer statements. PostgreSQL's records stream: a
+# chunk's are what the import holds.
+SQLITE_CHUNKS = 5
 # SQLite's page cache for an import's transaction (`write_session(cache_mib=...)`): an import's executemany of
 # transcripts keeps its indexes' pages in memory instead of re-reading the ones SQLite's default cache evicts.
 IMPORT_CACHE_MIB = 64
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
+
+
+# A label row made from its first five fields and the others' defaults (no time spent, no decision), without the
+# named tuple's own __new__: a Python call per label of an import.
+_label_row = tuple.__new__
+_LABEL_ROW_DEFAULTS = tuple(labels.LabelRow._field_defaults[name] for name in labels.LabelRow._fields[5:])
 
 
 def _where(loc: Location | None) -> str:
@@ -57,6 +67,7 @@ class _Importer:
         self.summary = ImportSummary()
         self.problems = ProblemBook(session)
         self.pending: list[CandidateRecord] = []
+        self.chunk_size = CHUNK_SIZE * (SQLITE_CHUNKS if self.dialect == "sqlite" else 1)
         self.pending_labels: list[tuple[CandidateRecord, int]] = []  # with the candidate's id
         self.chunk_ids: dict[str, Location | None] = {}
         self.part_path = ""
@@ -147,7 +158,7 @@ class _Importer:
             )
         self.chunk_ids[record.data_id] = record.location
         self.pending.append(record)
-        if len(self.pending) >= CHUNK_SIZE:
+        if len(self.pending) >= self.chunk_size:
             self.flush()
 
     def flush(self) -> None:
@@ -212,7 +223,7 @@ class _Importer:
     def _merge_labels(self) -> None:
         """The labels of this chunk's existing candidates, recorded set-based (`labels.record_labels`)."""
         pending, self.pending_labels = self.pending_labels, []
-        rows, batch_labels, ids = [], [], self.annotator_ids
+        rows, batch_labels, ids, make = [], [], self.annotator_ids, _label_row
         for record, candidate_id in pending:
             label = record.label
             assert label is not None
@@ -220,8 +231,8 @@ class _Importer:
                                                                            loc=self._loc(record))
             if record.label_only:
                 batch_labels.append((candidate_id, annotator_id))
-            rows.append(labels.LabelRow(candidate_id, annotator_id, label.human_check, label.difficulty_eval,
-                                        label.comment))
+            rows.append(make(labels.LabelRow, (candidate_id, annotator_id, label.human_check, label.difficulty_eval,
+                                               label.comment) + _LABEL_ROW_DEFAULTS))
         try:
             added, updated = labels.record_labels(self.session, rows=rows, replace=self.update, keep_comments=True)
         except labels.LabelConflict as conflict:

@@ -1,10 +1,12 @@
 """The set-based work behind `labels.record_labels`, its only caller: what is stored for a chunk of rows (read
 once, locked), the plan of writes and events built from it, and the candidates' resolved labels as one SQL
-statement (`_resolved_labels`: the majority and tie rules, and where the label comes from)."""
+statement (`_resolved_labels`: the majority and tie rules, and where the label comes from; a candidate whose one
+label is new takes it, `_ALONE_RESOLVED`). Plain new labels (an import's) go from one JSON text (`_ROWS`)."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -12,6 +14,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import (
     Float,
     Text,
+    TextClause,
     Update,
     bindparam,
     case,
@@ -19,6 +22,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    text,
     update,
 )
 from sqlmodel import Session
@@ -53,6 +57,7 @@ class Stored(NamedTuple):
 class StoredRows(NamedTuple):
     labels: dict[tuple[int, int], Stored]  # by (candidate, annotator)
     decisions: dict[int, Stored]  # by candidate
+    labelled: set[int]  # the rows' candidates that hold a label of anyone's
 
 
 def _chunks(ids: Collection[int]) -> list[list[int]]:
@@ -65,6 +70,7 @@ def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
     candidates locked."""
     labels: dict[tuple[int, int], Stored] = {}
     decisions: dict[int, Stored] = {}
+    labelled: set[int] = set()
     # PostgreSQL (READ COMMITTED): lock the candidates first, in id order, or two annotators labelling one
     # candidate at once would each count the other's label as missing and store a short label_count. SQLite's
     # write_session already holds the database's write lock (BEGIN IMMEDIATE): nothing to lock there.
@@ -79,13 +85,26 @@ def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
     for chunk in _chunks([row.candidate_id for row in rows if not row.decision]):
         query = select(a.candidate_id, a.id, a.annotator_id, a.human_check, a.difficulty_eval, a.comment,
                        a.seconds_spent).where(ids_in(a.candidate_id, chunk, dialect=dialect))
-        labels.update({(row[0], row[2]): Stored(*row[1:]) for row in iter_raw_tuples(session, query)
-                       if row[2] in annotators})
+        for row in iter_raw_tuples(session, query):
+            labelled.add(row[0])
+            if row[2] in annotators:
+                labels[row[0], row[2]] = Stored(*row[1:])
     for chunk in _chunks([row.candidate_id for row in rows if row.decision]):
         query = select(j.candidate_id, j.annotator_id, j.human_check, j.difficulty_eval, j.comment).where(
             ids_in(j.candidate_id, chunk, dialect=dialect))
         decisions.update({row[0]: Stored(*row) for row in iter_raw_tuples(session, query)})
-    return StoredRows(labels, decisions)
+    return StoredRows(labels, decisions, labelled)
+
+
+def alone(session: Session, *, rows: Sequence[Any], labelled: Collection[int]) -> set[int]:
+    """The rows' candidates whose label will be a row's alone: no label stored, none decided, one row each."""
+    counts = Counter(row.candidate_id for row in rows)
+    ids = {candidate for candidate, count in counts.items() if count == 1 and candidate not in labelled}
+    dialect, j = session.connection().dialect.name, _ADJUDICATION.c
+    for chunk in _chunks(ids) if ids else ():
+        ids.difference_update(session.execute(select(j.candidate_id).where(ids_in(j.candidate_id, chunk,
+                                                                                   dialect=dialect))).scalars())
+    return ids
 
 
 class Plan:
@@ -100,6 +119,10 @@ class Plan:
         # (table, statement kind) -> rows, each in its `_STATEMENTS` keys' order: labels and decisions, inserted or
         # updated; time spent alone
         self.writes: dict[str, list[tuple[Any, ...]]] = {name: [] for name in _STATEMENTS}
+        # New labels with no comment, time spent, decision id or key time (an import's): on SQLite written from one
+        # JSON text, not a row at a time. And the new labels that are their candidate's only label or decision.
+        self.plain: list[Any] = []
+        self.alone: list[Any] = []
 
     def add(self, row: Any, old: Stored | None) -> tuple[Stored, str] | None:
         """Plan one row against what is stored; (the stored one, the field) when it may not replace it."""
@@ -120,16 +143,25 @@ class Plan:
         self._update(row, old, new)
         return None
 
-    def add_new(self, rows: Sequence[Any]) -> None:
+    def add_new(self, rows: Sequence[Any], *, alone: Collection[int] = ()) -> None:
         """Plan these annotators' labels, none of them stored before and none a decision: each an insert and a
-        "create" event, as `add` plans one, made for all the rows at once."""
+        "create" event, as `add` plans one, made for all the rows at once. `alone`: the candidates among them
+        whose label will be the row's alone (`alone`)."""
+        if alone:
+            self.alone += [row for row in rows if row.candidate_id in alone]
+        self.added += len(rows)
+        if all(row[4:] == _PLAIN for row in rows):
+            self.plain += rows
+        else:
+            self._add_new(rows)
+
+    def _add_new(self, rows: Sequence[Any]) -> None:
         now, texts, text = self.now, self._texts, self._json
         self.writes["label insert"] += [(row.candidate_id, row.annotator_id, row.human_check, row.difficulty_eval,
                                          row.comment, row.seconds_spent, now, now) for row in rows]
         self.events += [(row.candidate_id, row.annotator_id, "create", None,
                          texts.get(label) or text(label), row.pressed_at or now, row.decision_id)
                         for row in rows for label in ((row.human_check, row.difficulty_eval, row.comment),)]
-        self.added += len(rows)
 
     def _insert(self, row: Any, label: tuple[int, int | None, str | None]) -> None:
         now = self.now
@@ -160,21 +192,41 @@ class Plan:
 
     def write(self, session: Session) -> None:
         """The planned writes, their events, then the changed candidates' resolved labels."""
+        connection = session.connection()
+        dialect = connection.dialect.name
+        changed = self.candidate_ids()
+        # The rows as one JSON text for the statements that read them (`_ROWS`); on SQLite the plain ones, once
+        # inserted, from their labels (`_INSERTED`).
+        rows = {"rows": _json_rows(self.plain)}
+        if self.plain and dialect == "sqlite":
+            after = connection.execute(select(func.max(_ANNOTATION.c.id))).scalar() or 0
+            session.execute(_plain(_PLAIN_LABELS, _ROWS[dialect]), {**rows, "now": self.now})
+            if after < _LARGEST_ID - len(self.plain):  # each new label's id one more than the largest before
+                rows = {"after": after}
+            texts = {f"label{code}": self._json(label) for code, label in _LABEL_OF_CODE.items()}
+            session.execute(_plain(_PLAIN_EVENTS, _INSERTED if "after" in rows else _ROWS[dialect]),
+                            {**rows, "now": self.now, **texts})
+        elif self.plain:  # PostgreSQL: by COPY with the others
+            self._add_new(self.plain)
         for name, (statement, keys) in _STATEMENTS.items():
             # New labels by COPY on PostgreSQL (an import's many): updates and decisions are few.
             execute_rows(session, statement, keys, self.writes[name],
                          copy_into="annotation" if name == "label insert" else None)
         execute_rows(session, _EVENT_INSERT, _EVENT_KEYS, self.events, copy_into="annotationevent",
                      copy_columns={"old_text": "old", "new_text": "new"})
-        connection = session.connection()
+        if self.alone:  # each the one label of its candidate: that label
+            if self.alone != self.plain:  # an import's are the same rows
+                rows = {"rows": _json_rows(self.alone)}
+            session.execute(_plain(_ALONE_RESOLVED, _INSERTED if "after" in rows else _ROWS[dialect]),
+                            {**rows, "now": self.now, "system": True, "single": LabelSource.single.value})
+            changed -= {row.candidate_id for row in self.alone}
         unlabelled = bool(self.writes["decision insert"] or self.writes["decision update"])
-        for chunk in _chunks(self.candidate_ids()):
-            connection.execute(_resolved_labels(chunk, now=self.now, unlabelled=unlabelled,
-                                                dialect=connection.dialect.name))
+        for chunk in _chunks(changed):
+            connection.execute(_resolved_labels(chunk, now=self.now, unlabelled=unlabelled, dialect=dialect))
 
     def candidate_ids(self) -> set[int]:
         """The candidates whose labels or decisions changed (an event each)."""
-        return {event[0] for event in self.events}
+        return {event[0] for event in self.events} | {row.candidate_id for row in self.plain}
 
 
 def _plus(old: Stored, row: Any) -> float | None:
@@ -188,6 +240,46 @@ _EVENT_INSERT = insert(AnnotationEvent.__table__).values(old=bindparam("old_text
                                                          new=bindparam("new_text", type_=Text()))
 _EVENT_KEYS = ("candidate_id", "annotator_id", "action", "old_text", "new_text", "at", "decision_id")
 _LABEL = ("human_check", "difficulty_eval", "comment")
+# A new label's fields after its human_check and difficulty_eval when it is plain (`Plan.plain`).
+_PLAIN = (None, None, False, None, None)
+# The labels by their code (human_check * 3 + difficulty_eval, 2 for none), as a plain label's event writes them.
+_LABEL_OF_CODE = {2: (0, None, None), 3: (1, 0, None), 4: (1, 1, None)}
+# Rows bound as one JSON text of [candidate_id, annotator_id, human_check, difficulty_eval] arrays.
+_ROWS = {
+    "sqlite": "SELECT json_extract(value, '$[0]') AS candidate_id, json_extract(value, '$[1]') AS annotator_id, "
+              "json_extract(value, '$[2]') AS human_check, json_extract(value, '$[3]') AS difficulty_eval "
+              "FROM json_each(:rows)",
+    "postgresql": "SELECT CAST(value->>0 AS INTEGER) AS candidate_id, CAST(value->>1 AS INTEGER) AS annotator_id, "
+                  "CAST(value->>2 AS INTEGER) AS human_check, CAST(value->>3 AS INTEGER) AS difficulty_eval "
+                  "FROM json_array_elements(CAST(:rows AS json)) AS value",
+}
+# On SQLite, the labels inserted since the one whose id is `after`: its new rows' ids are the largest so far plus one,
+# as long as that stays below `_LARGEST_ID` (then it picks unused ones at random).
+_INSERTED = "SELECT candidate_id, annotator_id, human_check, difficulty_eval FROM annotation WHERE id > :after"
+_LARGEST_ID = 2**63 - 1
+_PLAIN_LABELS = ("INSERT INTO annotation (candidate_id, annotator_id, human_check, difficulty_eval, comment, "
+                 "seconds_spent, created_at, updated_at) SELECT candidate_id, annotator_id, human_check, "
+                 "difficulty_eval, NULL, NULL, :now, :now FROM ({rows}) AS v")
+_PLAIN_EVENTS = ("INSERT INTO annotationevent (candidate_id, annotator_id, action, old, new, at, decision_id) "
+                 "SELECT candidate_id, annotator_id, 'create', NULL, CASE human_check * 3 + coalesce(difficulty_eval, "
+                 "2) WHEN 2 THEN :label2 WHEN 3 THEN :label3 ELSE :label4 END, :now, NULL FROM ({rows}) AS v")
+# A candidate's one label is its resolved label (`_resolved_labels` comes to the same for one label).
+_ALONE_RESOLVED = ("UPDATE candidate SET label_count = 1, imported_label_count = CASE WHEN v.annotator_id IN "
+                   "(SELECT id FROM annotator WHERE is_system = :system) THEN 1 ELSE 0 END, human_check = "
+                   "v.human_check, difficulty_eval = v.difficulty_eval, label_source = :single, agreement = 1.0, "
+                   "updated_at = :now FROM ({rows}) AS v WHERE candidate.id = v.candidate_id")
+
+
+def _json_rows(rows: list[Any]) -> str:
+    """The rows as `_ROWS` reads them."""
+    return json.dumps([row[:4] for row in rows], separators=(",", ":")) if rows else "[]"
+
+
+def _plain(sql: str, rows: str) -> TextClause:
+    """`sql` (`_PLAIN_LABELS` and the like) reading its rows from `rows` (`_ROWS` or `_INSERTED`)."""
+    return text(sql.format(rows=rows)).bindparams(bindparam("now", type_=_CANDIDATE.c.updated_at.type))
+
+
 # Each kind of write: its statement and the keys of its rows' values, in order.
 _STATEMENTS: dict[str, tuple[Any, tuple[str, ...]]] = {
     "label insert": (insert(_ANNOTATION),

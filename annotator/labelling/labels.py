@@ -94,16 +94,18 @@ def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool =
     stored = _label_writer.stored(session, rows=rows)
     plan = _label_writer.Plan(replace=replace, keep_comments=keep_comments)
     if not stored.labels and not stored.decisions and not any(row.decision for row in rows):
-        plan.add_new(rows)  # nothing stored to compare with (an import's labels on unlabelled candidates)
+        # Nothing stored to compare with (an import's labels on unlabelled candidates).
+        plan.add_new(rows, alone=_label_writer.alone(session, rows=rows, labelled=stored.labelled))
     else:
         for index, row in enumerate(rows):
             conflict = plan.add(row, stored.decisions.get(row.candidate_id) if row.decision
                                 else stored.labels.get((row.candidate_id, row.annotator_id)))
             if conflict is not None:
                 raise LabelConflict(index, conflict[0], field=conflict[1])
+    changed = plan.candidate_ids()
     plan.write(session)
-    if plan.events:
-        adaptive.after_labels(session, candidate_ids=plan.candidate_ids())
+    if changed:
+        adaptive.after_labels(session, candidate_ids=changed)
     return plan.added, plan.updated
 
 

@@ -391,10 +391,11 @@ def test_recording_labels_chunk_after_chunk_adds_no_compiled_statements(engine: 
             labels.record_labels(session, rows=rows)
 
     record(cids[:2], aids[0])
+    record(cids[:1], aids[1])  # a second label: resolved from the labels (the first were a candidate's only one)
     size = len(cache)
     record(cids[2:4], aids[0])
     record(cids[4:], aids[1])
-    record(cids[:3], aids[1])
+    record(cids[1:3], aids[1])
     assert len(cache) == size
     with read_session(engine) as session:  # and the labels went where their ids said
         stored = sorted(session.execute(select(Annotation.candidate_id, Annotation.annotator_id)).all())
@@ -439,3 +440,67 @@ def test_new_labels_recorded_together_are_stored_as_one_at_a_time(engine: Engine
     assert (keys[0][0], keys[0][1], keys[3][0], keys[3][1]) == (pressed, f"d-{cids[0]}", pressed, f"d-{cids[2]}")
     assert [key[1] for key in keys] == [f"d-{cids[0]}", None, None, f"d-{cids[2]}", None, None]
     assert resolved[:2] == resolved[2:] == [("first", 2, 1, 1, "majority", 0.5), ("second", 1, 0, None, "single", 1.0)]
+
+
+def _resolved(engine: Engine) -> list[tuple]:
+    with read_session(engine) as session:
+        return [tuple(row) for row in session.execute(
+            select(Candidate.id, Candidate.label_count, Candidate.imported_label_count, Candidate.human_check,
+                   Candidate.difficulty_eval, Candidate.label_source, Candidate.agreement).order_by(Candidate.id))]
+
+
+def test_plain_new_labels_are_stored_and_resolved_as_the_rules_say(engine: Engine) -> None:
+    """New labels without comment or time (an import's), written from one JSON text (on SQLite the events, and the
+    resolved labels, from the labels just inserted) and resolved at once where the label is its candidate's only
+    one: the labels, their "create" events (the label's JSON as any event writes it) and the resolved labels are
+    those the rule statement gives. Not alone: a candidate labelled by someone else before, one decided by a
+    reviewer, one given two labels in the same call. Then a call whose labels are all alone leaves the others be."""
+    cids, aids = seed(engine, candidates=9, annotators=3)
+    with write_session(engine) as session:
+        system = auth.system_annotator_id(session, name="import:sheet.json")
+        # By a2, who labels nothing below: what is stored for the rows' annotators, nothing.
+        labels.record_labels(session, rows=[labels.LabelRow(cids[4], aids[2], 1, 1)])
+        labels.record_labels(session, rows=[labels.LabelRow(cids[5], aids[2], 1, 1, decision=True)])
+        # A label with its time spent is not plain: its event's JSON is the reference for the plain ones'.
+        labels.record_labels(session, rows=[labels.LabelRow(cids[6], aids[2], 1, 0, seconds_spent=3.0)])
+    rows = [labels.LabelRow(cids[0], system, 1, 1), labels.LabelRow(cids[1], aids[0], 0, None),
+            labels.LabelRow(cids[2], aids[0], 1, 1), labels.LabelRow(cids[2], aids[1], 1, 0),
+            labels.LabelRow(cids[3], aids[0], 1, 0), labels.LabelRow(cids[4], aids[0], 0, None),
+            labels.LabelRow(cids[5], aids[0], 0, None), labels.LabelRow(cids[6], aids[0], 1, 0)]
+    alone = [labels.LabelRow(cids[7], aids[0], 1, 1), labels.LabelRow(cids[8], system, 0, None)]
+    expected = [
+        (cids[0], 1, 1, 1, 1, "single", 1.0), (cids[1], 1, 0, 0, None, "single", 1.0),
+        (cids[2], 2, 0, 1, 1, "majority", 0.5), (cids[3], 1, 0, 1, 0, "single", 1.0),
+        (cids[4], 2, 0, None, None, None, 0.5), (cids[5], 1, 0, 1, 1, "adjudicated", 1.0),
+        (cids[6], 2, 0, 1, 0, "unanimous", 1.0)]
+    with write_session(engine) as session:
+        assert labels.record_labels(session, rows=rows) == (len(rows), 0)
+    assert _resolved(engine) == [*expected, (cids[7], 0, 0, None, None, None, None),
+                                 (cids[8], 0, 0, None, None, None, None)]
+    with write_session(engine) as session:
+        assert labels.record_labels(session, rows=alone) == (2, 0)
+    expected += [(cids[7], 1, 0, 1, 1, "single", 1.0), (cids[8], 1, 1, 0, None, "single", 1.0)]
+    assert _resolved(engine) == expected
+    with read_session(engine) as session:
+        stored = session.execute(select(Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
+                                        Annotation.difficulty_eval, Annotation.comment, Annotation.seconds_spent,
+                                        Annotation.created_at, Annotation.updated_at).order_by(Annotation.id)).all()
+        events = session.execute(text("SELECT candidate_id, annotator_id, action, old, new, at, decision_id "
+                                      "FROM annotationevent ORDER BY id")).all()
+        times = session.execute(select(AnnotationEvent.at).order_by(AnnotationEvent.id)).scalars().all()
+    new_labels, new_events = stored[2:], events[3:]  # in the order of the rows (a decision is no label)
+    assert [tuple(label[:6]) for label in new_labels] == [(*row[:4], None, None) for row in rows + alone]
+    assert len({label[6] for label in new_labels[:-2]} | {label[7] for label in new_labels[:-2]}) == 1
+    reference = events[2][4]  # (1, 0) with no comment, written a row at a time
+    assert [event[4] for event in new_events if (event[0], event[1]) == (cids[6], aids[0])] == [reference]
+    assert [(event[0], event[1], event[2], event[3], json.loads(event[4]), event[6]) for event in new_events] == [
+        (row[0], row[1], "create", None, {"human_check": row[2], "difficulty_eval": row[3], "comment": None}, None)
+        for row in rows + alone]
+    assert times[3:] == [label[6] for label in new_labels]  # each event at its label's time
+    # The rule statement, run again on every candidate, changes nothing.
+    with write_session(engine) as session:
+        from annotator.labelling._label_writer import _resolved_labels
+
+        session.execute(_resolved_labels(cids, now=datetime.now(UTC), unlabelled=True,
+                                         dialect=session.connection().dialect.name))
+    assert _resolved(engine) == expected
