@@ -38,6 +38,10 @@ state: dict[str, Any] = st.session_state.setdefault("adjudicate", {})
 state.setdefault("queue_name", DISPUTES)
 
 
+# Others' decisions show in the count of what is left within this many seconds; this reviewer's at once.
+LEFT_RECOUNT_SECONDS = 10.0
+
+
 def _queue() -> str:
     return QUEUE[state["queue_name"]]
 
@@ -101,11 +105,22 @@ def _sync() -> None:
         held = queues.fill(session, reviewer_id=user.id, queue=queue, exclude=[*mine["skipped"], *waiting],
                            size=size)
     with read_session(engine) as session:  # after the write: its lock is not held while the items are built
-        left = queues.left(session, queue=queue)
+        left = _left(session, mine=mine, queue=queue, decided=len(stored.decided), held=len(held))
         _views(session, held, stored.meanwhile)
         drawn = queue != queues.AUDIT or audit.current_sample(session) is not None
     mine.update(outcomes=stored.outcomes, held=held, message=None, loaded=True, more=len(held) == size < full,
                 meanwhile=stored.meanwhile, left=left, drawn=drawn)
+
+
+def _left(session: Any, *, mine: dict[str, Any], queue: str, decided: int, held: int) -> int:
+    """How many are left: counted by the database at most every `LEFT_RECOUNT_SECONDS` (a count over every open
+    dispute, too slow for each key on a big project), this reviewer's decisions taken off in between; counted
+    again at once when the queue is chosen or holds more than that (e.g. a sample drawn meanwhile)."""
+    now, left = time.monotonic(), mine["left"] - decided
+    if not mine["loaded"] or now - mine.get("left_at", 0.0) > LEFT_RECOUNT_SECONDS or left < held:
+        mine["left_at"] = now
+        return queues.left(session, queue=queue)
+    return left
 
 
 def _store_left() -> None:
@@ -155,6 +170,7 @@ def _switch() -> None:
     this run."""
     (_left_audit if _queue() == queues.AUDIT else _left_disputes)()
     state["queue_name"] = st.session_state["adjudicate_queue"]
+    _mine()["left_at"] = float("-inf")  # the count of the queue chosen is read again
 
 
 def _empty_text(mine: dict[str, Any]) -> str:

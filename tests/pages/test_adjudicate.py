@@ -14,6 +14,7 @@ from annotator.accounts import auth
 from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import AnnotationEvent, AuditItem, Candidate
 from annotator.labelling import audit, labels
+from annotator.labelling import browser_adjudication as queues
 from tests.support import queue_component
 from tests.support.candidates import add_candidates, add_user, sign_in_app
 
@@ -82,6 +83,23 @@ def test_reviewer_settles_disputes_lowest_agreement_first(engine: Engine) -> Non
             AnnotationEvent.action == "adjudicate").order_by(AnnotationEvent.id)).all()
     assert resolved == {ids[0]: (0, None, "adjudicated"), ids[1]: (1, 0, "unanimous"), ids[2]: (1, 0, "adjudicated")}
     assert [(cid, new["comment"]) for cid, new in events] == [(ids[0], "bea is right"), (ids[2], None)]
+
+
+def test_the_count_left_takes_off_ones_own_decision_at_once_and_others_at_the_next_count(engine: Engine) -> None:
+    ids = _dispute(engine)
+    rev, other = _open(engine, "rev", "reviewer"), _open(engine, "boss", "admin")
+    queue_component.press(rev, "0", component=COMPONENT)
+    assert "Disputes left: 1" in queue_component.data(rev)["message"]
+    # boss decides the other dispute: rev's count says so once it is counted again (`LEFT_RECOUNT_SECONDS`), not
+    # before, and never takes rev's own decision off twice.
+    other_dispute = next(i for i in queue_component.data(other)["order"] if i != ids[0])
+    assert queue_component.send(other, [queue_component.decision(other_dispute, "1")],
+                                component=COMPONENT) != {}
+    queue_component.send(rev, [], component=COMPONENT)
+    assert "Disputes left: 1" in queue_component.data(rev)["message"]
+    rev.session_state["adjudicate"][queues.DISPUTES]["left_at"] = float("-inf")  # as if counted long ago
+    queue_component.send(rev, [], component=COMPONENT)
+    assert "Disputes left: 0" in queue_component.data(rev)["message"]
 
 
 def test_annotators_may_not_adjudicate(engine: Engine) -> None:
