@@ -37,7 +37,7 @@ _PG_BUSY_STATES = frozenset({"55P03", "40001", "40P01"})
 # The newest migration's revision. Knowing it here spares every command Alembic's start-up when the database
 # is up to date; tests/database/test_engine.py checks it against the migration scripts, so a new migration must update
 # it.
-HEAD_REVISION = "0027_label_index"
+HEAD_REVISION = "0028_settled_index"
 
 
 class DatabaseBusy(RuntimeError):

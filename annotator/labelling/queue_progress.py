@@ -21,7 +21,7 @@ from sqlalchemy import ColumnElement, Select, func, select
 from sqlmodel import Session
 
 from annotator.database.models import Annotation, Candidate, CandidateStatus
-from annotator.database.queries import LabelTarget, counted_labels, of_source_and_type
+from annotator.database.queries import LabelTarget, counted_labels, enough_labels, of_source_and_type
 from annotator.labelling.queue import complete, label_target
 
 RECOUNT_DECISIONS = 25  # count again after this many decisions ...
@@ -99,7 +99,9 @@ def count(
     filters = {"data_source": data_source, "rewrite_type": rewrite_type}
     candidates = _pending(select(func.count()).select_from(Candidate), **filters)
     total = session.execute(candidates).scalar_one()
-    done = session.execute(candidates.where(complete(target))).scalar_one()
+    # Complete = enough labels or settled, counted apart: as one condition it reads every candidate.
+    done = (session.execute(candidates.where(enough_labels(target))).scalar_one()
+            + session.execute(candidates.where(Candidate.settled, ~enough_labels(target))).scalar_one())
     mine_done = session.execute(_mine(annotator_id, filters)).scalar_one()
     mine_open = session.execute(_mine(annotator_id, filters, ~complete(target))).scalar_one()
     return QueueProgress(

@@ -401,3 +401,21 @@ def test_0027_drops_the_labels_candidate_index_and_lookups_by_candidate_use_the_
         assert "ix_annotation_candidate_id" in {ix["name"] for ix in sa_inspect(conn).get_indexes("annotation")}
         assert conn.execute(text("SELECT count(*) FROM annotation")).scalar() == 1
     command.upgrade(config, "heads")
+
+
+def test_0028_indexes_the_settled_candidates_and_their_count_reads_that_index(engine: Engine) -> None:
+    """After the upgrade the pending settled candidates short of their labels are counted from the partial index
+    (a queue's progress counts them apart from those with enough labels); the downgrade drops it."""
+    config = _alembic_config(engine)
+    command.downgrade(config, "0027_label_index")
+    with engine.begin() as conn:
+        assert "ix_candidate_settled" not in {ix["name"] for ix in sa_inspect(conn).get_indexes("candidate")}
+    command.upgrade(config, "heads")
+    count = "SELECT count(*) FROM candidate WHERE status = 'pending' AND settled AND NOT label_count >= 4"
+    with engine.begin() as conn:
+        assert "ix_candidate_settled" in {ix["name"] for ix in sa_inspect(conn).get_indexes("candidate")}
+        assert "ix_candidate_settled" in _plan(conn, count)
+    command.downgrade(config, "0027_label_index")
+    with engine.connect() as conn:
+        assert "ix_candidate_settled" not in {ix["name"] for ix in sa_inspect(conn).get_indexes("candidate")}
+    command.upgrade(config, "heads")

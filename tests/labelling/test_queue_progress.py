@@ -3,9 +3,10 @@ without counting, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, update
 
 from annotator.database.engine import read_session, write_session
+from annotator.database.models import Candidate
 from annotator.labelling import queue, queue_progress
 from tests.support.candidates import add_candidates, add_user
 
@@ -84,3 +85,17 @@ def test_an_empty_queue_is_all_done(engine: Engine) -> None:
     ann = add_user(engine, "ann")
     progress = _count(engine, ann.id)
     assert _figures(progress) == (0, 0, 0, 0) and progress.mine_share == progress.share == 1.0
+
+
+def test_a_settled_candidate_short_of_its_labels_is_done_once_and_one_with_all_its_labels_once(engine: Engine) -> None:
+    """Done = enough labels or settled by adaptive overlap (`Candidate.settled`), counted apart but never twice."""
+    ids = add_candidates(engine, 4)
+    ann, bob = add_user(engine, "ann"), add_user(engine, "bob")
+    with write_session(engine) as session:
+        queue.set_labels_per_candidate(session, value=2)
+    _decide(engine, ann.id, ids[0])
+    _decide(engine, bob.id, ids[0])  # all its labels, and settled too below
+    _decide(engine, bob.id, ids[1])  # one label of two, settled below
+    with write_session(engine) as session:
+        session.execute(update(Candidate).where(Candidate.id.in_(ids[:2])).values(settled=True))
+    assert _figures(_count(engine, ann.id)) == (1, 2, 2, 4)  # ann's label on ids[0]; left: ids[2], ids[3]

@@ -126,6 +126,10 @@ class Candidate(SQLModel, table=True):
         # the candidates off this index alone, not the table with its texts.
         Index("ix_candidate_state", "data_source", "rewrite_type", "status", "label_source", "label_count",
               "human_check", "difficulty_eval", "imported_label_count"),
+        # The few candidates adaptive overlap settled: counted apart from those with enough labels (`queue_progress`),
+        # since "enough labels or settled" in one condition reads every candidate.
+        Index("ix_candidate_settled", "status", "label_count", sqlite_where=text("settled"),
+              postgresql_where=text("settled")),
         # The open disputes in Adjudicate's order (`adjudication`): lowest agreement, ties first, then by id.
         Index("ix_candidate_dispute", "agreement", text("(human_check IS NOT NULL)"), "id",
               sqlite_where=text(OPEN_DISPUTE), postgresql_where=text(OPEN_DISPUTE)),
