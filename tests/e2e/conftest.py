@@ -99,10 +99,14 @@ def evaluate_app(tmp_path: Path) -> Iterator[RunningApp]:
 
 
 def fill_evaluate_form(page, base_url: str) -> None:  # type: ignore[no-untyped-def]
-    """Evaluate's form for model `m-x` at `base_url`, its key in `E2E_RUN_KEY` (`evaluate_app`)."""
+    """Evaluate's form for model `m-x` at `base_url`, its key in `E2E_RUN_KEY` (`evaluate_app`): filled once the
+    page's run is over (a field filled while the run still draws the form can lose its text), the last field left
+    so that its text is in the form before Start run is pressed."""
+    page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
     page.get_by_role("textbox", name="Model").fill("m-x")
     page.get_by_role("textbox", name="Base URL (empty = OpenAI)").fill(base_url)
     page.get_by_role("textbox", name="API key variable").fill("E2E_RUN_KEY")
+    page.get_by_role("textbox", name="API key variable").press("Tab")
 
 
 @pytest.fixture(scope="package")
