@@ -47,13 +47,13 @@ class Given(NamedTuple):
         return cls(names, json_at, get if len(names) > 1 else lambda record: (get(record),))
 
 
-def differing_fields(given: Given, row: Any, record: CandidateRecord) -> list[str]:
-    """The fields the record gives whose value differs from the stored one. The row is (id, data_id, *given) as
-    the driver returns it: a JSON field is its text, the same when the value would be written as that very text
+def differing_fields(given: Given, stored: tuple[Any, ...], record: CandidateRecord) -> list[str]:
+    """The fields the record gives whose value differs from the stored one. `stored` holds the given fields as the
+    driver returns them: a JSON field is its text, the same when the value would be written as that very text
     (decoded only when it would not: a number written otherwise, keys reordered)."""
     # Most records of a re-import are stored as they are: all fields at once first, each of the same type and
     # equal (a JSON field as the text it would be written as); one by one only when not.
-    as_stored, values = tuple(row[2:]), given.values(record)
+    values = given.values(record)
     if given.json_at:
         encoded = list(values)
         for index in given.json_at:
@@ -61,16 +61,16 @@ def differing_fields(given: Given, row: Any, record: CandidateRecord) -> list[st
                 # Text as the encoder writes it, without its call per value (most JSON fields hold text).
                 encoded[index] = _ENCODE_TEXT(value) if type(value) is str else _ENCODE(value)
         values = tuple(encoded)
-    if values == as_stored and all(map(is_, map(type, values), map(type, as_stored))):
+    if values == stored and all(map(is_, map(type, values), map(type, stored))):
         return []
     found = []
-    for name, stored in zip(given.names, row[2:], strict=True):
+    for name, held in zip(given.names, stored, strict=True):
         if (value := getattr(record, name)) is None:
             continue
         if name in JSON_FIELDS:
-            equal = stored is not None and (stored == _ENCODE(value) or same(json.loads(stored), value))
+            equal = held is not None and (held == _ENCODE(value) or same(json.loads(held), value))
         else:
-            equal = (type(stored) is type(value) and stored == value) or same(stored, value)
+            equal = (type(held) is type(value) and held == value) or same(held, value)
         if not equal:
             found.append(name)
     return found

@@ -47,6 +47,8 @@ SQLITE_CHUNKS = 5
 # transcripts keeps its indexes' pages in memory instead of re-reading the ones SQLite's default cache evicts.
 IMPORT_CACHE_MIB = 64
 PROBLEM_FIELDS = ("question", "ground_truth", "source_id", "solution", "extra")
+# A stored candidate without labels or a decision (a decision's candidate is always "adjudicated").
+_UNLABELLED = ((Candidate.label_count == 0) & Candidate.label_source.is_(None)).label("unlabelled")
 
 
 # A label row made from its first five fields and the others' defaults (no time spent, no decision), without the
@@ -69,6 +71,7 @@ class _Importer:
         self.pending: list[CandidateRecord] = []
         self.chunk_size = CHUNK_SIZE * (SQLITE_CHUNKS if self.dialect == "sqlite" else 1)
         self.pending_labels: list[tuple[CandidateRecord, int]] = []  # with the candidate's id
+        self.unlabelled: list[int] = []  # those candidates known to hold no label or decision (`record_labels`)
         self.chunk_ids: dict[str, Location | None] = {}
         self.part_path = ""
         self.part_first_candidate_id = 0
@@ -169,7 +172,7 @@ class _Importer:
         # Only the fields these records give: decoding the stored JSON of the others would be wasted work.
         given = Given.of([name for name in CANDIDATE_FIELDS
                            if [*map(attrgetter(name), records)].count(None) < len(records)])
-        columns = [Candidate.id, Candidate.data_id, *(getattr(Candidate, name) for name in given.names)]
+        columns = [Candidate.id, Candidate.data_id, *(getattr(Candidate, name) for name in given.names), _UNLABELLED]
         data_ids = texts_in(Candidate.data_id, [r.data_id for r in records], dialect=self.dialect)
         # The JSON fields as their text.
         existing = {row[1]: row for row in iter_raw_tuples(self.session, select(*columns).where(data_ids))}
@@ -202,7 +205,7 @@ class _Importer:
         if candidate_id >= self.part_first_candidate_id:
             raise self._loc(record).error(f"duplicate data_id {record.data_id!r}: it already appears earlier in this "
                                           "file", "data_id")
-        differing = differing_fields(given, row, record)
+        differing = differing_fields(given, row[2:-1], record)
         if differing and not self.update:
             raise self._loc(record).error(
                 f"conflicts with candidate {record.data_id!r} already in the database (candidate id {candidate_id}); "
@@ -219,10 +222,13 @@ class _Importer:
             self.summary.unchanged += 1
         if record.label is not None:
             self.pending_labels.append((record, candidate_id))
+            if row[-1] and self.dialect == "sqlite":  # read under the write lock this import holds
+                self.unlabelled.append(candidate_id)
 
     def _merge_labels(self) -> None:
         """The labels of this chunk's existing candidates, recorded set-based (`labels.record_labels`)."""
         pending, self.pending_labels = self.pending_labels, []
+        unlabelled, self.unlabelled = self.unlabelled, []
         rows, batch_labels, ids, make = [], [], self.annotator_ids, _label_row
         for record, candidate_id in pending:
             label = record.label
@@ -234,7 +240,8 @@ class _Importer:
             rows.append(make(labels.LabelRow, (candidate_id, annotator_id, label.human_check, label.difficulty_eval,
                                                label.comment) + _LABEL_ROW_DEFAULTS))
         try:
-            added, updated = labels.record_labels(self.session, rows=rows, replace=self.update, keep_comments=True)
+            added, updated = labels.record_labels(self.session, rows=rows, replace=self.update, keep_comments=True,
+                                                  unlabelled=unlabelled)
         except labels.LabelConflict as conflict:
             record, _candidate_id = pending[conflict.index]
             assert record.label is not None
@@ -288,6 +295,7 @@ class _Importer:
             query = select(Candidate.data_id, Candidate.id).where(Candidate.data_id.in_(list(labelled)))
             for data_id, candidate_id in connection.execute(query):
                 self.pending_labels.append((labelled[data_id], candidate_id))
+                self.unlabelled.append(candidate_id)  # made by this transaction: no one else's label yet
 
     # -- transcripts ------------------------------------------------------------------------------
 
@@ -367,7 +375,8 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
         try:
             records = [(part, judges.listed(frozen_as_read(part.records))) for part in parts]
             gc.freeze()
-            return _write(records, engine=engine, update=update, authorize=authorize, judges=judges.executors)
+            with paused():  # the writes too make many objects and no cycles: rows read back, labels
+                return _write(records, engine=engine, update=update, authorize=authorize, judges=judges.executors)
         finally:
             gc.unfreeze()
 

@@ -65,9 +65,9 @@ def _chunks(ids: Collection[int]) -> list[list[int]]:
     return [ordered[start : start + _CHUNK] for start in range(0, len(ordered), _CHUNK)]
 
 
-def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
+def stored(session: Session, *, rows: Sequence[Any], unlabelled: Collection[int] = ()) -> StoredRows:
     """The rows' annotators' labels on the rows' candidates, and the decisions on those the rows decide, their
-    candidates locked."""
+    candidates locked; the `unlabelled` candidates' labels not looked for (`labels.record_labels`)."""
     labels: dict[tuple[int, int], Stored] = {}
     decisions: dict[int, Stored] = {}
     labelled: set[int] = set()
@@ -82,7 +82,8 @@ def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
     # By candidate only, the rows' annotators kept here (a candidate has a few labels): in an import's transaction
     # PostgreSQL has no statistics of the labels it is adding, and given the annotator too it would read them
     # through the annotator's index, every label of that annotator so far for each chunk (quadratic in the import).
-    for chunk in _chunks([row.candidate_id for row in rows if not row.decision]):
+    known = set(unlabelled)
+    for chunk in _chunks([row.candidate_id for row in rows if not row.decision and row.candidate_id not in known]):
         query = select(a.candidate_id, a.id, a.annotator_id, a.human_check, a.difficulty_eval, a.comment,
                        a.seconds_spent).where(ids_in(a.candidate_id, chunk, dialect=dialect))
         for row in iter_raw_tuples(session, query):
@@ -96,12 +97,15 @@ def stored(session: Session, *, rows: Sequence[Any]) -> StoredRows:
     return StoredRows(labels, decisions, labelled)
 
 
-def alone(session: Session, *, rows: Sequence[Any], labelled: Collection[int]) -> set[int]:
-    """The rows' candidates whose label will be a row's alone: no label stored, none decided, one row each."""
+def alone(session: Session, *, rows: Sequence[Any], labelled: Collection[int],
+          unlabelled: Collection[int] = ()) -> set[int]:
+    """The rows' candidates whose label will be a row's alone: no label stored, none decided, one row each. The
+    `unlabelled` are known to have no decision (`labels.record_labels`)."""
     counts = Counter(row.candidate_id for row in rows)
     ids = {candidate for candidate, count in counts.items() if count == 1 and candidate not in labelled}
     dialect, j = session.connection().dialect.name, _ADJUDICATION.c
-    for chunk in _chunks(ids) if ids else ():
+    unknown = ids - set(unlabelled)  # whose decisions to look for
+    for chunk in _chunks(unknown) if unknown else ():
         ids.difference_update(session.execute(select(j.candidate_id).where(ids_in(j.candidate_id, chunk,
                                                                                    dialect=dialect))).scalars())
     return ids

@@ -76,7 +76,7 @@ class LabelConflict(ValueError):
 
 
 def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool = False,
-                  keep_comments: bool = False) -> tuple[int, int]:
+                  keep_comments: bool = False, unlabelled: Collection[int] = ()) -> tuple[int, int]:
     """Record these labels and decisions: the labels, their events and the touched candidates' resolved labels,
     in a few set-based statements per chunk of rows. Returns (added, updated) labels and decisions.
 
@@ -85,17 +85,20 @@ def record_labels(session: Session, *, rows: Sequence[LabelRow], replace: bool =
     conflicts when another reviewer's is stored. With `keep_comments` a row without a comment keeps the stored
     one (an import names only the comments it has); else it clears it (a keypress says the whole label). Call
     inside `write_session()`; a (candidate, annotator) pair, and a candidate among decisions, at most once.
+    `unlabelled`: candidates among the rows' that the caller knows to hold no label or decision (read under the
+    lock of this transaction, or made in it), not looked up again.
     """
     for row in rows:
         pair = (row.human_check, row.difficulty_eval)
         if pair not in _LABELS or type(pair[0]) is bool or type(pair[1]) is bool:  # True == 1 to a set
             validate(*pair)
     session.flush()  # ORM objects the caller added go first: what follows runs on the connection
-    stored = _label_writer.stored(session, rows=rows)
+    stored = _label_writer.stored(session, rows=rows, unlabelled=unlabelled)
     plan = _label_writer.Plan(replace=replace, keep_comments=keep_comments)
     if not stored.labels and not stored.decisions and not any(row.decision for row in rows):
         # Nothing stored to compare with (an import's labels on unlabelled candidates).
-        plan.add_new(rows, alone=_label_writer.alone(session, rows=rows, labelled=stored.labelled))
+        plan.add_new(rows, alone=_label_writer.alone(session, rows=rows, labelled=stored.labelled,
+                                                     unlabelled=unlabelled))
     else:
         for index, row in enumerate(rows):
             conflict = plan.add(row, stored.decisions.get(row.candidate_id) if row.decision

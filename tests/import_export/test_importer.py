@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotator.database.engine import read_session
+from annotator.accounts import auth
+from annotator.database.engine import read_session, write_session
 from annotator.database.models import Annotation, AnnotationEvent, Annotator, Candidate, Problem
 from annotator.import_export import importer
 from annotator.import_export.formats import ReadOptions, read_all
 from annotator.import_export.records import InputError
+from annotator.labelling import adjudication, labels
 from tests.support.cli import run_cli
 from tests.support.small_release import SOLVE, UNSOL
 
@@ -400,3 +402,28 @@ def test_records_are_read_with_the_collector_paused_then_frozen() -> None:
         assert gc.isenabled()
     finally:
         gc.unfreeze()
+
+
+def test_a_sheets_labels_join_a_reviewers_decision_and_anothers_label_on_both_backends(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """The import reads with each candidate whether it holds any label or decision, and looks up the labels of only
+    those that do. A candidate decided by a reviewer alone keeps the decision, one with bob's label gets a second,
+    an untouched one takes the sheet's label as its own."""
+    rows = [sheet_row(unsol_id=f"amc_0_remove_{k}", ground_truth="12", human_check=None, difficulty_eval=None)
+            for k in (1, 2, 3)]
+    _import(engine, write_json(tmp_path / "unlabelled.json", rows), annotator="a0")
+    with write_session(engine) as session:
+        ids = dict(session.execute(select(Candidate.data_id, Candidate.id)).all())
+        reviewer, bob = (auth.system_annotator_id(session, name=name) for name in ("rita", "bob"))
+        adjudication.adjudicate(session, candidate_id=ids["amc_0_remove_1"], reviewer_id=reviewer, human_check=1,
+                                difficulty_eval=1)
+        labels.record_labels(session, rows=[labels.LabelRow(ids["amc_0_remove_2"], bob, 1, 0)])
+    sheet = [{**row, "human_check": 0, "difficulty_eval": None} for row in rows]
+    assert _import(engine, write_json(tmp_path / "sheet.json", sheet), annotator="alice").labels_added == 3
+    with read_session(engine) as session:
+        stored = {data_id: rest for data_id, *rest in session.execute(
+            select(Candidate.data_id, Candidate.label_count, Candidate.label_source, Candidate.human_check,
+                   Candidate.difficulty_eval))}
+    assert stored == {"amc_0_remove_1": [1, "adjudicated", 1, 1], "amc_0_remove_2": [2, None, None, None],
+                      "amc_0_remove_3": [1, "single", 0, None]}
