@@ -38,10 +38,6 @@ state: dict[str, Any] = st.session_state.setdefault("adjudicate", {})
 state.setdefault("queue_name", DISPUTES)
 
 
-# Others' decisions show in the count of what is left within this many seconds; this reviewer's at once.
-LEFT_RECOUNT_SECONDS = 10.0
-
-
 def _queue() -> str:
     return QUEUE[state["queue_name"]]
 
@@ -49,7 +45,7 @@ def _queue() -> str:
 def _mine() -> dict[str, Any]:
     """This queue's part of the page's state."""
     return state.setdefault(_queue(), {"skipped": [], "items": {}, "held": [], "outcomes": {}, "meanwhile": [],
-                                       "message": None, "loaded": False, "left": 0})
+                                       "message": None, "loaded": False, "left": queues.Left()})
 
 
 def _component() -> str:
@@ -105,22 +101,11 @@ def _sync() -> None:
         held = queues.fill(session, reviewer_id=user.id, queue=queue, exclude=[*mine["skipped"], *waiting],
                            size=size)
     with read_session(engine) as session:  # after the write: its lock is not held while the items are built
-        left = _left(session, mine=mine, queue=queue, decided=len(stored.decided), held=len(held))
+        mine["left"].after(session, queue=queue, decided=len(stored.decided), held=len(held))
         _views(session, held, stored.meanwhile)
         drawn = queue != queues.AUDIT or audit.current_sample(session) is not None
     mine.update(outcomes=stored.outcomes, held=held, message=None, loaded=True, more=len(held) == size < full,
-                meanwhile=stored.meanwhile, left=left, drawn=drawn)
-
-
-def _left(session: Any, *, mine: dict[str, Any], queue: str, decided: int, held: int) -> int:
-    """How many are left: counted by the database at most every `LEFT_RECOUNT_SECONDS` (a count over every open
-    dispute, too slow for each key on a big project), this reviewer's decisions taken off in between; counted
-    again at once when the queue is chosen or holds more than that (e.g. a sample drawn meanwhile)."""
-    now, left = time.monotonic(), mine["left"] - decided
-    if not mine["loaded"] or now - mine.get("left_at", 0.0) > LEFT_RECOUNT_SECONDS or left < held:
-        mine["left_at"] = now
-        return queues.left(session, queue=queue)
-    return left
+                meanwhile=stored.meanwhile, drawn=drawn)
 
 
 def _store_left() -> None:
@@ -170,7 +155,7 @@ def _switch() -> None:
     this run."""
     (_left_audit if _queue() == queues.AUDIT else _left_disputes)()
     state["queue_name"] = st.session_state["adjudicate_queue"]
-    _mine()["left_at"] = float("-inf")  # the count of the queue chosen is read again
+    _mine()["left"].recount()
 
 
 def _empty_text(mine: dict[str, Any]) -> str:
@@ -186,7 +171,7 @@ def _data(mine: dict[str, Any]) -> dict[str, Any]:
     held, have = mine["held"], queue_component.held_by_browser(_component())
     # Items another reviewer's decision met: sent again, with it, though the browser has them.
     fresh = [candidate_id for candidate_id in mine["meanwhile"] if candidate_id in mine["items"]]
-    counted = f"{'Left to audit' if _queue() == queues.AUDIT else 'Disputes left'}: {mine['left']}"
+    counted = f"{'Left to audit' if _queue() == queues.AUDIT else 'Disputes left'}: {mine['left'].count}"
     message = mine.pop("back_message", None) or mine.get("message") or ("" if mine["loaded"] else
                                                                          "Your queue is not loaded yet.")
     return {

@@ -21,6 +21,8 @@ Call `store` and `fill` inside a write transaction (`write_session()`).
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -55,6 +57,8 @@ from annotator.labelling.queue import CLAIM_MINUTES  # as long as a candidate's 
 DISPUTES, AUDIT = "adjudicate", "audit"  # the queues: `SentDecision.page` and `DisputeClaim.queue`
 QUEUES = (DISPUTES, AUDIT)
 REVIEWERS = 2  # at most this many reviewers hold one candidate of a queue at once
+# Others' decisions show in a reviewer's count of what is left within this many seconds (`Left`); theirs at once.
+LEFT_RECOUNT_SECONDS = 10.0
 CLAIM_LOST = f"not saved: your hold on it expired and {REVIEWERS} other reviewers have it now"
 MEANWHILE = " decided this dispute meanwhile: "  # in a refusal the same key pressed again overrides
 _ORDER = (Candidate.agreement, Candidate.human_check.is_not(None), Candidate.id)  # `adjudication`'s order
@@ -252,6 +256,29 @@ def left(session: Session, *, queue: str) -> int:
     """How many candidates of `queue` nobody has decided yet (an index-only count for the disputes)."""
     query, _, _ = _open(queue, session)
     return session.execute(select(func.count()).select_from(query.subquery())).scalar_one()
+
+
+@dataclass
+class Left:
+    """How many candidates of a queue are left, as one reviewer's page shows it (kept in the page's state): counted
+    by the database (`left`: every open dispute, too slow for each key on a big project) at most every
+    `LEFT_RECOUNT_SECONDS`, the reviewer's own decisions taken off in between. Others' decisions show at the next
+    count; a queue holding more than the count says (a sample drawn meanwhile) is counted again at once."""
+
+    count: int = 0
+    counted_at: float = -math.inf
+
+    def after(self, session: Session, *, queue: str, decided: int, held: int, now: float | None = None) -> int:
+        """The count after this reviewer's `decided` decisions, with `held` candidates now held for them."""
+        now = time.monotonic() if now is None else now
+        self.count -= decided
+        if now - self.counted_at > LEFT_RECOUNT_SECONDS or self.count < held:
+            self.count, self.counted_at = left(session, queue=queue), now
+        return self.count
+
+    def recount(self) -> None:
+        """Count again at the next `after` (the queue chosen again)."""
+        self.counted_at = -math.inf
 
 
 def previous_decided(session: Session, *, reviewer_id: int, before: int | None) -> int | None:

@@ -237,3 +237,24 @@ def test_one_decision_arriving_twice_at_once_is_stored_once(engine: Engine) -> N
     with read_session(engine) as session:
         assert session.execute(select(func.count()).select_from(AnnotationEvent)
                                .where(AnnotationEvent.action == "adjudicate")).scalar_one() == 1
+
+
+def test_the_count_left_is_read_every_so_often_and_takes_off_the_reviewers_decisions_between(engine: Engine) -> None:
+    ids = _disputes(engine, 4)
+    rev, boss = add_user(engine, "rev", role="reviewer"), add_user(engine, "boss", role="admin")
+    counted, start = ba.Left(), 1000.0
+
+    def after(decided: int, held: int, seconds: float) -> int:
+        with read_session(engine) as session:
+            return counted.after(session, queue=DISPUTES, decided=decided, held=held, now=start + seconds)
+
+    assert after(0, 3, 0) == 4  # the first: counted
+    _store(engine, rev.id, [_sent(ids[0])])
+    _store(engine, boss.id, [_sent(ids[1])])
+    # rev's decision taken off at once; boss's seen at the next count, not before.
+    assert (after(1, 2, 1), after(0, 2, 2), after(0, 2, ba.LEFT_RECOUNT_SECONDS + 1.5)) == (3, 3, 2)
+    _store(engine, boss.id, [_sent(ids[2])])
+    counted.recount()  # the queue chosen again
+    assert after(0, 1, 13) == 1
+    counted.count = 0  # holding more than the count says: counted again at once
+    assert after(0, 1, 14) == 1
