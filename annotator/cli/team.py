@@ -78,16 +78,18 @@ def agreement(
     annotator's accuracy on human_check (Dawid-Skene, with a bootstrap interval)."""
     from annotator.database.engine import get_engine, read_session  # imported when used: `--help` stays fast
     from annotator.figures.agreement import label_agreement
-    from annotator.labelling.accuracy import fit_from_database
+    from annotator.labelling.accuracy import fit_from_database, fit_from_frame
     from annotator.labelling.gold import gold_accuracy
-    from annotator.labelling.labels import label_rows
+    from annotator.labelling.labels import label_frame
 
     names = [name.strip() for name in (include or "").split(",") if name.strip()]
     with read_session(get_engine()) as session:
-        rows = label_rows(session, data_source=data_source, rewrite_type=rewrite_type, system_annotators=names)
+        # Read once, as arrays: millions of labels on a big project.
+        rows = label_frame(session, data_source=data_source, rewrite_type=rewrite_type, system_annotators=names)
         gold = {name: person["gold_accuracy"] for name, person in gold_accuracy(session).items()}
-        fitted = fit_from_database(session, data_source=data_source, rewrite_type=rewrite_type,
-                                   system_annotators=names, llm_rater=llm_rater, resamples=resamples)
+        fitted = (fit_from_database(session, data_source=data_source, rewrite_type=rewrite_type,
+                                    system_annotators=names, llm_rater=True, resamples=resamples) if llm_rater
+                  else fit_from_frame(session, rows, resamples=resamples))
     report = label_agreement(rows, gold=gold)
     report["accuracy"] = None if fitted is None else fitted.to_json()
     typer.echo(json.dumps(report, indent=2, ensure_ascii=False) if as_json else _text(report))

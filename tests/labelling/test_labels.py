@@ -376,6 +376,31 @@ def test_label_frame_is_in_label_rows_order_with_named_imports_and_compact_colum
     assert frame["annotator"].dtype == "category" and not (frame.dtypes == np.dtype(object)).any()
 
 
+def test_label_frame_of_one_data_source_and_rewrite_type_holds_label_rows_of_them(engine: Engine) -> None:
+    """`team agreement --data-source --rewrite-type` reads the frame: the same labels as `label_rows` with the same
+    filters, on both databases."""
+    from tests.support.candidates import add_candidates, add_user
+
+    ids = {(source, kind): add_candidates(engine, 3, data_source=source, rewrite_types=(kind,), start=start)
+           for start, (source, kind) in zip((0, 3, 0), [("amc", "remove"), ("amc", "contradict"), ("aime", "remove")],
+                                            strict=True)}
+    people = [add_user(engine, name) for name in ("ann", "bea")]
+    with write_session(engine) as session:
+        for number, cid in enumerate(cid for group in ids.values() for cid in group):
+            for person in people[: 1 + number % 2]:
+                labels.record_label(session, candidate_id=cid, annotator_id=person.id, human_check=number % 2,
+                                    difficulty_eval=None if number % 2 == 0 else 1)
+    with read_session(engine) as session:
+        for source, kind in [("amc", None), (None, "remove"), ("amc", "remove"), ("gsm", None)]:
+            rows = labels.label_rows(session, data_source=source, rewrite_type=kind)
+            frame = labels.label_frame(session, data_source=source, rewrite_type=kind)
+            as_rows = [(int(i), a, int(c), None if d != d else int(d), None if s != s else float(s))
+                       for i, a, c, d, s in frame.itertuples(index=False)]
+            expected = {cid for (s, k), group in ids.items() for cid in group
+                        if source in (None, s) and kind in (None, k)}
+            assert as_rows == rows and {row[0] for row in rows} == expected
+
+
 def test_recording_labels_chunk_after_chunk_adds_no_compiled_statements(engine: Engine) -> None:
     """An import records its labels a chunk at a time; each chunk's statements must be the same SQL text, or
     SQLAlchemy caches a new compiled statement per chunk and a long import's memory grows with its size instead of
