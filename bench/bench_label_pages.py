@@ -52,19 +52,20 @@ def _adjudicate(run: Callable[..., None]) -> None:
 
 def _team(run: Callable[..., None]) -> None:
     from annotator.figures.agreement import label_agreement
-    from annotator.labelling import gold, labels
+    from annotator.labelling import accuracy, gold, labels
 
-    read = getattr(labels, "label_frame", labels.label_rows)  # what the page reads the labels with
+    # What the page reads the labels with (in `labels` or `accuracy`, as the revision benchmarked has it).
+    read = getattr(accuracy, "label_frame", getattr(labels, "label_frame", labels.label_rows))
 
     def team(session: Any) -> dict[str, Any]:
         rows = read(session)
         activity = labels.activity(session)
-        accuracy = gold.gold_accuracy(session)
-        report = label_agreement(rows, gold={n: p["gold_accuracy"] for n, p in accuracy.items()})
+        on_gold = gold.gold_accuracy(session)
+        report = label_agreement(rows, gold={n: p["gold_accuracy"] for n, p in on_gold.items()})
         return {"agreement": report, "activity": activity}
     run("Team: figures (first open / recompute)", team,
         lambda r: f"alpha {r['agreement']['human_check']['alpha']:.6f}")
-    run(f"Team: labels.{read.__name__}", read, lambda r: f"{len(r):,} labels")
+    run(f"Team: {read.__module__.rsplit('.', 1)[-1]}.{read.__name__}", read, lambda r: f"{len(r):,} labels")
     run("Team: labels.activity", labels.activity)
 
 

@@ -78,9 +78,8 @@ def agreement(
     annotator's accuracy on human_check (Dawid-Skene, with a bootstrap interval)."""
     from annotator.database.engine import get_engine, read_session  # imported when used: `--help` stays fast
     from annotator.figures.agreement import label_agreement
-    from annotator.labelling.accuracy import fit_from_database, fit_from_frame
+    from annotator.labelling.accuracy import fit_from_database, fit_from_frame, label_frame
     from annotator.labelling.gold import gold_accuracy
-    from annotator.labelling.labels import label_frame
 
     names = [name.strip() for name in (include or "").split(",") if name.strip()]
     with read_session(get_engine()) as session:

@@ -61,9 +61,9 @@ def team_agreement(session: Session) -> dict[str, Any]:
     process on a big project)."""
     # Imported here: each page loads only its own figures' modules (the Report's load the judge).
     from annotator.figures.agreement import label_agreement
-    from annotator.labelling import accuracy, gold, labels
+    from annotator.labelling import accuracy, gold
 
-    rows = labels.label_frame(session)  # millions of labels: read in bulk, as a frame
+    rows = accuracy.label_frame(session)  # millions of labels: read in bulk, as a frame
     on_gold = gold.gold_accuracy(session)
     report = label_agreement(rows, gold={name: person["gold_accuracy"] for name, person in on_gold.items()})
     fitted = accuracy.fit_from_frame(session, rows, resamples=None)

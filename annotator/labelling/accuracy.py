@@ -15,11 +15,12 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import case, func, or_, select
 from sqlmodel import Session
 
 from annotator.database.models import Annotation, Annotator, Candidate, GoldLabel
-from annotator.database.queries import people_labels_query
+from annotator.database.queries import of_source_and_type, people_labels_query
+from annotator.database.raw_rows import read_arrays
 from annotator.figures.agreement import dawid_skene
 
 LLM_VERIFIER = "LLM verifier"
@@ -145,6 +146,44 @@ def gold_classes(session: Session) -> dict[int, int]:
     return dict(session.execute(select(GoldLabel.candidate_id, GoldLabel.human_check)).all())  # type: ignore[arg-type]
 
 
+def label_frame(session: Session, *, data_source: str | None = None, rewrite_type: str | None = None,
+                system_annotators: Collection[str] = ()) -> Any:
+    """`labels.label_rows` (the same labels, in the same order) as a pandas DataFrame (columns item, annotator,
+    human_check, difficulty_eval, seconds) of compact columns: integers, floats (NaN for none) and the names as a
+    categorical (a code per label), read as arrays (`raw_rows.read_arrays`: a binary COPY on PostgreSQL): the Team
+    page's, `agreement`'s and adaptive overlap's millions of labels.
+    """
+    import pandas as pd
+
+    people = dict(session.execute(select(Annotator.id, Annotator.name).where(
+        or_(Annotator.is_system.is_(False), Annotator.name.in_(list(system_annotators))))).all())
+    query = select(
+        Annotation.id, Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
+        func.coalesce(Annotation.difficulty_eval, -1).label("difficulty_eval"),
+        case((Annotation.seconds_spent.is_(None), 0), else_=1).label("timed"),
+        func.coalesce(Annotation.seconds_spent, 0.0).label("seconds"),
+    ).where(Annotation.annotator_id.in_(list(people) or [-1]))
+    if data_source or rewrite_type:
+        query = of_source_and_type(query.join(Candidate, Candidate.id == Annotation.candidate_id),
+                                   data_source=data_source, rewrite_type=rewrite_type)
+    columns = read_arrays(session, query, [np.int32, np.int32, np.int32, np.int16, np.int16, np.int16, np.float64])
+    order = np.lexsort((columns.pop("id"), columns["candidate_id"]))  # `label_rows`' order: by candidate, then label
+    code = np.zeros(max(people, default=0) + 1, dtype=np.int32)
+    code[list(people)] = np.arange(len(people))
+
+    def ordered(name: str) -> np.ndarray:  # each column put in order, its unordered copy let go at once
+        return columns.pop(name)[order]
+
+    frame = pd.DataFrame({"item": ordered("candidate_id")})
+    frame["annotator"] = pd.Categorical.from_codes(code[ordered("annotator_id")], categories=list(people.values()))
+    frame["human_check"] = ordered("human_check").astype(np.int8)
+    difficulty = ordered("difficulty_eval")
+    frame["difficulty_eval"] = np.where(difficulty >= 0, difficulty, np.nan)
+    timed = ordered("timed") == 1
+    frame["seconds"] = np.where(timed, ordered("seconds"), np.nan)
+    return frame
+
+
 def fit_from_database(
     session: Session,
     *,
@@ -173,7 +212,7 @@ def fit_from_database(
 def fit_from_frame(session: Session, frame: Any, *, resamples: int | None = DEFAULT_RESAMPLES,
                    seed: int = 0) -> AccuracyReport | None:
     """`fit_from_database`'s fit (every person's labels, no system annotators) from the labels already read as a
-    frame (`labels.label_frame`: columns item, annotator, human_check in the same order), so the Team page reads
+    frame (`label_frame`: columns item, annotator, human_check in the same order), so the Team page reads
     its millions of labels once, as arrays."""
     if not len(frame):
         return None

@@ -167,7 +167,9 @@ def _last_event(session: Session) -> int:
 def refit(session: Session) -> Model:
     """Fit the model to every label (imports' too: they count toward a candidate's labels), store it, and settle
     every candidate again (none while adaptive overlap is off)."""
-    fitted = accuracy.fit_from_database(session, system_annotators=_system_names(session), resamples=0)
+    # Read as arrays: every label of a big project.
+    frame = accuracy.label_frame(session, system_annotators=_system_names(session))
+    fitted = accuracy.fit_from_frame(session, frame, resamples=0)
     if fitted is None:
         model = Model((0.5, 0.5), {}, _last_event(session))
     else:

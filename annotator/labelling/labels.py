@@ -19,12 +19,11 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import case, func, or_, select
+from sqlalchemy import select
 from sqlmodel import Session
 
-from annotator.database.models import Annotation, Annotator, Candidate
-from annotator.database.queries import of_source_and_type, people_labels_query
-from annotator.database.raw_rows import read_arrays
+from annotator.database.models import Annotation, Annotator
+from annotator.database.queries import people_labels_query
 from annotator.database.vocabulary import Label, LabelError
 from annotator.labelling import _label_writer, adaptive, label_days
 
@@ -33,7 +32,6 @@ __all__ = [
     "LabelError",
     "LabelRow",
     "activity",
-    "label_frame",
     "label_rows",
     "record_label",
     "record_labels",
@@ -145,45 +143,6 @@ def label_rows(
     query = _labels_query(Annotator.name, data_source=data_source, rewrite_type=rewrite_type,
                           system_annotators=system_annotators)
     return [tuple(row) for row in session.execute(query)]  # type: ignore[misc]
-
-
-def label_frame(session: Session, *, data_source: str | None = None, rewrite_type: str | None = None,
-                system_annotators: Collection[str] = ()) -> Any:
-    """`label_rows` (the same labels, in the same order) as a pandas DataFrame (columns item, annotator,
-    human_check, difficulty_eval, seconds) of compact columns: integers, floats (NaN for none) and the names as a
-    categorical (a code per label), read as arrays (`raw_rows.read_arrays`: a binary COPY on PostgreSQL): the Team
-    page's and `team agreement`'s millions of labels.
-    """
-    import numpy as np
-    import pandas as pd
-
-    people = dict(session.execute(select(Annotator.id, Annotator.name).where(
-        or_(Annotator.is_system.is_(False), Annotator.name.in_(list(system_annotators))))).all())
-    query = select(
-        Annotation.id, Annotation.candidate_id, Annotation.annotator_id, Annotation.human_check,
-        func.coalesce(Annotation.difficulty_eval, -1).label("difficulty_eval"),
-        case((Annotation.seconds_spent.is_(None), 0), else_=1).label("timed"),
-        func.coalesce(Annotation.seconds_spent, 0.0).label("seconds"),
-    ).where(Annotation.annotator_id.in_(list(people) or [-1]))
-    if data_source or rewrite_type:
-        query = of_source_and_type(query.join(Candidate, Candidate.id == Annotation.candidate_id),
-                                   data_source=data_source, rewrite_type=rewrite_type)
-    columns = read_arrays(session, query, [np.int32, np.int32, np.int32, np.int16, np.int16, np.int16, np.float64])
-    order = np.lexsort((columns.pop("id"), columns["candidate_id"]))  # `label_rows`' order: by candidate, then label
-    code = np.zeros(max(people, default=0) + 1, dtype=np.int32)
-    code[list(people)] = np.arange(len(people))
-
-    def ordered(name: str) -> np.ndarray:  # each column put in order, its unordered copy let go at once
-        return columns.pop(name)[order]
-
-    frame = pd.DataFrame({"item": ordered("candidate_id")})
-    frame["annotator"] = pd.Categorical.from_codes(code[ordered("annotator_id")], categories=list(people.values()))
-    frame["human_check"] = ordered("human_check").astype(np.int8)
-    difficulty = ordered("difficulty_eval")
-    frame["difficulty_eval"] = np.where(difficulty >= 0, difficulty, np.nan)
-    timed = ordered("timed") == 1
-    frame["seconds"] = np.where(timed, ordered("seconds"), np.nan)
-    return frame
 
 
 def _labels_query(who: Any, *, data_source: str | None, rewrite_type: str | None,

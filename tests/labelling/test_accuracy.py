@@ -4,19 +4,23 @@ model's estimate of the release's precision."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 from sqlalchemy import Engine, update
 
+from annotator.accounts import auth
 from annotator.accounts.auth import system_annotator_id
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import Candidate
 from annotator.figures.agreement import dawid_skene
-from annotator.labelling import gold, queue
-from annotator.labelling.accuracy import LLM_VERIFIER, fit_from_database, fit_from_frame, llm_verdict
-from annotator.labelling.labels import LabelRow, label_frame, record_labels
+from annotator.labelling import gold, labels, queue
+from annotator.labelling.accuracy import LLM_VERIFIER, fit_from_database, fit_from_frame, label_frame, llm_verdict
+from annotator.labelling.labels import LabelRow, record_labels
 from annotator.labelling.precision_estimate import estimated_unsolvable_share
 from tests.support.candidates import add_candidates, add_user
+from tests.support.labels import seed
 from tests.support.simulated_team import ACCURACIES, simulate, store
 
 
@@ -131,3 +135,80 @@ def test_the_fit_from_the_label_frame_is_the_fit_from_the_database(engine: Engin
     assert fitted.annotator_ids == expected.annotator_ids and "import:old.json" not in fitted.annotator_ids
     assert len(fitted.posterior) == len(expected.posterior) == fitted.items > 100
     assert dict(fitted.posterior) == dict(expected.posterior) and fitted.posterior[ids[0]] == truth[0]
+
+
+def test_label_frame_holds_label_rows_and_gives_the_same_agreement(engine: Engine) -> None:
+    """The Team page's bulk read (COPY on PostgreSQL) is `label_rows` column by column, system annotators left
+    out, and the agreement report from it is the one from the rows."""
+    from annotator.figures.agreement import label_agreement
+
+    cids, aids = seed(engine, candidates=8, annotators=3)
+    rng = random.Random(5)
+    with write_session(engine) as session:
+        system = auth.system_annotator_id(session, name="import:x.json")
+        for cid in cids:
+            for aid in (*aids, system):
+                if rng.random() < 0.8:
+                    check = rng.choice([0, 1])
+                    labels.record_label(session, candidate_id=cid, annotator_id=aid, human_check=check,
+                                        difficulty_eval=rng.choice([0, 1]) if check else None,
+                                        seconds_spent=rng.choice([None, 3.5, 7.0]))
+    with read_session(engine) as session:
+        rows = labels.label_rows(session)
+        frame = label_frame(session)
+    assert list(frame.columns) == ["item", "annotator", "human_check", "difficulty_eval", "seconds"]
+    as_rows = [(int(i), a, int(c), None if d != d else int(d), None if s != s else float(s))
+               for i, a, c, d, s in frame.itertuples(index=False)]
+    assert as_rows == rows and "import:x.json" not in {row[1] for row in rows}
+    assert label_agreement(frame) == label_agreement(rows)
+
+
+def test_label_frame_is_in_label_rows_order_with_named_imports_and_compact_columns(engine: Engine) -> None:
+    """Labels written in no order (the last candidate first, a person's second label on a candidate later): the
+    frame is still by candidate then label, an import joins only when named, a person without labels is absent, and
+    no column holds a Python object per label."""
+    import numpy as np
+
+    cids, aids = seed(engine, candidates=5, annotators=4)
+    with write_session(engine) as session:
+        system = auth.system_annotator_id(session, name="import:x.json")
+        for cid in reversed(cids):
+            for aid in (aids[2], system, aids[0]):
+                labels.record_label(session, candidate_id=cid, annotator_id=aid, human_check=int(cid % 2 == 0),
+                                    difficulty_eval=0 if cid % 2 == 0 else None, seconds_spent=float(cid))
+        labels.record_label(session, candidate_id=cids[1], annotator_id=aids[1], human_check=1, difficulty_eval=1)
+    with read_session(engine) as session:
+        for named in ((), ("import:x.json",)):
+            rows = labels.label_rows(session, system_annotators=named)
+            frame = label_frame(session, system_annotators=named)
+            as_rows = [(int(i), a, int(c), None if d != d else int(d), None if s != s else float(s))
+                       for i, a, c, d, s in frame.itertuples(index=False)]
+            assert as_rows == rows and len(rows) == 11 + 5 * len(named)
+            assert ("import:x.json" in frame["annotator"].tolist()) == bool(named)
+            assert "a3" not in frame["annotator"].tolist()
+    assert [row[:2] for row in rows[:4]] == [(cids[0], "a2"), (cids[0], "import:x.json"), (cids[0], "a0"),
+                                             (cids[1], "a2")]
+    assert frame["annotator"].dtype == "category" and not (frame.dtypes == np.dtype(object)).any()
+
+
+def test_label_frame_of_one_data_source_and_rewrite_type_holds_label_rows_of_them(engine: Engine) -> None:
+    """`agreement --data-source --rewrite-type` reads the frame: the same labels as `label_rows` with the same
+    filters, on both databases."""
+    ids = {(source, kind): add_candidates(engine, 3, data_source=source, rewrite_types=(kind,), start=start)
+           for start, (source, kind) in zip((0, 3, 0), [("amc", "remove"), ("amc", "contradict"), ("aime", "remove")],
+                                            strict=True)}
+    people = [add_user(engine, name) for name in ("ann", "bea")]
+    with write_session(engine) as session:
+        for number, cid in enumerate(cid for group in ids.values() for cid in group):
+            for person in people[: 1 + number % 2]:
+                labels.record_label(session, candidate_id=cid, annotator_id=person.id, human_check=number % 2,
+                                    difficulty_eval=None if number % 2 == 0 else 1)
+    with read_session(engine) as session:
+        for source, kind in [("amc", None), (None, "remove"), ("amc", "remove"), ("gsm", None)]:
+            rows = labels.label_rows(session, data_source=source, rewrite_type=kind)
+            frame = label_frame(session, data_source=source, rewrite_type=kind)
+            as_rows = [(int(i), a, int(c), None if d != d else int(d), None if s != s else float(s))
+                       for i, a, c, d, s in frame.itertuples(index=False)]
+            expected = {cid for (s, k), group in ids.items() for cid in group
+                        if source in (None, s) and kind in (None, k)}
+            assert as_rows == rows and {row[0] for row in rows} == expected

@@ -76,7 +76,7 @@ def label_agreement(
 ) -> dict[str, Any]:
     """Agreement on `human_check` (every labelled item) and on `difficulty_eval` (items with at least two
     `human_check = 1` labels, among the annotators who gave them), from (item, annotator, human_check,
-    difficulty_eval, seconds_spent) rows, or a frame of those columns (`labels.label_frame`); `gold` is each
+    difficulty_eval, seconds_spent) rows, or a frame of those columns (`accuracy.label_frame`); `gold` is each
     annotator's gold accuracy (whole label)."""
     import pandas as pd
 
