@@ -211,9 +211,9 @@ def fit_from_database(
 
 def fit_from_frame(session: Session, frame: Any, *, resamples: int | None = DEFAULT_RESAMPLES,
                    seed: int = 0) -> AccuracyReport | None:
-    """`fit_from_database`'s fit (every person's labels, no system annotators) from the labels already read as a
-    frame (`label_frame`: columns item, annotator, human_check in the same order), so the Team page reads
-    its millions of labels once, as arrays."""
+    """`fit_from_database`'s fit from the labels already read as a frame (`label_frame`: columns item, annotator,
+    human_check in the same order; the system annotators it names are raters too), so the Team page reads its
+    millions of labels once, as arrays."""
     if not len(frame):
         return None
     labels = dawid_skene.Labels.of(frame["item"].to_numpy(), frame["annotator"], frame["human_check"].to_numpy())
