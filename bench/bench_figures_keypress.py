@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,10 +36,66 @@ from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, open_page, start_app, st
 # Each browser stands for a computer of its own: on this one machine the annotator's would wait for the cores the
 # server, its children and the database take, and the viewer's drawing of Team's and Report's charts would take the
 # annotator's. With the annotator's browser first in the CPU's queue and the viewer's last, what the viewer adds is
-# the server's share: the renders, the figures' children, the database's aggregates (`--browser-nice` and
-# `--viewer-nice` 0 measure them all on one computer).
+# the server's share: the renders, the figures' children, the database's aggregates (`--scheduling niceness` with
+# `--browser-nice` and `--viewer-nice` 0 measure them all on one computer). Chromium sets its processes' and threads'
+# niceness itself (its renderers 0 or 5, its GPU process and input threads -8, whatever it was started at), so each
+# browser's threads are held at theirs while it runs (`_Held`); and a niceness orders the CPU's shares, not who runs
+# first when a thread wakes, which a frame's chain of threads does many times: by default ("round-robin") the
+# annotator's threads are in the real-time round-robin class (needs root). (The viewer's are not put in the idle
+# class: on a busy machine it leaves them no time at all, and the viewer's pages would not open.)
 BROWSER_NICENESS = -10
 VIEWER_NICENESS = 19
+
+
+def _children() -> dict[int, list[int]]:
+    """Each process's children (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    return children
+
+
+def _descendants(children: dict[int, list[int]], root: int) -> set[int]:
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+class _Held(threading.Thread):
+    """Every thread of the Chromium processes under this process (but those under `apart`) held at `niceness` and,
+    with `first`, in the real-time round-robin class; looked at every fifth of a second until `stop` is set."""
+
+    def __init__(self, niceness: int, first: bool = False, apart: tuple[int, ...] = ()) -> None:
+        super().__init__(daemon=True)
+        self.niceness, self.first, self.apart, self.stop = niceness, first, apart, threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(0.2):
+            children = _children()
+            others = set().union(*(_descendants(children, pid) | {pid} for pid in self.apart))
+            for pid in _descendants(children, os.getpid()) - others:
+                try:
+                    if not any(name in Path(f"/proc/{pid}/comm").read_text() for name in ("chrom", "headless")):
+                        continue
+                    for task in Path(f"/proc/{pid}/task").iterdir():
+                        self.hold(int(task.name))
+                except OSError:  # gone meanwhile, or a niceness below 0 or the class without the right
+                    continue
+
+    def hold(self, thread: int) -> None:
+        if os.getpriority(os.PRIO_PROCESS, thread) != self.niceness:
+            os.setpriority(os.PRIO_PROCESS, thread, self.niceness)
+        if self.first and os.sched_getscheduler(thread) != os.SCHED_RR:
+            os.sched_setscheduler(thread, os.SCHED_RR, os.sched_param(1))
 
 
 def view(url: str, flag: Path, idle: Path) -> None:
@@ -48,6 +105,8 @@ def view(url: str, flag: Path, idle: Path) -> None:
 
     from tests.support.navigation import go
 
+    held = _Held(os.getpriority(os.PRIO_PROCESS, 0))
+    held.start()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         page = browser.new_page()
@@ -73,6 +132,7 @@ def view(url: str, flag: Path, idle: Path) -> None:
                 page.get_by_text(shown).first.wait_for()
                 opened += 1
                 print(f"viewer: {link} open {opened}", file=sys.stderr, flush=True)
+    held.stop.set()
 
 
 def _quiet(engine, idle: Path) -> None:  # type: ignore[no-untyped-def]
@@ -107,6 +167,9 @@ def main() -> None:
     parser.add_argument("--browser-nice", type=int, default=BROWSER_NICENESS,
                         help="the annotator's Chromium's niceness (below 0 needs root)")
     parser.add_argument("--viewer-nice", type=int, default=VIEWER_NICENESS, help="the viewer's Chromium's niceness")
+    parser.add_argument("--scheduling", choices=("round-robin", "niceness"), default="round-robin",
+                        help="round-robin: the annotator's Chromium in the real-time round-robin class (needs root), "
+                             "besides the browsers' niceness; niceness: their niceness only")
     parser.add_argument("--viewer", nargs=3, metavar=("APP_URL", "FLAG", "IDLE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.viewer:
@@ -132,6 +195,8 @@ def main() -> None:
                                    str(idle)], cwd=ROOT,
                                   preexec_fn=lambda: os.setpriority(os.PRIO_PROCESS, 0, args.viewer_nice))
         os.setpriority(os.PRIO_PROCESS, 0, args.browser_nice)  # after the server and the viewer started: for Chromium
+        held = _Held(args.browser_nice, args.scheduling == "round-robin", apart=(viewer.pid, app.process.pid))
+        held.start()
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             page = _open(browser, app.url, "adjudicate")
@@ -148,6 +213,7 @@ def main() -> None:
                     samples[who].extend(painted)
                     samples[f"{who}, answered"].extend(answered)
             browser.close()
+        held.stop.set()
         peak = _peak_mb(app.process.pid)
     finally:
         flag.unlink(missing_ok=True)
@@ -158,8 +224,9 @@ def main() -> None:
         stop_app(app)
     load.append(" ".join(f"{v:.1f}" for v in os.getloadavg()))
     results = {who: _stats(values) for who, values in samples.items()}
+    first = ", the annotator's in the round-robin class" if args.scheduling == "round-robin" else ""
     print(f"{args.url.rsplit('@', 1)[-1]}: Adjudicate keypress, {args.rounds} x {args.presses} presses each way; "
-          f"browsers at niceness {args.browser_nice} (annotator), {args.viewer_nice} (viewer); "
+          f"browsers at niceness {args.browser_nice} (annotator), {args.viewer_nice} (viewer){first}; "
           f"load before {load[0]}, after {load[1]}")
     for who, values in results.items():
         print(f"{who:>7}: p50 {values['p50']} ms, p95 {values['p95']} ms")
