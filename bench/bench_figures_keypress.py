@@ -77,6 +77,7 @@ class _Held(threading.Thread):
     def __init__(self, niceness: int, first: bool = False, apart: tuple[int, ...] = ()) -> None:
         super().__init__(daemon=True)
         self.niceness, self.first, self.apart, self.stop = niceness, first, apart, threading.Event()
+        self.refused: set[str] = set()  # what the system did not allow (without root): said in the summary
 
     def run(self) -> None:
         while not self.stop.wait(0.2):
@@ -88,14 +89,20 @@ class _Held(threading.Thread):
                         continue
                     for task in Path(f"/proc/{pid}/task").iterdir():
                         self.hold(int(task.name))
-                except OSError:  # gone meanwhile, or a niceness below 0 or the class without the right
+                except OSError:  # gone meanwhile
                     continue
 
     def hold(self, thread: int) -> None:
-        if os.getpriority(os.PRIO_PROCESS, thread) != self.niceness:
-            os.setpriority(os.PRIO_PROCESS, thread, self.niceness)
-        if self.first and os.sched_getscheduler(thread) != os.SCHED_RR:
-            os.sched_setscheduler(thread, os.SCHED_RR, os.sched_param(1))
+        try:
+            if os.getpriority(os.PRIO_PROCESS, thread) != self.niceness:
+                os.setpriority(os.PRIO_PROCESS, thread, self.niceness)
+        except PermissionError:
+            self.refused.add(f"niceness {self.niceness}")
+        try:
+            if self.first and os.sched_getscheduler(thread) != os.SCHED_RR:
+                os.sched_setscheduler(thread, os.SCHED_RR, os.sched_param(1))
+        except PermissionError:
+            self.refused.add("the round-robin class")
 
 
 def view(url: str, flag: Path, idle: Path) -> None:
@@ -225,6 +232,8 @@ def main() -> None:
     load.append(" ".join(f"{v:.1f}" for v in os.getloadavg()))
     results = {who: _stats(values) for who, values in samples.items()}
     first = ", the annotator's in the round-robin class" if args.scheduling == "round-robin" else ""
+    if held.refused:
+        first += f" (not allowed here: {', '.join(sorted(held.refused))})"
     print(f"{args.url.rsplit('@', 1)[-1]}: Adjudicate keypress, {args.rounds} x {args.presses} presses each way; "
           f"browsers at niceness {args.browser_nice} (annotator), {args.viewer_nice} (viewer){first}; "
           f"load before {load[0]}, after {load[1]}")
