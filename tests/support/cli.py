@@ -9,6 +9,7 @@ interpreter's start-up and imports, its output at exit) is checked with `run_cli
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import importlib
@@ -157,6 +158,9 @@ def _fresh_process(args: list[str], env: dict[str, str]) -> None:
     for category in (ResourceWarning, ImportWarning, PendingDeprecationWarning, DeprecationWarning):
         warnings.filterwarnings("ignore", category=category)
     warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+    # No event loop: the browser tests' Playwright keeps one running in this thread, where `asyncio.run` would fail.
+    asyncio.events._set_running_loop(None)  # noqa: SLF001 (asyncio's own way to say none runs here)
+    asyncio.set_event_loop_policy(None)
     logging.root.handlers.clear()
     logging.root.setLevel(logging.WARNING)
     for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
