@@ -1,10 +1,11 @@
-"""The annotator command line as a user runs it: `run_cli` in a child process forked from the test's, through the
-CLI's real entry function (`annotator.cli.main`), `run_cli_process` as a fresh `python -m annotator` process.
+"""The annotator command line as a user runs it: `run_cli` runs a command in a child process forked from the test's,
+through the CLI's real entry function (`annotator.cli.main`).
 
-A forked child starts in milliseconds where a fresh interpreter spends seconds importing the command's libraries;
-it has its own environment, arguments, standard streams (the file descriptors themselves), exit code, signal
-handlers and caches, so a command can neither see nor change the test's. What only a fresh process shows (the
-interpreter's start-up and imports, its output at exit) is checked with `run_cli_process` in tests/cli/test_hostile.py.
+A forked child starts at once, where a fresh interpreter would import the command's libraries again; it has its
+own environment, arguments, standard streams (the file descriptors themselves), exit code, signal handlers and
+caches, so a command can neither see nor change the test's. What only a fresh `python -m annotator` process shows
+(the interpreter's start-up and imports, its output at exit) is checked in tests/cli/test_hostile.py, which runs a
+sample of its commands both ways.
 """
 
 from __future__ import annotations
@@ -41,20 +42,6 @@ event.listen(Engine, "engine_connect", lambda connection: _CONNECTED.add(connect
 def run_cli(db_url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """`python -m annotator ARGS` on database `db_url`, given `stdin` as its input (a forked child process)."""
     return run_forked(list(args), {**os.environ, "ANNOTATOR_DATABASE_URL": db_url}, stdin=stdin)
-
-
-def run_cli_process(db_url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """`python -m annotator ARGS` on database `db_url` in a fresh interpreter, given `stdin` as its input."""
-    env = {**os.environ, "ANNOTATOR_DATABASE_URL": db_url}
-    return subprocess.run(
-        [sys.executable, "-m", "annotator", *args],
-        input=stdin,
-        cwd=PROJECT_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_SECONDS,
-    )
 
 
 def run_forked(
