@@ -20,6 +20,7 @@ from sqlalchemy import Connection, Engine, event
 
 from annotator.database.engine import get_engine
 from annotator.settings import environment
+from tests.support.migrated import migrated_postgres, migrated_sqlite
 from tests.support.postgres import create_database, drop_database, postgres_server
 from tests.support.processes import wait_unreaped
 
@@ -104,9 +105,16 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+def _uses(request: pytest.FixtureRequest, engine: str) -> bool:
+    """Whether the test uses the `engine` fixture named, which upgrades its database as it is set up."""
+    return engine in request.fixturenames
+
+
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+def sqlite_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh SQLite file's URL: no file yet, or a migrated copy when the test uses `sqlite_engine`."""
+    path = tmp_path / "annotator.sqlite"
+    return migrated_sqlite(path) if _uses(request, "sqlite_engine") else f"sqlite:///{path}"
 
 
 @pytest.fixture(scope="session")
@@ -120,13 +128,16 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database URL on each backend."""
+    """A fresh database URL on each backend: an empty database, or, when the test uses `engine` (which would
+    migrate it at once), a copy of one migrated to the newest revision."""
+    migrated = _uses(request, "engine")
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+        path = tmp_path / "annotator.sqlite"
+        yield migrated_sqlite(path) if migrated else f"sqlite:///{path}"
         return
     server = request.getfixturevalue("postgres_url")
     name = f"t_{uuid.uuid4().hex[:12]}"
-    yield create_database(server, name)
+    yield migrated_postgres(server, name) if migrated else create_database(server, name)
     # Each test's engine keeps a pooled connection to its own database; FORCE ends it with the database.
     drop_database(server, name)
 

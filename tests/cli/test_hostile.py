@@ -1,16 +1,16 @@
 """No command ever shows a Python traceback: every command of the typer app (enumerated from it, so a new
-command is covered the day it is added) runs as a real `python -m annotator` process with hostile arguments,
-and each refusal is one line on stderr. Numbers out of range are usage errors (exit 2) that name the option,
-the value and the range, and nothing is stored."""
+command is covered the day it is added) runs with hostile arguments in a child process through the CLI's entry
+function (`tests/support/cli.py`), a sample of them also as a fresh `python -m annotator` process that must say
+the same, and each refusal is one line on stderr. Numbers out of range are usage errors (exit 2) that name the
+option, the value and the range, and nothing is stored."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import typing
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from annotator.cli import app
 from annotator.database.engine import PROJECT_ROOT, get_engine, read_session
 from annotator.database.models import Annotator, Candidate, Problem, Run, Setting
+from tests.support.cli import run_forked
 
 BAD_DATABASE_URLS = (
     "postgresql://nobody@127.0.0.1:1/none", "nonsense://", " ", "sqlite:////proc/no-such-folder/x.db"
@@ -90,19 +91,49 @@ def _valid_args(command: Command, folder: Path, *, skip: str | None = None) -> l
     return args
 
 
-def _run(args: list[str], url: str, **variables: str) -> subprocess.CompletedProcess[str]:
+# How many cases of a sweep also run as fresh processes (at most, spread over it).
+FRESH_SAMPLE = 4
+
+
+def _environment(url: str, variables: dict[str, str]) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("OPENAI_")}
     env["ANNOTATOR_DATABASE_URL"] = url
     env.update(variables)
+    return env
+
+
+def _run(args: list[str], url: str, **variables: str) -> subprocess.CompletedProcess[str]:
+    """The command in a child forked from this process, through the CLI's entry function."""
+    return run_forked(args, _environment(url, variables))
+
+
+def _run_process(args: list[str], url: str, **variables: str) -> subprocess.CompletedProcess[str]:
+    """The command as a fresh `python -m annotator` process."""
     return subprocess.run(
-        [sys.executable, "-m", "annotator", *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
-        timeout=120, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "annotator", *args], cwd=PROJECT_ROOT, env=_environment(url, variables),
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
     )
 
 
-def _run_all(cases: list[tuple[list[str], str]]) -> Iterator[tuple[list[str], subprocess.CompletedProcess[str]]]:
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        yield from zip((args for args, _ in cases), pool.map(lambda case: _run(*case), cases))
+def _said(done: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
+    """Exit code, stdout (its numbers masked: a success says how long it took) and stderr."""
+    return done.returncode, re.sub(r"[0-9]+", "N", done.stdout), done.stderr
+
+
+def _run_all(
+    cases: list[tuple[list[str], str]], variables: list[dict[str, str]] | None = None
+) -> list[tuple[list[str], subprocess.CompletedProcess[str]]]:
+    """Each case's command forked, in order (a command that succeeds may make what a later case names); a sample of
+    them also as fresh processes just before, which must say the same."""
+    given = variables or [{} for _ in cases]
+    sample = set(list(range(len(cases)))[:: max(1, -(-len(cases) // FRESH_SAMPLE))])
+    done = []
+    for i, ((args, url), extra) in enumerate(zip(cases, given, strict=True)):
+        fresh = _run_process(args, url, **extra) if i in sample else None
+        done.append(_run(args, url, **extra))
+        if fresh is not None:
+            assert _said(fresh) == _said(done[i]), (args, fresh, done[i])
+    return [(args, result) for (args, _), result in zip(cases, done, strict=True)]
 
 
 def _assert_one_line_or_success(args: list[str], done: subprocess.CompletedProcess[str]) -> None:
@@ -181,7 +212,7 @@ def test_paths_that_are_missing_directories_files_or_not_utf8(folder: Path) -> N
 def test_an_export_into_a_file_is_refused(folder: Path) -> None:
     a_file = folder / "a-file.txt"
     a_file.write_text("keep me")
-    done = _run(["export", "--out", str(a_file)], f"sqlite:///{folder / 'db.sqlite'}")
+    done = _run_process(["export", "--out", str(a_file)], f"sqlite:///{folder / 'db.sqlite'}")
     assert done.returncode != 0 and done.stderr == f"error: --out {a_file} is a file; give a directory\n"
     assert a_file.read_text() == "keep me"
 
@@ -206,9 +237,8 @@ def test_a_bad_environment_variable_stops_every_command_in_one_line_before_it_do
          "a database URL: sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/NAME"),
     ]
     cases = [([*command.words, *_valid_args(command, folder)], bad[i % len(bad)]) for i, command in enumerate(COMMANDS)]
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        done = list(pool.map(lambda case: _run(case[0], url, **{case[1][0]: case[1][1]}), cases))
-    for (args, (name, value, allowed)), result in zip(cases, done, strict=True):
+    ran = _run_all([(args, url) for args, _ in cases], [{name: value} for _, (name, value, _) in cases])
+    for (args, (name, value, allowed)), (_, result) in zip(cases, ran, strict=True):
         assert (result.returncode, result.stderr) == (2, f"error: {name}={value!r}: {allowed}\n"), (args, result)
     assert not (folder / "db.sqlite").exists() and sorted(p.name for p in folder.iterdir()) == ["fine.jsonl"]
 
@@ -231,7 +261,7 @@ def test_bad_base_urls_are_usage_errors(folder: Path) -> None:
 def test_garbage_words_and_an_unexpected_error_are_one_line(folder: Path) -> None:
     url = f"sqlite:///{folder / 'db.sqlite'}"
     for args in (["nosuch"], ["stats", "--bogus"], ["settings", "--labels-per-candidate", "abc"], ["user"], []):
-        _assert_one_line_or_success(args, _run(args, url))
+        _assert_one_line_or_success(args, _run_process(args, url))
 
 
 def test_an_unexpected_error_is_one_line_and_its_traceback_is_logged(tmp_path: Path) -> None:

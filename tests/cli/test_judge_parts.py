@@ -22,6 +22,7 @@ from annotator import runs
 from annotator.database.engine import get_engine, read_session, write_session
 from annotator.database.models import Judgement, LLMCall, Run, Transcript
 from tests.conftest import PROJECT_ROOT
+from tests.support.cli import run_forked
 from tests.support.llm_judge import SPECS, add_judged_transcripts, scripted_judge
 from tests.support.openai_server import OpenAIServer
 from tests.support.postgres import create_database, drop_database
@@ -36,8 +37,8 @@ def _env(url: str, timeout: str = HEARTBEAT_TIMEOUT) -> dict[str, str]:
 
 
 def _annotator(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "annotator", *args], env=_env(url), cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=180)
+    """A one-shot command, forked (`tests/support/cli.py`); the workers are fresh processes."""
+    return run_forked(list(args), _env(url), timeout=180)
 
 
 def _judge(url: str, server: OpenAIServer, *extra: str) -> subprocess.CompletedProcess[str]:

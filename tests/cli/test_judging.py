@@ -201,11 +201,9 @@ def test_report_of_one_verdict_per_set_has_an_interval(database_url: str) -> Non
 
     table = [{"right": "S", "wrong": "F"}] * 3 + [{"right": "F", "wrong": "F"}] * 5
     add_answers(get_engine(database_url), table, solvable=frozenset({0, 1, 2}))
-    env = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url}
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([sys.executable, "-m", "annotator", "report", *args], capture_output=True, text=True,
-                              timeout=120, env=env)
+        done = run_cli(database_url, "report", *args)
         assert done.returncode == 0, done.stderr
         return done
 

@@ -21,6 +21,7 @@ from annotator.database.engine import get_engine, read_session
 from annotator.database.models import LLMCall, Run
 from tests.conftest import PROJECT_ROOT
 from tests.construction.pipeline.conftest import add_problems
+from tests.support.cli import run_forked
 from tests.support.evaluation_items import scripted_solver
 from tests.support.heavy_imports import heavy_imports
 from tests.support.openai_server import OpenAIServer
@@ -36,8 +37,8 @@ def _env(url: str) -> dict[str, str]:
 
 
 def _annotator(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "annotator", *args], env=_env(url), cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=180)
+    """A one-shot command, forked (`tests/support/cli.py`); the workers are fresh processes."""
+    return run_forked(list(args), _env(url), timeout=180)
 
 
 def _queue(url: str, server: OpenAIServer) -> int:

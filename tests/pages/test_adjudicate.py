@@ -17,6 +17,7 @@ from annotator.labelling import audit, labels
 from annotator.labelling import browser_adjudication as queues
 from tests.support import queue_component
 from tests.support.candidates import add_candidates, add_user, sign_in_app
+from tests.support.migrated import migrated_sqlite
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "adjudicate.py")
 COMPONENT, AUDIT_COMPONENT = "adjudicate_adjudicate_queue", "adjudicate_audit_queue"
@@ -24,7 +25,7 @@ COMPONENT, AUDIT_COMPONENT = "adjudicate_adjudicate_queue", "adjudicate_audit_qu
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Engine:
-    return get_engine(f"sqlite:///{tmp_path / 'adjudicate.sqlite'}")
+    return get_engine(migrated_sqlite(tmp_path / "adjudicate.sqlite"))
 
 
 def _open(engine: Engine, name: str, role: str) -> AppTest:

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 from annotator.settings import environment
 from annotator.settings.environment import Settings, SettingsError, read, settings
 from tests.conftest import PROJECT_ROOT
+from tests.support.cli import run_forked
 
 URL_ALLOWED = "a database URL: sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/NAME"
 # Each number: (its range as the message says it, a good value, its low and high ends).
@@ -144,15 +144,14 @@ def test_docs_deploy_has_one_table_row_per_variable_with_its_range_and_default()
 
 
 def _annotator(tmp_path: Path, **variables: str) -> subprocess.CompletedProcess[str]:
+    """`annotator stats` forked (`tests/support/cli.py`) in this environment with `variables` set."""
     env = {**os.environ, "ANNOTATOR_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite'}", **variables}
-    return subprocess.run([sys.executable, "-m", "annotator", "stats"], cwd=PROJECT_ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    return run_forked(["stats"], env)
 
 
 def test_the_command_line_refuses_every_kind_of_bad_value_in_one_line_before_it_starts(tmp_path: Path) -> None:
     cases = _bad_values(tmp_path)
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        done = list(pool.map(lambda case: _annotator(tmp_path, **{case[0]: case[1]}), cases))
+    done = [_annotator(tmp_path, **{name: value}) for name, value, _ in cases]
     for (name, value, message), result in zip(cases, done, strict=True):
         assert (result.returncode, result.stdout, result.stderr) == (2, "", f"error: {message}\n"), (name, value)
     assert not (tmp_path / "db.sqlite").exists()  # stopped before it opened the database

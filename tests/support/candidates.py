@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from functools import cache
 from typing import Any
 
 from sqlalchemy import Engine, insert, select
 from sqlmodel import Session
 
-from annotator.accounts import auth
+from annotator.accounts import auth, passwords
 from annotator.database.engine import write_session
-from annotator.database.models import Candidate, Problem, utcnow
+from annotator.database.models import Annotator, Candidate, Problem, utcnow
 from annotator.labelling._label_writer import _chunks, _resolved_labels
 
 
@@ -93,8 +94,26 @@ def store_resolved_labels(session: Session, candidate_ids: Collection[int]) -> N
 def add_user(
     engine: Engine, name: str, *, role: str = "annotator", password: str = "pw-" + "secret-long-enough"
 ) -> auth.User:
+    """An account made by `auth.create_user` (its checks, its row), whose password hash is made once per process and
+    password: hashing is slow on purpose, and a salted hash verifies the same password whichever account stores it.
+    (tests/accounts/ has `create_user` hash each account's own.)"""
+    passwords.check(password, name=name)
     with write_session(engine) as session:
-        return auth.create_user(session, name=name, role=role, password=password)
+        # Made as an account of the identity provider (no hash to make), then given the password's hash.
+        user = auth.create_user(session, name=name, role=role, oidc_subject=f"{_NO_SUBJECT}{name}")
+        annotator = session.get(Annotator, user.id)
+        assert annotator is not None
+        annotator.oidc_subject = None
+        annotator.password_hash = _password_hash(password)
+    return user
+
+
+_NO_SUBJECT = "add-user-without-subject:"
+
+
+@cache
+def _password_hash(password: str) -> str:
+    return auth.hash_password(password)
 
 
 def add_vetted_and_incomplete(engine: Engine) -> list[int]:

@@ -79,14 +79,16 @@ def _start(pg_ctl: str, data: Path, socket_dir: Path, root: Path) -> int:
     raise OSError(f"PostgreSQL found its port taken {ATTEMPTS} times")
 
 
-def create_database(server_url: str, name: str) -> str:
-    """A fresh database on the server; returns its URL."""
+def create_database(server_url: str, name: str, *, template: str | None = None) -> str:
+    """A fresh database on the server (a copy of database `template`, which no one may be connected to); returns its
+    URL."""
     import psycopg
 
     plain = server_url.replace("postgresql+psycopg://", "postgresql://")
+    copy = f' TEMPLATE "{template}"' if template else ""
     with psycopg.connect(plain, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"{copy}')
     return server_url.rsplit("/", 1)[0] + f"/{name}"
 
 

@@ -13,6 +13,7 @@ from annotator.accounts.policies import Capability
 from annotator.database.engine import get_engine, write_session
 from annotator.database.models import Annotator
 from tests.support.candidates import add_user, sign_in_app
+from tests.support.migrated import migrated_sqlite
 
 
 def _guarded_page() -> None:
@@ -31,7 +32,7 @@ def _guarded_page() -> None:
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Engine:
-    return get_engine(f"sqlite:///{tmp_path / 'annotator.sqlite'}")
+    return get_engine(migrated_sqlite(tmp_path / "annotator.sqlite"))
 
 
 def _signed_in(engine: Engine, name: str, role: str, capability: Capability) -> AppTest:

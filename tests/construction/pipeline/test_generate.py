@@ -32,6 +32,7 @@ from annotator.database.models import Run as GenerationRun
 from annotator.runs import is_stale
 from annotator.runs.llm import RoleConfig
 from tests.construction.pipeline.conftest import add_problems
+from tests.support.cli import run_forked
 from tests.support.openai_server import OpenAIServer, Reply, scripted_answer
 
 # Per problem: 1 extraction, 4 rewrites, 4 + 4 verifications, and for the 3 candidates that pass
@@ -464,10 +465,7 @@ def test_the_api_key_is_sent_but_stored_and_printed_nowhere(openai_server: OpenA
     assert secret not in result.stdout + result.stderr
     export_dir = tmp_path / "exports"
     for format in ("annotation", "jsonl", "csv"):
-        exported = subprocess.run(
-            [sys.executable, "-m", "annotator", "export", "--format", format, "--out", str(export_dir / format)],
-            cwd=PROJECT_ROOT, env=_env(url), capture_output=True, text=True, timeout=120,
-        )
+        exported = run_forked(["export", "--format", format, "--out", str(export_dir / format)], _env(url))
         assert exported.returncode == 0, exported.stderr
     assert all(secret not in file.read_text(encoding="utf-8") for file in export_dir.rglob("*") if file.is_file())
     database = b"".join(path.read_bytes() for path in tmp_path.glob("k.sqlite*"))
