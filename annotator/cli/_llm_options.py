@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
+from annotator._util.urls import url_problem  # not through `runs.llm`, whose package loads the openai client
 from annotator.cli._app import bounded, fail
 from annotator.settings import limits
 
@@ -14,10 +15,7 @@ from annotator.settings import limits
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
 
-
 def check_url(value: str | None) -> str | None:
-    from annotator.runs.llm.config import url_problem
-
     if value is not None and (problem := url_problem(value)):
         raise typer.BadParameter(f"{value[:80]!r} {problem}")
     return value

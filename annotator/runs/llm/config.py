@@ -6,23 +6,11 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from annotator._util.urls import url_problem
+
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 # Local servers (vLLM, llama.cpp) accept any key; the openai package insists on one.
 PLACEHOLDER_API_KEY = "EMPTY"
-
-
-def url_problem(url: str) -> str | None:
-    """Why `url` cannot be an endpoint's base URL (not http(s), no host), or None."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018  (raises ValueError on a port that is not a number or out of range)
-    except ValueError as exc:
-        return f"is not a URL ({exc})"
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "is not an http:// or https:// URL with a host"
-    return None
 
 
 class LLMConfigError(ValueError):
