@@ -19,7 +19,6 @@ from annotator.database.models import LLMCall, Run, Transcript
 from annotator.runs import is_stale
 from tests.conftest import PROJECT_ROOT
 from tests.construction.pipeline.conftest import add_problems
-from tests.support.cli import run_forked
 from tests.support.evaluation_items import add_evaluation_items, scripted_solver
 from tests.support.heavy_imports import HEAVY, heavy_imports
 from tests.support.openai_server import OpenAIServer, Reply
@@ -33,12 +32,6 @@ def _cli(server: OpenAIServer, *extra: str, key_env: str = "UNSET_TEST_KEY") -> 
         "--base-url", server.url, "--api-key-env", key_env, "--concurrency", "4", "--backoff", "0.01",
         "--no-progress", *extra,
     ]
-
-
-def _forked(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """`command` (`_cli`'s) forked (`tests/support/cli.py`), where the test is about what it does and says rather
-    than about its process (those tests start one)."""
-    return run_forked(command[3:], env, timeout=300)
 
 
 def _env(url: str, **extra: str) -> dict[str, str]:
@@ -75,13 +68,15 @@ def test_sigkill_mid_run_then_the_same_command_resumes_it_at_once(database_url: 
         run = _first_run(killed)
         assert (run.status, is_stale(run)) == ("running", True)  # as the kill left it, its heartbeat still fresh
         gone = f"its process {process.pid} on this machine has ended"
-        listed, table = (run_forked(["runs", *json_or_not], _env(database_url)).stdout
+        listed, table = (subprocess.run([sys.executable, "-m", "annotator", "runs", *json_or_not], cwd=PROJECT_ROOT,
+                                        env=_env(database_url), capture_output=True, text=True, timeout=120).stdout
                          for json_or_not in (["--json"], []))
         assert [(r["run"], r["status"], r["stale"]) for r in json.loads(listed)["runs"]] == [(1, "stale", gone)]
         assert table.splitlines()[1].split()[:3] == ["1", "evaluate", "stale"], table
         server.release()
 
-        rerun = _forked(_cli(server), _env(database_url))
+        rerun = subprocess.run(_cli(server), env=_env(database_url), cwd=PROJECT_ROOT, capture_output=True,
+                               text=True, timeout=120)
         assert rerun.returncode == 0, rerun.stderr
         assert f"run 1: resumed ({gone})" in rerun.stderr
         # The same run, its whole progress: items with a transcript were skipped, answers the kill left without
@@ -96,7 +91,8 @@ def test_sigkill_mid_run_then_the_same_command_resumes_it_at_once(database_url: 
     assert count_rows(killed, Run) == 1
 
     with OpenAIServer(answer=scripted_solver) as calm_server:
-        result = _forked(_cli(calm_server), _env(calm_url))
+        result = subprocess.run(_cli(calm_server), env=_env(calm_url), cwd=PROJECT_ROOT, capture_output=True,
+                                text=True, timeout=120)
         assert result.returncode == 0, result.stderr
     assert transcripts(killed) == transcripts(calm) and len(transcripts(calm)) == problems
 
@@ -171,7 +167,8 @@ def test_a_trial_run_asks_both_sets_and_says_how_many(database_url: str, aime: E
     other items in the same proportion; `--limit 1` asks one item, of the bigger set."""
 
     def evaluate(server: OpenAIServer, *extra: str) -> str:
-        done = _forked(_cli(server, *extra), _env(database_url))
+        done = subprocess.run(_cli(server, *extra), env=_env(database_url), cwd=PROJECT_ROOT, capture_output=True,
+                              text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -202,7 +199,8 @@ def test_a_run_whose_answers_the_judge_cannot_compare_says_how_many_pairs(databa
     """A model that answers every item with a difference of two exponent towers: the run stores every answer, judged,
     and its summary says how many (ground truth, answer) pairs were too costly to evaluate."""
     with OpenAIServer(answer=lambda prompt, model: "So $\\boxed{10^{10^{10}} - 10^{10^{10}}}$.") as server:
-        done = _forked(_cli(server, "--limit", "4"), _env(database_url))
+        done = subprocess.run(_cli(server, "--limit", "4"), env=_env(database_url), cwd=PROJECT_ROOT,
+                              capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     with read_session(aime) as session:
         verdicts = list(session.execute(select(Transcript.judge)).scalars())
