@@ -11,21 +11,20 @@ from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
 from annotator.accounts import auth
-from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.engine import read_session, write_session
 from annotator.database.models import AnnotationEvent, AuditItem, Candidate
 from annotator.labelling import audit, labels
 from annotator.labelling import browser_adjudication as queues
 from tests.support import queue_component
 from tests.support.candidates import add_candidates, add_user, sign_in_app
-from tests.support.migrated import migrated_sqlite
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "adjudicate.py")
 COMPONENT, AUDIT_COMPONENT = "adjudicate_adjudicate_queue", "adjudicate_audit_queue"
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(migrated_sqlite(tmp_path / "adjudicate.sqlite"))
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def _open(engine: Engine, name: str, role: str) -> AppTest:

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import Engine
 
-from annotator.database.engine import get_engine, write_session
+from annotator.database.engine import write_session
 from annotator.labelling import labels
 from tests.support.candidates import add_candidates, add_user
-from tests.support.migrated import migrated_sqlite
 from tests.support.pages import open_page
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(migrated_sqlite(tmp_path / "browse.sqlite"))
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def _labelled(engine: Engine) -> list[int]:

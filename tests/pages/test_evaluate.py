@@ -10,12 +10,11 @@ import pytest
 from sqlalchemy import Engine, func, select
 from streamlit.testing.v1 import AppTest
 
-from annotator.database.engine import get_engine, read_session
+from annotator.database.engine import read_session
 from annotator.database.models import Run, Transcript
 from annotator.runs import log_tail
 from tests.support.candidates import add_user
 from tests.support.evaluation_items import VETTED, add_evaluation_items, scripted_solver
-from tests.support.migrated import migrated_sqlite
 from tests.support.openai_server import OpenAIServer
 from tests.support.pages import open_page
 from tests.support.waiting import wait_for
@@ -25,8 +24,8 @@ PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "evaluate.py")
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(migrated_sqlite(tmp_path / "annotator.sqlite"))
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def _latest(engine: Engine) -> Run | None:

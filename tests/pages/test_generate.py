@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
-from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.engine import read_session, write_session
 from annotator.database.models import Candidate
 from annotator.database.models import Run as GenerationRun
 from annotator.database.vocabulary import RunKind, RunStatus
 from tests.construction.pipeline.conftest import add_problems
 from tests.support.candidates import add_user
-from tests.support.migrated import migrated_sqlite
 from tests.support.openai_server import OpenAIServer
 from tests.support.pages import open_page
 from ui.markdown import escape_markdown
@@ -27,8 +26,8 @@ PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "generate.py")
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(migrated_sqlite(tmp_path / "annotator.sqlite"))
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def _run(engine: Engine) -> GenerationRun | None:

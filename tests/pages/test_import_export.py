@@ -23,14 +23,13 @@ from annotator.figures.snapshots import stored
 from annotator.import_export import exports
 from annotator.labelling import labels
 from tests.support.candidates import add_candidates, add_vetted_and_incomplete
-from tests.support.migrated import migrated_sqlite
 from tests.support.pages import open_page
 from ui.markdown import escape_markdown
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(migrated_sqlite(tmp_path / "transfer.sqlite"))
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def test_admins_get_an_upload_the_limit_and_a_download_per_format(engine: Engine) -> None:

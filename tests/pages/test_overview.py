@@ -8,18 +8,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.engine import read_session, write_session
 from annotator.database.models import Candidate
 from annotator.labelling import labels, queue
 from tests.support.candidates import add_candidates, add_user
-from tests.support.migrated import migrated_sqlite
 from tests.support.pages import open_page
 from tests.support.progress import add_progress
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(migrated_sqlite(tmp_path / "overview.sqlite"))
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def test_progress_is_drawn_and_the_table_has_dashes_not_none(engine: Engine) -> None:

@@ -14,12 +14,11 @@ import pytest
 from sqlalchemy import Engine, select
 from streamlit.testing.v1 import AppTest
 
-from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.engine import read_session, write_session
 from annotator.database.models import Judgement, Transcript, TranscriptEvent
 from annotator.transcripts import DEFAULT_TAGS
 from tests.support import queue_component
 from tests.support.candidates import add_user, sign_in_app
-from tests.support.migrated import migrated_sqlite
 from tests.support.transcripts import add_transcripts
 
 PAGE = str(Path(__file__).resolve().parents[2] / "app_pages" / "review.py")
@@ -27,8 +26,8 @@ KEY = "review_queue"
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(migrated_sqlite(tmp_path / "review.sqlite"))
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def _open(engine: Engine, name: str = "rev", role: str = "reviewer") -> AppTest:

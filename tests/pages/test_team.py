@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, text
 from streamlit.testing.v1 import AppTest
 
 from annotator.accounts import throttle
-from annotator.database.engine import get_engine, read_session, write_session
+from annotator.database.engine import read_session, write_session
 from annotator.labelling import gold, labels
 from tests.support.candidates import add_candidates, add_user
-from tests.support.migrated import migrated_sqlite
 from tests.support.pages import open_page
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(migrated_sqlite(tmp_path / "team.sqlite"))
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def _open(engine: Engine, name: str, role: str) -> AppTest:

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import Engine, update
 from streamlit.testing.v1 import AppTest
 
 from annotator.accounts import auth
 from annotator.accounts.policies import Capability
-from annotator.database.engine import get_engine, write_session
+from annotator.database.engine import write_session
 from annotator.database.models import Annotator
 from tests.support.candidates import add_user, sign_in_app
-from tests.support.migrated import migrated_sqlite
 
 
 def _guarded_page() -> None:
@@ -31,8 +28,8 @@ def _guarded_page() -> None:
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Engine:
-    return get_engine(migrated_sqlite(tmp_path / "annotator.sqlite"))
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 def _signed_in(engine: Engine, name: str, role: str, capability: Capability) -> AppTest:
