@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import Engine, update
 
+from annotator.accounts import auth
 from annotator.database.engine import read_session, write_session
 from annotator.database.models import Candidate
 from annotator.labelling import queue, queue_progress
@@ -51,11 +52,17 @@ def test_counts_follow_the_queue_with_two_labels_per_candidate(engine: Engine) -
     assert _figures(_count(engine, ann.id, data_source="math", rewrite_type="remove")) == (2, 1, 1, 3)
 
 
-def test_decisions_keep_the_figures_equal_to_a_fresh_count(engine: Engine) -> None:
+def _two_labels_each(engine: Engine) -> tuple[list[int], auth.User, auth.User]:
+    """Four candidates, two labels asked of each, and two annotators: ann and bob."""
     ids = add_candidates(engine, 4)
     ann, bob = add_user(engine, "ann"), add_user(engine, "bob")
     with write_session(engine) as session:
         queue.set_labels_per_candidate(session, value=2)
+    return ids, ann, bob
+
+
+def test_decisions_keep_the_figures_equal_to_a_fresh_count(engine: Engine) -> None:
+    ids, ann, bob = _two_labels_each(engine)
     _decide(engine, bob.id, ids[0])
     kept = _count(engine, ann.id)
     assert _figures(kept) == (0, 4, 0, 4)
@@ -89,10 +96,7 @@ def test_an_empty_queue_is_all_done(engine: Engine) -> None:
 
 def test_a_settled_candidate_short_of_its_labels_is_done_once_and_one_with_all_its_labels_once(engine: Engine) -> None:
     """Done = enough labels or settled by adaptive overlap (`Candidate.settled`), counted apart but never twice."""
-    ids = add_candidates(engine, 4)
-    ann, bob = add_user(engine, "ann"), add_user(engine, "bob")
-    with write_session(engine) as session:
-        queue.set_labels_per_candidate(session, value=2)
+    ids, ann, bob = _two_labels_each(engine)
     _decide(engine, ann.id, ids[0])
     _decide(engine, bob.id, ids[0])  # all its labels, and settled too below
     _decide(engine, bob.id, ids[1])  # one label of two, settled below
