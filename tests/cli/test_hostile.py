@@ -126,14 +126,15 @@ def _run_all(
     """Each case's command forked, in order (a command that succeeds may make what a later case names); a sample of
     them also as fresh processes just before, which must say the same."""
     given = variables or [{} for _ in cases]
-    sample = set(list(range(len(cases)))[:: max(1, -(-len(cases) // FRESH_SAMPLE))])
-    done = []
+    sample = range(0, len(cases), max(1, -(-len(cases) // FRESH_SAMPLE)))
+    ran = []
     for i, ((args, url), extra) in enumerate(zip(cases, given, strict=True)):
         fresh = _run_process(args, url, **extra) if i in sample else None
-        done.append(_run(args, url, **extra))
+        done = _run(args, url, **extra)
         if fresh is not None:
-            assert _said(fresh) == _said(done[i]), (args, fresh, done[i])
-    return [(args, result) for (args, _), result in zip(cases, done, strict=True)]
+            assert _said(fresh) == _said(done), (args, fresh, done)
+        ran.append((args, done))
+    return ran
 
 
 def _assert_one_line_or_success(args: list[str], done: subprocess.CompletedProcess[str]) -> None:
