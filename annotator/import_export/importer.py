@@ -8,7 +8,8 @@ that names both, unless `update=True`. Any error rolls the whole import back.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import nullcontext
 from operator import attrgetter
 from typing import Any
 
@@ -25,6 +26,7 @@ from annotator.database.raw_rows import iter_raw_tuples
 from annotator.database.vocabulary import CandidateStatus
 from annotator.import_export._candidates import CANDIDATE_FIELDS, Given, differing_fields, same
 from annotator.import_export._problems import ProblemBook
+from annotator.import_export._read_ahead import ReadAhead
 from annotator.import_export.import_summary import ImportSummary
 from annotator.import_export.records import (
     CandidateRecord,
@@ -39,9 +41,8 @@ from annotator.labelling import labels, queue
 from annotator.transcripts.judge.import_workers import JudgeWorkers
 
 CHUNK_SIZE = 2000
-# Candidates per chunk on SQLite, in CHUNK_SIZEs: every record is read before its transaction there (`import_parts`),
-# so a chunk holds nothing more in memory, and fewer chunks run fewer statements. PostgreSQL's records stream: a
-# chunk's are what the import holds.
+# Candidates per chunk on SQLite, in CHUNK_SIZEs: fewer chunks run fewer statements, each long enough for the reader
+# to read a good part of the next chunk meanwhile (`import_parts`). A chunk's records are what the import holds.
 SQLITE_CHUNKS = 5
 # SQLite's page cache for an import's transaction (`write_session(cache_mib=...)`): an import's executemany of
 # transcripts keeps its indexes' pages in memory instead of re-reading the ones SQLite's default cache evicts.
@@ -313,10 +314,10 @@ class _Importer:
             return
         self.summary.transcripts_added += self.transcripts.add(record)
 
-    def store_deferred(self) -> None:
+    def store_deferred(self, workers: Sequence[Any] | None = None) -> None:
         """A streamed import's transcripts, after its problems and candidates: all of their pairs asked at once."""
         deferred, self.deferred_transcripts = self.deferred_transcripts, []
-        self.expect_transcripts(deferred)
+        self.expect_transcripts(deferred, workers)
         for record in deferred:
             self.summary.transcripts_added += self.transcripts.add(record)
         if deferred:
@@ -362,40 +363,36 @@ def import_parts(parts: Iterable[ImportPart], *, engine: Engine | None = None, u
     """Import everything in one transaction; on any error nothing is written and the error is raised.
     `authorize` runs first inside that transaction (a page's check that its admin may still write).
 
-    On SQLite every file is read and checked before the transaction: it holds the one write lock, which
-    annotators' labels wait for, so the lock covers the writes and the checks against stored data, not parsing.
-    PostgreSQL locks rows, not the database: there the records stream into the transaction as they are read, so
-    memory stays the same however large the files (a bad record still rolls the whole import back, and every bad
-    file is still told: `formats.read_all`).
+    The records stream into the transaction as they are read, so a bad record rolls the whole import back and every
+    bad file is still told (`formats.read_all`). On SQLite the transaction holds the one write lock, which
+    annotators' labels wait for: there the files are read in a thread of their own that runs only while SQLite
+    executes the import's statements or the import waits for records (`_read_ahead`), and the transaction begins once
+    the first record is read, so reading adds to the lock's time only what the writes do not cover. An import that
+    starts with transcripts is read whole before the transaction there, their judges' workers started meanwhile
+    (`JudgeWorkers`). PostgreSQL locks rows, not the database: its records are read in the import's own thread.
     """
     engine = engine or get_engine()
     if not is_sqlite(engine):  # streamed: each chunk's transcripts asked as it is stored
         return _write(((part, part.records) for part in parts), engine=engine, update=update, authorize=authorize)
-    with JudgeWorkers() as judges:
+    parts = list(parts)
+    # Reading and writing make many objects and no cycles (records, rows read back, labels): the collector paused.
+    with JudgeWorkers() as judges, paused(), ReadAhead(parts) as reader:
+        if not isinstance(reader.first(), TranscriptRecord):
+            return _write(((part, judges.counted(reader.records())) for part in parts), engine=engine, update=update,
+                          authorize=authorize, judges=judges, reader=reader)
         try:
-            records = [(part, judges.listed(frozen_as_read(part.records))) for part in parts]
-            gc.freeze()
-            with paused():  # the writes too make many objects and no cycles: rows read back, labels
-                return _write(records, engine=engine, update=update, authorize=authorize, judges=judges.executors)
+            records = [(part, judges.listed(reader.records())) for part in parts]
+            gc.freeze()  # kept to the end of the import: the collector need not walk them again
+            return _write(records, engine=engine, update=update, authorize=authorize, judges=judges)
         finally:
             gc.unfreeze()
 
 
-def frozen_as_read(records: Iterable[Any]) -> Iterator[Any]:
-    """The records as they are read, the garbage collector paused meanwhile (`annotator._util.gc_paused`), then
-    frozen (`gc.freeze`): they are kept to the end of the import and form no cycles, and the collector would
-    otherwise walk them again and again while more are made (a fair part of the time it takes to read a sheet of
-    labels). The caller unfreezes them."""
-    try:
-        with paused():
-            yield from records
-    finally:
-        gc.freeze()
-
-
 def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engine, update: bool,
-           authorize: Callable[[Session], None] | None, judges: list[Any] | None = None) -> ImportSummary:
-    with write_session(engine, cache_mib=IMPORT_CACHE_MIB) as session:
+           authorize: Callable[[Session], None] | None, judges: JudgeWorkers | None = None,
+           reader: ReadAhead | None = None) -> ImportSummary:
+    with write_session(engine, cache_mib=IMPORT_CACHE_MIB) as session, \
+            reader.during_statements(session.connection()) if reader is not None else nullcontext():
         if not is_sqlite(engine):
             # Lookups run thousands of times in one import; after five psycopg prepares them and PostgreSQL may
             # settle on one generic plan, made while the tables were small or not analyzed in this transaction
@@ -406,7 +403,7 @@ def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engin
         importer = _Importer(session, update=update)
         if isinstance(records, list):  # all read: math-verify starts on every transcript's pairs at once
             importer.expect_transcripts([r for _, rs in records for r in rs if isinstance(r, TranscriptRecord)],
-                                        judges)
+                                        judges.executors if judges else None)
         for part, part_records in records:
             importer.start_part(part)
             count = 0  # the file's records
@@ -419,7 +416,7 @@ def _write(records: Iterable[tuple[ImportPart, Iterable[Any]]], *, engine: Engin
                 else:
                     importer.add_candidate(record)
             importer.finish_part(part, count)
-        importer.store_deferred()
+        importer.store_deferred(judges.executors if judges else None)
         if importer.transcripts is not None:
             importer.transcripts.judge()  # in this transaction: a judging error stores nothing
             importer.summary.pairs_undecided = importer.transcripts.undecided

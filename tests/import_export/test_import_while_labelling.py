@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from annotator.import_export.importer import import_parts
 from annotator.labelling import queue
 from tests.conftest import PROJECT_ROOT
 from tests.support.candidates import add_user
+from tests.support.sqlite_lock import write_locked
 from tests.support.waiting import wait_for
 from ui.writes import declaring, page_write
 
@@ -56,19 +56,6 @@ def _sheets(directory: Path) -> tuple[Path, Path]:
     return labelled, blank
 
 
-def _import_holds_the_write_lock(path: str) -> bool:
-    probe = sqlite3.connect(path, timeout=0)
-    try:
-        probe.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        return "locked" in str(exc)
-    else:
-        probe.rollback()
-        return False
-    finally:
-        probe.close()
-
-
 @pytest.mark.slow
 def test_labels_during_a_300k_label_import_are_saved_or_refused_never_lost(
     tmp_path: Path, set_environment: Callable[..., None]
@@ -86,7 +73,7 @@ def test_labels_during_a_300k_label_import_are_saved_or_refused_never_lost(
         stderr=subprocess.PIPE, text=True,
     )
     try:
-        wait_for(lambda: _import_holds_the_write_lock(str(db)) or importer.poll() is not None, 300,
+        wait_for(lambda: write_locked(str(db)) or importer.poll() is not None, 300,
                  "the import to take the write lock")
         saved, refused, waits = [], [], []
         candidate_id = 1

@@ -4,7 +4,6 @@ land on their problems and candidates, and on PostgreSQL the records stream thro
 
 from __future__ import annotations
 
-import gc
 import json
 import sqlite3
 import weakref
@@ -378,30 +377,6 @@ def test_a_re_import_is_unchanged_and_a_value_of_another_type_conflicts_on_both_
     updated = importer.import_parts(read_all([changed], options=ReadOptions(annotator="a1")), engine=engine,
                                     update=True)
     assert updated.candidates_updated == 1
-
-
-def test_records_are_read_with_the_collector_paused_then_frozen() -> None:
-    """`frozen_as_read`: no cyclic collection while the records are read, the collector back on once they are
-    read (or the reader fails), and what was read frozen for the rest of the import."""
-    seen: list[bool] = []
-
-    def records(fail: bool) -> object:
-        for number in range(3):
-            seen.append(gc.isenabled())
-            yield number
-        if fail:
-            raise InputError("sheet.json", "broken", record="record 4")
-
-    frozen = gc.get_freeze_count()
-    try:
-        assert list(importer.frozen_as_read(records(fail=False))) == [0, 1, 2]
-        assert seen == [False, False, False] and gc.isenabled()
-        assert gc.get_freeze_count() > frozen
-        with pytest.raises(InputError, match="record 4"):
-            list(importer.frozen_as_read(records(fail=True)))
-        assert gc.isenabled()
-    finally:
-        gc.unfreeze()
 
 
 def test_a_sheets_labels_join_a_reviewers_decision_and_anothers_label_on_both_backends(

@@ -9,7 +9,7 @@ none of it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from typing import Any
 
@@ -17,8 +17,9 @@ from annotator.import_export.records import TranscriptRecord
 
 
 class JudgeWorkers:
-    """`with JudgeWorkers() as judges`: `judges.listed(records)` lists a file's records, starting the workers once
-    enough transcripts came; `judges.executors` are the workers (None if never started)."""
+    """`with JudgeWorkers() as judges`: `judges.listed(records)` lists a file's records (`counted` hands them on as
+    they come), starting the workers once enough transcripts came; `judges.executors` are the workers (None if never
+    started)."""
 
     def __init__(self) -> None:
         self.executors: list[Any] | None = None
@@ -32,13 +33,15 @@ class JudgeWorkers:
         self._stack.close()
 
     def listed(self, records: Iterable[Any]) -> list[Any]:
-        found = []
+        return list(self.counted(records))
+
+    def counted(self, records: Iterable[Any]) -> Iterator[Any]:
+        """The records as they come, the workers started once enough of them were transcripts."""
         for record in records:
             if self.executors is None and isinstance(record, TranscriptRecord):
                 self._transcripts += 1
                 self._start()
-            found.append(record)
-        return found
+            yield record
 
     def _start(self) -> None:
         from annotator.transcripts.judge import verdicts  # only once transcripts come: it loads the transcripts package
