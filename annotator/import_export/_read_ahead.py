@@ -23,9 +23,11 @@ from sqlalchemy import Connection, event
 
 from annotator.import_export.records import ImportPart
 
-# Records per hand-over: the reader looks at the gate between them, so the importer, back from a statement, waits
-# about this many records' reading for Python's lock (and no switch interval).
-BATCH = 32
+# The reader looks at the gate every `LOOK` records, so the importer, back from a statement, waits about that many
+# records' reading for Python's lock (and no switch interval); it hands records over `HAND_OVER` at a time, so the
+# threads pass the lock to each other once per that many records while the importer waits for them.
+LOOK = 64
+HAND_OVER = 2048
 
 _RECORDS, _END, _FAILED = "records", "end", "failed"
 
@@ -33,9 +35,9 @@ _RECORDS, _END, _FAILED = "records", "end", "failed"
 class ReadAhead:
     """`with ReadAhead(parts) as reader`: the parts' records, read in order by a thread of its own (`records`)."""
 
-    def __init__(self, parts: Sequence[ImportPart], *, batch: int = BATCH) -> None:
+    def __init__(self, parts: Sequence[ImportPart], *, hand_over: int = HAND_OVER) -> None:
         self._parts = parts
-        self._batch = batch
+        self._hand_over = hand_over
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._held: deque[tuple[str, Any]] = deque()  # taken from the queue by `first`, not yet handed over
         self._gate = threading.Event()
@@ -55,11 +57,12 @@ class ReadAhead:
         try:
             for part in self._parts:
                 batch: list[Any] = []
-                for record in part.records:
+                for number, record in enumerate(part.records, start=1):
                     batch.append(record)
-                    if len(batch) == self._batch:
+                    if len(batch) == self._hand_over:
                         self._queue.put((_RECORDS, batch))
                         batch = []
+                    if number % LOOK == 0:
                         time.sleep(0)  # an importer waiting for Python's lock takes it now
                         self._gate.wait()
                         if self._stopped:

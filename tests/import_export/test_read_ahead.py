@@ -60,7 +60,7 @@ def test_what_reading_raises_is_raised_where_the_records_are_taken() -> None:
         yield from range(good)
         raise InputError("sheet.json", "broken", record=f"record {good + 1}")
 
-    with ReadAhead([ImportPart("sheet.json", breaking(1))], batch=1) as reader:
+    with ReadAhead([ImportPart("sheet.json", breaking(1))], hand_over=1) as reader:
         assert reader.first() == 0
         records = reader.records()
         assert next(records) == 0
