@@ -1,8 +1,8 @@
 """An import's files read in a thread of their own, during the moments the importer's thread leaves Python's lock
 free: while SQLite runs one of the import's statements (its C code releases the GIL) or while the importer waits for
-records. The reading and the database work then share two cores, and the reader never competes with the
-importer's own Python (checking records against the stored ones, planning the writes), so the transaction takes no
-longer than it would with every file read before it.
+records. The reading and the database work then share two cores, and the reader waits while the importer's own Python
+runs (checking records against the stored ones, planning the writes), so the transaction takes about as long as it
+would with every file read before it.
 
 A gate (`threading.Event`) says when the reader may run. It is open only during a single statement, never during
 an executemany: there SQLite releases the lock for every row, and a reader holding it in between would make each
