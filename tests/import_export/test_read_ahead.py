@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, create_engine, func, select, text
 
 from annotator.database.engine import read_session
 from annotator.database.models import Candidate, Transcript
@@ -69,6 +69,24 @@ def test_what_reading_raises_is_raised_where_the_records_are_taken() -> None:
     with ReadAhead([ImportPart("sheet.json", breaking(0))]) as reader, pytest.raises(InputError, match="record 1"):
         reader.first()
     assert not _readers()
+
+
+def test_the_reader_may_run_during_a_single_statement_and_not_during_an_executemany(tmp_path: Path) -> None:
+    """The gate, seen from inside SQLite: a SQL function reports whether it is open while the statement runs."""
+    engine = create_engine(f"sqlite:///{tmp_path / 'gate.sqlite'}")
+    with ReadAhead([]) as reader, engine.connect() as connection:
+        connection.connection.driver_connection.create_function(  # type: ignore[union-attr]
+            "gate_open", 1, lambda _row: int(reader._gate.is_set()))
+        connection.exec_driver_sql("CREATE TABLE seen (statement TEXT, open INTEGER)")
+        with reader.during_statements(connection):
+            connection.execute(text("INSERT INTO seen VALUES ('single', gate_open(1))"))
+            connection.execute(text("INSERT INTO seen VALUES ('many', gate_open(:n))"), [{"n": 1}, {"n": 2}])
+            between = reader._gate.is_set()
+        connection.execute(text("INSERT INTO seen VALUES ('after', gate_open(1))"))
+        seen = connection.exec_driver_sql("SELECT statement, open FROM seen ORDER BY rowid").all()
+    engine.dispose()
+    assert [tuple(row) for row in seen] == [("single", 1), ("many", 0), ("many", 0), ("after", 0)]
+    assert not between
 
 
 def test_the_first_record_is_read_before_the_import_takes_the_write_lock(
