@@ -279,3 +279,53 @@ def test_a_refused_decision_is_said_and_its_candidate_comes_back(app: RunningApp
         refused = session.execute(select(SentDecision.outcome).where(SentDecision.item_id == ids[0])).scalars().all()
     assert [tuple(row) for row in stored] == [(ids[0], bob.id)]
     assert browser_queue.CLAIM_LOST in refused
+
+
+# The page's queue as its script keeps it (`queue.js`): the one whose element is on the page.
+QUEUE = "[...window.__annotatorQueues.values()].find((q) => q.root?.isConnected)"
+
+
+def test_a_key_pressed_while_the_queue_is_drawn_anew_decides_the_candidate_that_was_on_screen(  # type: ignore[no-untyped-def]
+    app: RunningApp, browser
+) -> None:
+    """Streamlit sometimes draws the queue's element anew (a run of the whole app under load): for a moment there is
+    no queue on the page. A key pressed then decides the candidate that was on screen once it is back; a second key
+    in that moment decides nothing (the person could not see what it would decide)."""
+    ids = add_candidates(get_engine(app.database_url), 8, data_source="aime")
+    page = browser.new_context().new_page()
+    sign_in(page, app.url)
+    shows(page, _data_id(0))
+    ready(page, 3)
+    all_saved(page)
+    # What Streamlit does when it draws the element anew: the component's clean-up, its element gone.
+    page.evaluate(f"() => {{ const q = {QUEUE}; q.left(); q.root.remove(); }}")
+    assert page.locator(".aq-root").count() == 0
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    page.evaluate("window.__annotatorWake()")  # a run of the whole app: the component drawn again
+    shows(page, _data_id(1))
+    all_saved(page)
+    assert page.evaluate(f"() => {{ const q = {QUEUE}; return [q.kept, q.pending.length]; }}") == [None, 0]
+    page.context.close()
+    assert [row[:3] for row in _labels(app)] == [(ids[0], *LABELS["1"])]
+    assert _counts(app) == (1, 1, 1)
+
+
+def test_candidates_lost_on_the_way_are_asked_for_again(app: RunningApp, browser) -> None:  # type: ignore[no-untyped-def]
+    """The browser holds nothing to show, waits for no answer, and the server has not said the queue is empty (an
+    answer carrying the next candidates never came): it asks again, and the keys go on."""
+    ids = add_candidates(get_engine(app.database_url), browser_queue.AHEAD + 5, data_source="aime")
+    page = browser.new_context().new_page()
+    sign_in(page, app.url)
+    shows(page, _data_id(0))
+    ready(page, browser_queue.AHEAD + 1)  # all it holds: the page asks for no more of its own accord
+    page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
+    shown = page.evaluate(f"() => {{ const q = {QUEUE}; q.order = []; q.items.clear(); q.draw(); "
+                          "return q.heading.textContent; }")
+    assert shown == "Loading..."
+    shows(page, _data_id(0))
+    press(page, "1")
+    shows(page, _data_id(1))
+    all_saved(page)
+    page.context.close()
+    assert [row[:3] for row in _labels(app)] == [(ids[0], *LABELS["1"])]

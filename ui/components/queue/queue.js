@@ -14,6 +14,9 @@ const MATH_ATTRIBUTES = new Set(["display", "mathvariant", "stretchy", "fence", 
   "linethickness", "symmetric", "largeop", "form", "encoding"]);
 const RESEND_MS = 3000;  // a decision not answered by then is sent again
 const WAKE_MS = 8000;  // no answer for this long: ask for a run of the whole app
+// A key pressed while Streamlit draws the queue's element anew (no queue on the page for a moment, seconds under
+// load) is kept this long for the item that was on screen, and used if that item is on screen again once it is back.
+const REDRAW_MS = 10000;
 // What a page gives in its data (`page`): its keys, the sections an item may open, what its items are called
 // (`noun`), what it says of an item decided before (`mine`).
 // A key is {key, text, kind, decision} (the decision's fields, the comment added), or {key, text, kind, action}
@@ -175,6 +178,8 @@ class Queue {
     for (const decision of this.pending) this.decided.add(decision.item);
     this.current = undefined;  // nothing drawn yet
     this.shownAt = performance.now();
+    this.leftAt = null;  // when Streamlit last took the queue's element away
+    this.kept = null;  // a key pressed since then: {key, item, at}
     this.open = new Set(JSON.parse(localStorage.getItem("annotatorQueueSections") || "[]"));
   }
 
@@ -538,6 +543,43 @@ class Queue {
     }
   }
 
+  // Streamlit took the queue's element away: another page opened, or the element is about to be drawn anew.
+  left() {
+    this.leftAt = performance.now();
+    this.leftItem = this.onScreen();
+    this.leftPage = location.pathname;
+  }
+
+  // A key pressed while the queue is off the page, kept for the item on screen when it went (the first such key
+  // alone: the person could not see what a second one would decide); not on another page.
+  keep(key) {
+    if (this.leftAt === null || performance.now() - this.leftAt > REDRAW_MS || location.pathname !== this.leftPage ||
+        !this.keys[key]) return false;
+    this.kept ??= {key, item: this.leftItem, at: performance.now()};
+    return true;
+  }
+
+  // Back on the page: the kept key decides its item if that item is on screen again, else it is dropped.
+  useKept() {
+    const kept = this.kept;
+    this.kept = null;
+    this.leftAt = null;
+    if (!kept || kept.item === null || performance.now() - kept.at > REDRAW_MS) return;
+    if (this.onScreen() === kept.item) {
+      this.press(kept.key);
+    } else {
+      this.userMessage = "The page was redrawn: that key was not used.";
+      this.drawStatus();
+    }
+  }
+
+  // Nothing on screen, nothing waiting and the server has not said the queue is empty, for a while: an answer
+  // with the next items went missing (a run of the page cut short), so ask again.
+  starved(now) {
+    return !this.pending.length && !this.emptyText && this.onScreen() === null && now - this.sentAt > RESEND_MS &&
+      now - this.answeredAt > RESEND_MS;
+  }
+
   // After the frame that shows the next item (sending costs the page a little work).
   sendSoon() {
     if (this.sending) return;
@@ -682,6 +724,11 @@ class ReviewQueue extends Queue {
     }
     if (this.pending.length && performance.now() - this.sentAt > RESEND_MS) this.send();
     this.draw();
+  }
+
+  // Nothing on screen is the walk's end or its next part on the way (`again`), never a missing answer.
+  starved() {
+    return false;
   }
 
   // Items far from the one on screen are let go (the server sends them again when the reviewer gets near).
@@ -996,7 +1043,13 @@ function typing(event) {
 
 function onKey(event) {
   const queue = active();
-  if (!queue || event.ctrlKey || event.metaKey || event.altKey || typeof event.key !== "string") return;
+  if (event.ctrlKey || event.metaKey || event.altKey || typeof event.key !== "string") return;
+  if (!queue) {
+    // Perhaps the queue is being drawn anew: the key waits for it (`keep`). It goes on to the page as well.
+    if (event.repeat || typing(event)) return;
+    for (const other of registry().values()) if (other.keep(event.key.toLowerCase())) break;
+    return;
+  }
   const field = typing(event);
   if (field) {
     if (field === queue.comment && (event.key === "Escape" || event.key === "Enter")) {
@@ -1028,8 +1081,9 @@ function bind() {
   window.addEventListener("keydown", onKey, true);
   setInterval(() => {
     const queue = active();
-    if (!queue || !queue.pending.length) return;
     const now = performance.now();
+    if (queue?.starved(now)) queue.send();
+    if (!queue || !queue.pending.length) return;
     if (now - queue.answeredAt > WAKE_MS && now - queue.wokenAt > WAKE_MS && window.__annotatorWake) {
       queue.wokenAt = now;
       window.__annotatorWake();  // a run of the whole app: its fragment may be unknown to a new server
@@ -1061,9 +1115,10 @@ export default function (component) {
   }
   queue.attach(parentElement);
   queue.update(data, setStateValue, setTriggerValue);
+  queue.useKept();
   if (queue.pending.length && !queue.sentOnce) {
     queue.sentOnce = true;
     queue.send();  // decisions left from before a reload
   }
-  return undefined;
+  return () => queue.left();
 }
