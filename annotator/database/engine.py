@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from annotator.settings.environment import PROJECT_ROOT, settings
 
@@ -186,7 +187,8 @@ def write_session(
     On SQLite the transaction starts with `BEGIN IMMEDIATE`, so a read followed by a write cannot fail
     with "database is locked" halfway through. With `busy_seconds` the transaction waits at most that long for
     a lock (SQLite's busy timeout, PostgreSQL's `lock_timeout`) and raises `DatabaseBusy`, having written
-    nothing, when another holds it longer. With `cache_mib` SQLite's page cache holds up to that many MiB during
+    nothing, when another holds it longer, or when no connection of the engine's pool came free in its time (an
+    app server whose every connection is in use). With `cache_mib` SQLite's page cache holds up to that many MiB during
     the transaction (a big import's), and its temporary storage (statement journals) in memory; the defaults
     again for the connection's next one.
     """
@@ -212,6 +214,10 @@ def write_session(
     except DBAPIError as exc:
         if busy_seconds is not None and is_busy(exc):
             raise DatabaseBusy(str(exc.orig)) from exc
+        raise
+    except PoolTimeout as exc:
+        if busy_seconds is not None:
+            raise DatabaseBusy("no database connection came free in time") from exc
         raise
 
 

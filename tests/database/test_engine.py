@@ -13,11 +13,13 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, create_engine, inspect, text
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from annotator.database.engine import (
     HEAD_REVISION,
     SQLITE_CACHE_KIB,
+    DatabaseBusy,
     _alembic_config,
     current_revision,
     get_engine,
@@ -121,3 +123,22 @@ def test_several_servers_starting_at_once_on_a_new_postgres_database_upgrade_it_
     finally:
         get_engine(url).dispose()
         drop_database(postgres_url, name)
+
+
+def test_a_page_write_finding_no_free_connection_is_busy_not_an_error(database_url: str) -> None:
+    """Every connection of the app server's pool in use past the pool's wait: a page's write says "busy" (and is
+    tried again), as when a lock is held; a write without a busy limit keeps the pool's own error."""
+    engine = create_engine(database_url, pool_size=1, max_overflow=0, pool_timeout=0.2)
+    try:
+        with engine.connect() as held:
+            held.execute(text("SELECT 1"))
+            with pytest.raises(DatabaseBusy, match="no database connection"):
+                with write_session(engine, busy_seconds=1) as session:
+                    session.execute(text("SELECT 1"))
+            with pytest.raises(PoolTimeout):
+                with write_session(engine) as session:
+                    session.execute(text("SELECT 1"))
+        with write_session(engine, busy_seconds=1) as session:  # free again: the write goes through
+            assert session.execute(text("SELECT 1")).scalar_one() == 1
+    finally:
+        engine.dispose()
