@@ -19,6 +19,10 @@ How a decision travels (through Streamlit itself, so `streamlit run app.py` and 
 - Decisions still unanswered after a while (the app server was started again: the new one does not know the old
   one's fragment, whose runs it ignores) make the browser ask for a run of the whole app through a second, empty
   instance outside the fragment (`wake`).
+- Nothing on screen, nothing waiting for an answer, and the server has not said the queue is empty: an answer with
+  the next items went missing, and the browser asks again.
+- Streamlit sometimes takes the element away and draws it anew (seconds apart under load). A key pressed meanwhile
+  is kept, and decides the item that was on screen if that item is on screen again when the queue is back.
 
 Nothing from the data is set as HTML in the browser: text as text, math as MathML rebuilt there element by
 element from `ui.rich_text`'s sanitized markup.
