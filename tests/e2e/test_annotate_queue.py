@@ -291,12 +291,12 @@ def test_a_key_pressed_while_the_queue_is_drawn_anew_decides_the_candidate_that_
     """Streamlit sometimes draws the queue's element anew (a run of the whole app under load): for a moment there is
     no queue on the page. A key pressed then decides the candidate that was on screen once it is back; a second key
     in that moment decides nothing (the person could not see what it would decide)."""
-    ids = add_candidates(get_engine(app.database_url), 8, data_source="aime")
+    ids = add_candidates(get_engine(app.database_url), browser_queue.AHEAD + 5, data_source="aime")
     page = browser.new_context().new_page()
     sign_in(page, app.url)
     shows(page, _data_id(0))
-    ready(page, 3)
-    all_saved(page)
+    ready(page, browser_queue.AHEAD + 1)  # all it holds: no run of the page comes meanwhile to draw it again
+    page.locator("[data-test-script-state=notRunning]").wait_for(state="attached")
     # What Streamlit does when it draws the element anew: the component's clean-up, its element gone.
     page.evaluate(f"() => {{ const q = {QUEUE}; q.left(); q.root.remove(); }}")
     assert page.locator(".aq-root").count() == 0
