@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
@@ -123,6 +124,18 @@ def _go(page, link: str, title: str) -> None:  # type: ignore[no-untyped-def]
     page.get_by_role("heading", name=title, exact=True).wait_for()
 
 
+def _started(page, url: str) -> None:  # type: ignore[no-untyped-def]
+    """Wait for "Run 1 started."; when it never shows, fail with what the page and the runs table say instead (a
+    refusal, a run that already ended)."""
+    try:
+        page.get_by_text("Run 1 started.").wait_for()
+    except PlaywrightTimeout:
+        with read_session(get_engine(url)) as session:
+            rows = [(run.id, run.status, run.message) for run in session.execute(select(Run)).scalars()]
+        pytest.fail(f'"Run 1 started." did not show. The page says {page.get_by_role("alert").all_inner_texts()}; '
+                    f"the runs: {rows}")
+
+
 def _shown(page) -> str:  # type: ignore[no-untyped-def]
     """The data_id of the candidate Annotate shows (its heading is `data_id · source · type`)."""
     return page.locator("h4").filter(has_text=" · ").first.inner_text().split(" · ")[0]
@@ -188,7 +201,7 @@ def test_a_run_started_on_one_server_runs_on_a_worker_and_its_progress_shows_on_
     _go(on_a, "Evaluate", "Evaluate a model")
     fill_evaluate_form(on_a, cluster.llm.url)
     on_a.get_by_role("button", name="Start run").click()
-    on_a.get_by_text("Run 1 started.").wait_for()
+    _started(on_a, cluster.url)
 
     _sign_in(on_b, cluster.b.url, "boss")
     _go(on_b, "Evaluate", "Evaluate a model")
